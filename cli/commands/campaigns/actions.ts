@@ -1,0 +1,66 @@
+import { listCampaigns } from '../../../server/repositories/campaigns.js';
+import { createCampaign, getCampaign, getCampaignWithUsage } from '../../../server/services/campaigns.js';
+import type { Campaign } from '../../../shared/schemas/campaign.js';
+import { UsageError } from '../../errors.js';
+import type { Io } from '../../io.js';
+import { withDatabase } from '../../operator.js';
+import { type GlobalOptions, printJson, printRecord, printTable } from '../../output.js';
+
+export const commissionText = (c: Campaign) =>
+  c.commissionType === 'percent' ? `${c.commissionValue}%` : `BRL ${c.commissionValue.toFixed(2)}`;
+
+export async function create(
+  io: Io,
+  options: GlobalOptions & {
+    name: string;
+    plan: string;
+    publicId?: string;
+    commissionPercent?: number;
+    commissionFixed?: number;
+    cookieDays: number;
+  },
+): Promise<void> {
+  if (options.commissionPercent !== undefined && options.commissionFixed !== undefined) {
+    throw new UsageError('give either --commission-percent or --commission-fixed, not both');
+  }
+  const commission =
+    options.commissionFixed !== undefined
+      ? { type: 'fixed' as const, value: options.commissionFixed }
+      : { type: 'percent' as const, value: options.commissionPercent ?? 10 };
+  const campaign = await withDatabase((db) =>
+    createCampaign(db, {
+      name: options.name,
+      plan: options.plan,
+      publicId: options.publicId,
+      commission,
+      cookieDays: options.cookieDays,
+    }),
+  );
+  if (options.json) return printJson(io, campaign);
+  printRecord(io, { ...campaign, commission: commissionText(campaign) });
+}
+
+export async function list(io: Io, options: GlobalOptions): Promise<void> {
+  const campaigns = await withDatabase((db) => listCampaigns(db));
+  if (options.json) return printJson(io, campaigns);
+  printTable(
+    io,
+    ['id', 'public id', 'name', 'plan', 'commission', 'created'],
+    campaigns.map((c) => [c.id, c.publicId, c.name, c.plan, commissionText(c), c.createdAt]),
+  );
+}
+
+export async function get(io: Io, options: GlobalOptions, ref: string): Promise<void> {
+  const campaign = await withDatabase(async (db) =>
+    getCampaignWithUsage(db, (await getCampaign(db, ref)).id),
+  );
+  if (options.json) return printJson(io, campaign);
+  const { limits, usage, ...rest } = campaign;
+  const of = (n: number, max: number | null) => `${n} / ${max ?? 'unlimited'}`;
+  printRecord(io, {
+    ...rest,
+    commission: commissionText(campaign),
+    affiliates: of(usage.affiliates, limits.maxAffiliates),
+    [`conversions ${usage.month}`]: of(usage.conversions, limits.maxMonthlyConversions),
+  });
+}

@@ -1,0 +1,38 @@
+import { createPlan, listPlans } from '../../../server/services/plans.js';
+import type { Plan } from '../../../shared/schemas/campaign.js';
+import type { Io } from '../../io.js';
+import { withDatabase } from '../../operator.js';
+import { type GlobalOptions, printJson, printTable } from '../../output.js';
+
+const limit = (n: number | null) => (n === null ? 'unlimited' : n);
+
+function show(io: Io, options: GlobalOptions, plans: Plan[]): void {
+  if (options.json) {
+    printJson(io, plans);
+    return;
+  }
+  printTable(
+    io,
+    ['id', 'name', 'max affiliates', 'max monthly conversions'],
+    plans.map((p) => [p.id, p.name, limit(p.maxAffiliates), limit(p.maxMonthlyConversions)]),
+  );
+}
+
+export async function create(
+  io: Io,
+  options: GlobalOptions & { name: string; maxAffiliates?: number; maxMonthlyConversions?: number },
+): Promise<void> {
+  const plan = await withDatabase((db) =>
+    createPlan(db, {
+      name: options.name,
+      maxAffiliates: options.maxAffiliates ?? null,
+      maxMonthlyConversions: options.maxMonthlyConversions ?? null,
+    }),
+  );
+  if (options.json) return printJson(io, plan);
+  show(io, options, [plan]);
+}
+
+export async function list(io: Io, options: GlobalOptions): Promise<void> {
+  show(io, options, await withDatabase((db) => listPlans(db)));
+}

@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import type { Io } from '../../io.js';
+import { wholeNumber } from '../../options.js';
+
+export function registerPlans(program: Command, io: Io): void {
+  const plans = program.command('plans').description('plans and their limits (operator)');
+  plans
+    .command('create')
+    .description('add a plan; a limit left out is unlimited')
+    .requiredOption('--name <name>', 'unique plan name')
+    .option('--max-affiliates <n>', 'affiliates a campaign may have', wholeNumber(0))
+    .option(
+      '--max-monthly-conversions <n>',
+      'conversions a campaign may record per calendar month (UTC)',
+      wholeNumber(0),
+    )
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ affiliated plans create --name growth --max-affiliates 500 --max-monthly-conversions 5000',
+    )
+    .action(async (options) => (await import('./actions.js')).create(io, { ...program.opts(), ...options }));
+  plans
+    .command('list')
+    .description('list plans')
+    .action(async () => (await import('./actions.js')).list(io, program.opts()));
+}

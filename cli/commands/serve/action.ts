@@ -1,0 +1,26 @@
+import { loadConfig } from '../../../server/config.js';
+import { startDaemon } from '../../../server/main.js';
+import type { Io } from '../../io.js';
+
+export async function runServe(
+  _io: Io,
+  options: { port?: number; host?: string; migrate: boolean },
+): Promise<void> {
+  const base = loadConfig();
+  const config = Object.freeze({
+    ...base,
+    ...(options.port !== undefined && { port: options.port }),
+    ...(options.host !== undefined && { host: options.host }),
+  });
+  const daemon = await startDaemon(config, { migrate: options.migrate });
+  // SIGTERM/SIGINT: stop accepting, finish what is in flight, close the pool.
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      daemon.close().then(resolve, resolve);
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+}

@@ -1,0 +1,15 @@
+/** A mistake in how the command was called: exit code 2 (product §5). */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** The operation failed for a reason already explained to the user: exit code 1. */
+export class CommandFailed extends Error {
+  override name = 'CommandFailed';
+  constructor(
+    message: string,
+    readonly details: string[] = [],
+  ) {
+    super(message);
+  }
+}

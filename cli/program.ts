@@ -1,0 +1,44 @@
+import { Command } from 'commander';
+import { registerCampaigns } from './commands/campaigns/index.js';
+import { registerDb } from './commands/db/index.js';
+import { registerInit } from './commands/init/index.js';
+import { registerKeys } from './commands/keys/index.js';
+import { registerPlans } from './commands/plans/index.js';
+import { registerServe } from './commands/serve/index.js';
+import type { Io } from './io.js';
+
+/** The commander root: global options and every noun. Actions are imported lazily. */
+export function buildProgram(io: Io): Command {
+  const program = new Command('affiliated')
+    .description('Self-hosted affiliate programme backend: the daemon and its command line')
+    .version('0.1.0')
+    .option('--json', 'machine-readable output on stdout (nothing else there)')
+    .option('--profile <name>', 'saved connection profile for client commands (default: "default")')
+    .option(
+      '--base-url <url>',
+      'daemon address for client commands (overrides AFFILIATED_BASE_URL and the profile)',
+    )
+    .option('--api-key <key>', 'API key for client commands (overrides AFFILIATED_API_KEY and the profile)')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+  program.enablePositionalOptions(false);
+  registerServe(program, io);
+  registerDb(program, io);
+  registerPlans(program, io);
+  registerCampaigns(program, io);
+  registerKeys(program, io);
+  registerInit(program, io);
+  // Sub-commands throw like the root does, so main.ts alone turns them into exit codes.
+  const inherit = (command: Command) => {
+    for (const sub of command.commands) {
+      sub.exitOverride().configureOutput(program.configureOutput()).showHelpAfterError();
+      inherit(sub);
+    }
+  };
+  inherit(program);
+  return program;
+}

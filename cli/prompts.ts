@@ -1,0 +1,34 @@
+import { CommandFailed, UsageError } from './errors.js';
+import type { Io } from './io.js';
+
+/**
+ * Prompts appear only on a terminal and only for what a flag did not give (product §5);
+ * elsewhere a missing value is a usage error naming the flag. They draw on stderr so stdout
+ * stays clean. A cancelled prompt (Ctrl-C, Ctrl-D) is a cancel, not a crash.
+ */
+async function ask<T>(io: Io, flag: string, question: Record<string, unknown>): Promise<T> {
+  if (!io.interactive) throw new UsageError(`${flag} is required when not running interactively`);
+  const { default: inquirer } = await import('inquirer');
+  const prompt = inquirer.createPromptModule({ output: io.stderr });
+  try {
+    const answers = (await prompt([{ ...question, name: 'value' }] as never)) as { value: T };
+    return answers.value;
+  } catch (err) {
+    if ((err as Error).name === 'ExitPromptError' || (err as Error).name === 'AbortPromptError') {
+      throw new CommandFailed('Cancelled.');
+    }
+    throw err;
+  }
+}
+
+export const askText = (io: Io, flag: string, message: string, validate?: (v: string) => true | string) =>
+  ask<string>(io, flag, { type: 'input', message, validate });
+
+export const askSecret = (io: Io, flag: string, message: string, validate?: (v: string) => true | string) =>
+  ask<string>(io, flag, { type: 'password', mask: '*', message, validate });
+
+export const askChoice = (io: Io, flag: string, message: string, choices: string[], defaultChoice?: string) =>
+  ask<string>(io, flag, { type: 'select', message, choices, default: defaultChoice });
+
+export const confirm = (io: Io, flag: string, message: string) =>
+  ask<boolean>(io, flag, { type: 'confirm', message, default: false });

@@ -1,0 +1,132 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** The embedded default store (product §1). */
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/affiliated.sqlite3';
+
+export type DatabaseConfig =
+  | { client: 'sqlite'; filename: string }
+  | { client: 'mysql'; url: string; host: string; database: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  database: DatabaseConfig;
+  redisUrl: string | undefined;
+  bcryptRounds: number;
+  trustProxy: boolean;
+  logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
+  rateLimit: { eventsPerWindow: number; sdkPerWindow: number; defaultPerWindow: number; windowMs: number };
+  apiKeyCacheMs: number;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''], {
+    error: 'must be true or false',
+  })
+  .transform((value) => ['1', 'true', 'yes', 'on'].includes(value));
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: 'must be a whole number' })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(min, { error: `must be at least ${min}` })
+        .max(max, { error: `must be at most ${max}` }),
+    );
+
+const envSchema = z.object({
+  PORT: int(0, 65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z.string().optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, { error: 'must start with redis:// or rediss://' })
+    .optional(),
+  BCRYPT_ROUNDS: int(4, 15).default(10),
+  TRUST_PROXY: bool.default(false),
+  LOG_LEVEL: z.enum(['silent', 'error', 'warn', 'info', 'debug']).default('info'),
+  RATE_LIMIT_EVENTS_PER_MIN: int(1, 1_000_000).default(70),
+  RATE_LIMIT_SDK_PER_MIN: int(1, 1_000_000).default(70),
+  RATE_LIMIT_DEFAULT_PER_MIN: int(1, 1_000_000).default(100),
+  RATE_LIMIT_WINDOW_MS: int(100, 3_600_000).default(60_000),
+  API_KEY_CACHE_MS: int(0, 60_000).default(5_000),
+  SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
+});
+
+/**
+ * `DATABASE_URL` forms: `sqlite:PATH` (relative to the working directory), `sqlite:///abs/path`,
+ * `mysql://user:pass@host:3306/db` (`mariadb://` is an alias).
+ */
+export function parseDatabaseUrl(raw: string | undefined, cwd = process.cwd()): DatabaseConfig {
+  const url = raw?.trim() || DEFAULT_DATABASE_URL;
+  if (url.startsWith('sqlite:')) {
+    let file = url.slice('sqlite:'.length);
+    if (file.startsWith('//')) file = file.slice(2);
+    if (!file)
+      throw new ConfigError('DATABASE_URL: sqlite: needs a file path, e.g. sqlite:./data/affiliated.sqlite3');
+    return { client: 'sqlite', filename: file === ':memory:' ? file : path.resolve(cwd, file) };
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(
+      'DATABASE_URL must look like sqlite:./file.sqlite3 or mysql://user:pass@host:3306/db',
+    );
+  }
+  if (parsed.protocol !== 'mysql:' && parsed.protocol !== 'mariadb:') {
+    throw new ConfigError(`DATABASE_URL: unsupported scheme ${parsed.protocol} (use sqlite: or mysql://)`);
+  }
+  const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
+  if (!parsed.hostname || !database) {
+    throw new ConfigError(
+      'DATABASE_URL: a MySQL URL needs a host and a database: mysql://user:pass@host:3306/db',
+    );
+  }
+  parsed.protocol = 'mysql:';
+  return { client: 'mysql', url: parsed.toString(), host: parsed.hostname, database };
+}
+
+/** Reads and validates the environment once; the result is frozen and passed to everything else. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const result = envSchema.safeParse(present);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const name = issue?.path.join('.') ?? 'environment';
+    // URLs may carry passwords: never echo them.
+    const shown =
+      typeof issue?.input === 'string' && !name.endsWith('_URL')
+        ? ` (got "${issue.input.slice(0, 40)}")`
+        : '';
+    throw new ConfigError(`${name} ${issue?.message ?? 'is invalid'}${shown}`);
+  }
+  const e = result.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    database: parseDatabaseUrl(e.DATABASE_URL),
+    redisUrl: e.REDIS_URL,
+    bcryptRounds: e.BCRYPT_ROUNDS,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+    rateLimit: Object.freeze({
+      eventsPerWindow: e.RATE_LIMIT_EVENTS_PER_MIN,
+      sdkPerWindow: e.RATE_LIMIT_SDK_PER_MIN,
+      defaultPerWindow: e.RATE_LIMIT_DEFAULT_PER_MIN,
+      windowMs: e.RATE_LIMIT_WINDOW_MS,
+    }),
+    apiKeyCacheMs: e.API_KEY_CACHE_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  });
+}

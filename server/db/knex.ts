@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import type { DatabaseConfig } from '../config.js';
+import { migrationSource } from './migrations/index.js';
+
+export type Db = Knex;
+export type Trx = Knex.Transaction;
+export type Engine = DatabaseConfig['client'];
+
+interface SqliteConnection {
+  pragma(source: string): unknown;
+}
+
+/** Knex options for either engine; also used by `knexfile.ts` for the knex CLI. */
+export function knexOptions(database: DatabaseConfig): Knex.Config {
+  const migrations: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
+  if (database.client === 'sqlite') {
+    return {
+      client: 'better-sqlite3',
+      connection: { filename: database.filename },
+      useNullAsDefault: true,
+      migrations,
+      pool: {
+        min: 1,
+        max: 1,
+        // product §1 and issue 4: WAL, synchronous=FULL so a 200 means durable, and cascades on.
+        afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) {
+          try {
+            conn.pragma('journal_mode = WAL');
+            conn.pragma('synchronous = FULL');
+            conn.pragma('foreign_keys = ON');
+            conn.pragma('busy_timeout = 5000');
+            done(null, conn);
+          } catch (err) {
+            done(err as Error, conn);
+          }
+        },
+      },
+    };
+  }
+  return {
+    client: 'mysql2',
+    connection: {
+      uri: database.url,
+      charset: 'utf8mb4',
+      timezone: 'Z',
+      // SUM() answers DECIMAL; we only sum integer centavos, so numbers are exact.
+      decimalNumbers: true,
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+    } as Knex.MySql2ConnectionConfig,
+    migrations,
+    pool: { min: 0, max: 10 },
+  };
+}
+
+export function createDb(database: DatabaseConfig): Db {
+  if (database.client === 'sqlite' && database.filename !== ':memory:') {
+    fs.mkdirSync(path.dirname(database.filename), { recursive: true });
+  }
+  return knexFactory(knexOptions(database));
+}
+
+export function engineOf(db: Db): Engine {
+  return db.client.config.client === 'mysql2' ? 'mysql' : 'sqlite';
+}
+
+/** Unique-index violations of both engines. */
+export function isUniqueViolation(err: unknown): err is Error & { message: string } {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: string }).code;
+  return (
+    code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
+}
+
+/**
+ * The engine's own words about a unique violation (`UNIQUE constraint failed: t.a, t.b` or
+ * `Duplicate entry '…' for key 't_a_unique'`), without the SQL Knex puts in front of them,
+ * which names every column of the statement.
+ */
+export function violatedIndex(err: Error): string {
+  const sqlMessage = (err as { sqlMessage?: string }).sqlMessage;
+  if (sqlMessage) return sqlMessage.slice(sqlMessage.lastIndexOf(' for key '));
+  return err.message.slice(err.message.lastIndexOf(' - ') + 3);
+}
+
+/** InnoDB deadlock / lock wait: safe to retry the whole transaction. */
+export function isRetryableTxError(err: unknown): boolean {
+  const code = (err as { code?: string } | undefined)?.code;
+  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'SQLITE_BUSY';
+}
+
+/** Runs `work` in a transaction, retrying a few times when the engine picked it as a deadlock victim. */
+export async function inTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(work);
+    } catch (err) {
+      if (attempt >= attempts || !isRetryableTxError(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 20));
+    }
+  }
+}

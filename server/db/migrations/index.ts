@@ -1,0 +1,26 @@
+import type { Knex } from 'knex';
+import * as initialSchema from './20261121100000_initial_schema.js';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/**
+ * Migrations are listed here rather than discovered on disk, so the same list runs from the
+ * TypeScript sources (tests) and from `dist/` (the daemon), whatever the file extension.
+ * Add new ones at the end; never edit one that has landed.
+ */
+const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
+  ['20261121100000_initial_schema', initialSchema],
+];
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => MIGRATIONS.map(([name]) => name),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => {
+    const found = MIGRATIONS.find(([candidate]) => candidate === name);
+    if (!found) throw new Error(`Unknown migration ${name}`);
+    return found[1];
+  },
+};

@@ -1,0 +1,36 @@
+export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
+const RANK: Record<LogLevel, number> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 };
+
+export interface Logger {
+  error(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  debug(msg: string, fields?: Record<string, unknown>): void;
+}
+
+/**
+ * One JSON line per entry on stderr. Callers pass only fields that are safe to keep:
+ * never a key, a password, a hash, a request body or SQL.
+ */
+export function createLogger(
+  level: LogLevel,
+  write: (line: string) => void = (l) => process.stderr.write(l),
+): Logger {
+  const at =
+    (name: Exclude<LogLevel, 'silent'>) =>
+    (msg: string, fields: Record<string, unknown> = {}) => {
+      if (RANK[name] > RANK[level]) return;
+      write(`${JSON.stringify({ time: new Date().toISOString(), level: name, msg, ...fields })}\n`);
+    };
+  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
+}
+
+/** The frames of an error's stack without its message line, which for a SQL error holds the SQL. */
+export function safeStack(err: unknown): string | undefined {
+  if (!(err instanceof Error) || !err.stack) return undefined;
+  return err.stack
+    .split('\n')
+    .filter((line) => line.trimStart().startsWith('at '))
+    .slice(0, 15)
+    .join('\n');
+}

@@ -1,0 +1,96 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import { createDb, type Db } from './db/knex.js';
+import { createLogger, type Logger } from './logger.js';
+import { defineFixedWindowCommand } from './middleware/rateLimit.js';
+
+export interface Daemon {
+  server: Server;
+  url: string;
+  db: Db;
+  /** Stops accepting, lets in-flight requests finish (bounded), closes Redis and the pool. */
+  close(): Promise<void>;
+}
+
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+export async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: false });
+  redis.on('error', () => {
+    // ioredis reconnects by itself; failures surface on the commands that need it.
+  });
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch {
+    redis.disconnect();
+    throw new StartupError('REDIS_URL: cannot reach Redis; check the URL and that the server runs');
+  }
+  defineFixedWindowCommand(redis);
+  return redis;
+}
+
+/** config → database → app → listen. Migrations run first unless `migrate` is false. */
+export async function startDaemon(
+  config: Readonly<Config>,
+  options: { migrate?: boolean; logger?: Logger } = {},
+): Promise<Daemon> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const db = createDb(config.database);
+  let redis: Redis | undefined;
+  try {
+    if (options.migrate !== false) {
+      const [, applied] = (await db.migrate.latest()) as [number, string[]];
+      if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
+    } else {
+      await db.raw('select 1');
+    }
+    if (config.redisUrl) redis = await connectRedis(config.redisUrl);
+  } catch (err) {
+    await db.destroy();
+    if (err instanceof StartupError) throw err;
+    const where = config.database.client === 'sqlite' ? config.database.filename : config.database.host;
+    const code = (err as { code?: string }).code;
+    throw new StartupError(
+      `cannot open the database at ${where}${code ? ` (${code})` : ''}: check DATABASE_URL`,
+    );
+  }
+
+  const app = createApp({ config, db, logger, redis });
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      reject(new StartupError(`cannot listen on ${config.host}:${config.port} (${err.code ?? err.message})`));
+    });
+    server.listen(config.port, config.host, () => resolve());
+  }).catch(async (err) => {
+    await db.destroy();
+    redis?.disconnect();
+    throw err;
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  logger.info('listening', { url, database: config.database.client });
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+      await drained;
+      clearTimeout(timer);
+      await redis?.quit().catch(() => undefined);
+      await db.destroy();
+      logger.info('stopped');
+    })();
+    return closing;
+  };
+  return { server, url, db, close };
+}

@@ -1,0 +1,47 @@
+import type { Context, Next } from 'koa';
+import { MESSAGES } from '../../shared/errors.js';
+import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { hashApiKey } from '../services/apiKeys.js';
+import type { ApiKeyAuthenticator, AuthenticatedCampaign } from '../services/auth.js';
+
+declare module 'koa' {
+  interface DefaultState {
+    auth?: AuthenticatedCampaign;
+    apiKeyHash?: string;
+  }
+}
+
+/** The raw `X-API-Key` header, hashed once per request (rate limit and auth both use it). */
+export function apiKeyHash(ctx: Context): string | undefined {
+  if (ctx.state.apiKeyHash === undefined) {
+    const key = ctx.get('X-API-Key').trim();
+    if (key) ctx.state.apiKeyHash = hashApiKey(key);
+  }
+  return ctx.state.apiKeyHash;
+}
+
+/**
+ * spec §5 and product §3.12. `affiliates` routes answer a revoked key with 401
+ * `Invalid or inactive API Key`; `events` routes with 403 `API Key is revoked or inactive`.
+ */
+export function requireApiKey(authenticator: ApiKeyAuthenticator, flavour: 'affiliates' | 'events') {
+  return async function authenticate(ctx: Context, next: Next): Promise<void> {
+    const hash = apiKeyHash(ctx);
+    if (!hash) throw new UnauthorizedError(MESSAGES.apiKeyRequired);
+    const lookup = await authenticator.lookup(hash);
+    if (lookup.state === 'unknown') throw new UnauthorizedError(MESSAGES.apiKeyInvalid);
+    if (lookup.state === 'revoked') {
+      throw flavour === 'events'
+        ? new ForbiddenError(MESSAGES.apiKeyRevoked)
+        : new UnauthorizedError(MESSAGES.apiKeyInvalid);
+    }
+    ctx.state.auth = lookup.auth;
+    return next();
+  };
+}
+
+export function authOf(ctx: Context): AuthenticatedCampaign {
+  const auth = ctx.state.auth;
+  if (!auth) throw new UnauthorizedError(MESSAGES.apiKeyRequired);
+  return auth;
+}

@@ -1,0 +1,62 @@
+import type { Context, Next } from 'koa';
+import { errorBody, MESSAGES } from '../../shared/errors.js';
+import { HttpError } from '../errors.js';
+import { type Logger, safeStack } from '../logger.js';
+
+interface StatusError {
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+  headers?: Record<string, string | number>;
+  code?: string;
+  name?: string;
+}
+
+/**
+ * The one error path (style.md): first middleware of the app. Our HttpErrors carry their
+ * messages; http-errors thrown by koa, the router or koa-ratelimit carry a status; anything
+ * else is a 500 with a generic message, logged with its stack frames only.
+ */
+export function errorHandler(logger: Logger) {
+  return async function handleErrors(ctx: Context, next: Next): Promise<void> {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body == null) {
+        ctx.status = 404;
+        ctx.body = errorBody(404, MESSAGES.routeNotFound(ctx.method, ctx.path));
+      }
+    } catch (err) {
+      const { status, messages, headers } = classify(err);
+      if (status >= 500) {
+        const e = err as StatusError;
+        logger.error('request failed', {
+          method: ctx.method,
+          path: ctx.path,
+          error: e?.name,
+          code: e?.code,
+          stack: safeStack(err),
+        });
+      }
+      ctx.set(headers);
+      ctx.status = status;
+      ctx.body = errorBody(status, messages);
+    }
+  };
+}
+
+function classify(err: unknown): {
+  status: number;
+  messages: string | string[];
+  headers: Record<string, string>;
+} {
+  if (err instanceof HttpError) return { status: err.status, messages: err.messages, headers: err.headers };
+  const e = (err ?? {}) as StatusError;
+  const status = e.status ?? e.statusCode ?? 500;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(e.headers ?? {})) headers[name] = String(value);
+  if (status === 429) return { status, messages: MESSAGES.tooManyRequests, headers };
+  if (status >= 400 && status < 500 && e.expose !== false && err instanceof Error) {
+    return { status, messages: err.message, headers };
+  }
+  return { status: 500, messages: MESSAGES.internal, headers: {} };
+}

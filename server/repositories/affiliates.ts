@@ -1,0 +1,195 @@
+import type { Affiliate, AffiliateStatus } from '../../shared/schemas/affiliate.js';
+import type { Db, Trx } from '../db/knex.js';
+import { type AffiliateRow, centsToMoney, toIso } from '../db/rows.js';
+
+export interface AffiliateTotals {
+  conversions: number;
+  commissionsCents: number;
+  paidCents: number;
+}
+
+const NO_TOTALS: AffiliateTotals = { conversions: 0, commissionsCents: 0, paidCents: 0 };
+
+/** Lower-cased name, e-mail and referral code: one LIKE over it is the list's `search` (spec 4.2). */
+export function searchKey(fields: { name: string | null; emailKey: string; referralId: string }): string {
+  return [fields.name ?? '', fields.emailKey, fields.referralId].join('\n').toLowerCase();
+}
+
+export function toAffiliate(row: PublicRow, totals: AffiliateTotals = NO_TOTALS): Affiliate {
+  return {
+    id: row.id,
+    ...(row.name !== null && { name: row.name }),
+    email: row.email,
+    ...(row.phone !== null && { phone: row.phone }),
+    referralId: row.referral_id,
+    status: row.status,
+    createdAt: toIso(row.created_at),
+    totalConversions: totals.conversions,
+    totalCommissions: centsToMoney(totals.commissionsCents),
+    totalPaid: centsToMoney(totals.paidCents),
+  };
+}
+
+const PUBLIC_COLUMNS = [
+  'id',
+  'campaign_id',
+  'email',
+  'email_key',
+  'referral_id',
+  'referral_key',
+  'name',
+  'phone',
+  'status',
+  'created_at',
+] as const;
+export type PublicRow = Omit<AffiliateRow, 'password_hash' | 'search_key' | 'updated_at'>;
+
+export async function insertAffiliate(trx: Trx, row: Omit<AffiliateRow, 'id'>): Promise<number> {
+  const [id] = await trx('affiliates').insert(row);
+  return Number(id);
+}
+
+export async function findAffiliate(
+  db: Db | Trx,
+  campaignId: number,
+  id: number,
+): Promise<PublicRow | undefined> {
+  return db<AffiliateRow>('affiliates')
+    .where({ campaign_id: campaignId, id })
+    .first<PublicRow | undefined>(...PUBLIC_COLUMNS);
+}
+
+/** Locks the row (MySQL; SQLite serialises writers anyway) for a read-modify-write of non-unique fields. */
+export async function findAffiliateForUpdate(
+  trx: Trx,
+  campaignId: number,
+  id: number,
+): Promise<PublicRow | undefined> {
+  return trx<AffiliateRow>('affiliates')
+    .where({ campaign_id: campaignId, id })
+    .forUpdate()
+    .first<PublicRow | undefined>(...PUBLIC_COLUMNS);
+}
+
+export async function updateAffiliateRow(
+  trx: Trx,
+  campaignId: number,
+  id: number,
+  changes: Partial<Omit<AffiliateRow, 'id' | 'campaign_id' | 'created_at'>>,
+): Promise<number> {
+  return trx('affiliates').where({ campaign_id: campaignId, id }).update(changes);
+}
+
+export async function deleteAffiliateRow(trx: Trx, campaignId: number, id: number): Promise<number> {
+  return trx('affiliates').where({ campaign_id: campaignId, id }).delete();
+}
+
+/** `%`, `_` and the escape character itself match literally. */
+function likePattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+}
+
+export async function listAffiliateRows(
+  db: Db,
+  campaignId: number,
+  filter: { status?: AffiliateStatus; search?: string; page: number; limit: number },
+): Promise<{ rows: PublicRow[]; total: number }> {
+  const base = db<AffiliateRow>('affiliates').where('campaign_id', campaignId);
+  if (filter.status) base.andWhere('status', filter.status);
+  if (filter.search) base.andWhereRaw(`search_key LIKE ? ESCAPE '!'`, [likePattern(filter.search)]);
+  const [counted, rows] = await Promise.all([
+    base.clone().count<{ n: number | string }[]>({ n: '*' }),
+    base
+      .clone()
+      .select<PublicRow[]>(...PUBLIC_COLUMNS)
+      // product §3.2: newest first.
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(filter.limit)
+      .offset((filter.page - 1) * filter.limit),
+  ]);
+  return { rows, total: Number(counted[0]?.n ?? 0) };
+}
+
+/** spec 2.1 totals for a page of affiliates: two grouped queries, whatever the page size. */
+export async function totalsFor(db: Db | Trx, affiliateIds: number[]): Promise<Map<number, AffiliateTotals>> {
+  const totals = new Map<number, AffiliateTotals>();
+  if (affiliateIds.length === 0) return totals;
+  const [conversions, payouts] = await Promise.all([
+    db('conversions')
+      .whereIn('affiliate_id', affiliateIds)
+      .groupBy('affiliate_id')
+      .select<{ affiliate_id: number; conversions: number | string; commissions: number | string | null }[]>(
+        'affiliate_id',
+        db.raw('COUNT(*) as conversions'),
+        db.raw(
+          `SUM(CASE WHEN status IN ('approved', 'paid') THEN commission_cents ELSE 0 END) as commissions`,
+        ),
+      ),
+    db('payouts')
+      .whereIn('affiliate_id', affiliateIds)
+      .andWhere('status', 'paid')
+      .groupBy('affiliate_id')
+      .select<{ affiliate_id: number; paid: number | string | null }[]>(
+        'affiliate_id',
+        db.raw('SUM(amount_cents) as paid'),
+      ),
+  ]);
+  const entry = (id: number) => {
+    let found = totals.get(id);
+    if (!found) {
+      found = { ...NO_TOTALS };
+      totals.set(id, found);
+    }
+    return found;
+  };
+  for (const row of conversions) {
+    const t = entry(Number(row.affiliate_id));
+    t.conversions = Number(row.conversions);
+    t.commissionsCents = Number(row.commissions ?? 0);
+  }
+  for (const row of payouts) entry(Number(row.affiliate_id)).paidCents = Number(row.paid ?? 0);
+  return totals;
+}
+
+/**
+ * Takes one slot of the plan's affiliate limit (spec 4.1.5) with a single conditional UPDATE:
+ * concurrent creates queue on the campaign row and can never overshoot.
+ */
+export async function reserveAffiliateSlot(trx: Trx, campaignId: number): Promise<boolean> {
+  const changed = await trx('campaigns')
+    .where('id', campaignId)
+    .andWhereRaw(
+      'affiliate_count < COALESCE((SELECT max_affiliates FROM plans WHERE plans.id = campaigns.plan_id), 4294967295)',
+    )
+    .increment('affiliate_count', 1);
+  return changed > 0;
+}
+
+export async function releaseAffiliateSlot(trx: Trx, campaignId: number): Promise<void> {
+  await trx('campaigns')
+    .where('id', campaignId)
+    .andWhere('affiliate_count', '>', 0)
+    .decrement('affiliate_count', 1);
+}
+
+export async function affiliateUsage(
+  db: Db | Trx,
+  campaignId: number,
+): Promise<{ count: number; max: number | null; plan: string }> {
+  const row = await db('campaigns')
+    .join('plans', 'plans.id', 'campaigns.plan_id')
+    .where('campaigns.id', campaignId)
+    .first<{ affiliate_count: number; max_affiliates: number | null; name: string }>(
+      'campaigns.affiliate_count',
+      'plans.max_affiliates',
+      'plans.name',
+    );
+  return {
+    count: Number(row?.affiliate_count ?? 0),
+    max: row?.max_affiliates ?? null,
+    plan: row?.name ?? '',
+  };
+}

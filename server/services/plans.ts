@@ -1,0 +1,22 @@
+import type { Plan } from '../../shared/schemas/campaign.js';
+import { type Db, isUniqueViolation } from '../db/knex.js';
+import { ConflictError, ValidationError } from '../errors.js';
+import { insertPlan, listPlans } from '../repositories/plans.js';
+
+export { listPlans };
+
+export async function createPlan(
+  db: Db,
+  input: { name: string; maxAffiliates: number | null; maxMonthlyConversions: number | null },
+): Promise<Plan> {
+  const name = input.name.trim();
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
+    throw new ValidationError('plan name must be 1 to 64 letters, digits, "-" or "_"');
+  }
+  try {
+    return await insertPlan(db, { ...input, name });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ConflictError(`A plan named "${name}" already exists`);
+    throw err;
+  }
+}

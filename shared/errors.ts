@@ -1,0 +1,59 @@
+/**
+ * The spec's error body (seed-spec §7) and every user-facing message, in one place so that
+ * the server, the client and the tests quote the same text.
+ */
+
+export interface ErrorBody {
+  statusCode: number;
+  message: string | string[];
+  error: string;
+}
+
+/** HTTP status → the `error` field of the body. */
+export const STATUS_NAMES: Readonly<Record<number, string>> = Object.freeze({
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+});
+
+export function statusName(status: number): string {
+  return STATUS_NAMES[status] ?? (status >= 500 ? 'Internal Server Error' : 'Error');
+}
+
+export const MESSAGES = Object.freeze({
+  apiKeyRequired: 'API Key is required',
+  apiKeyInvalid: 'Invalid or inactive API Key',
+  apiKeyRevoked: 'API Key is revoked or inactive',
+  affiliateNotFound: 'Affiliate not found',
+  conversionNotFound: 'Conversion not found',
+  payoutNotFound: 'Payout not found',
+  emailTaken: 'Email is not available',
+  referralTaken: 'Referral ID is not available',
+  numericId: 'Validation failed (numeric string is expected)',
+  tooManyRequests: 'ThrottlerException: Too Many Requests',
+  internal: 'Internal server error',
+  malformedJson: 'Request body is not valid JSON',
+  unsupportedMediaType: 'Content-Type must be application/json',
+  sdkConversionForbidden:
+    'Conversions cannot be sent from the browser: report them from your backend to POST /v1/events',
+  affiliateLimit: (plan: string, current: number, max: number) =>
+    `Affiliate limit exceeded: Affiliate limit reached for ${plan} plan. Current: ${current}/${max}`,
+  conversionLimit: (plan: string, current: number, max: number) =>
+    `Conversion limit exceeded: Monthly conversion limit reached for ${plan} plan. Current: ${current}/${max}`,
+  bodyTooLarge: (limitBytes: number) => `Request body must not be larger than ${limitBytes} bytes`,
+  routeNotFound: (method: string, path: string) => `Cannot ${method} ${path}`,
+  illegalTransition: (kind: string, from: string, to: string) => `${kind} cannot move from ${from} to ${to}`,
+});
+
+/** The body of every error answer, built one way. */
+export function errorBody(statusCode: number, message: string | string[]): ErrorBody {
+  return { statusCode, message, error: statusName(statusCode) };
+}

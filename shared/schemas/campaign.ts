@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+export const planSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  maxAffiliates: z.number().int().nullable(),
+  maxMonthlyConversions: z.number().int().nullable(),
+});
+export type Plan = z.infer<typeof planSchema>;
+
+export const COMMISSION_TYPES = ['percent', 'fixed'] as const;
+
+export const campaignSchema = z.object({
+  id: z.number().int(),
+  publicId: z.string(),
+  name: z.string(),
+  plan: z.string(),
+  commissionType: z.enum(COMMISSION_TYPES),
+  /** percent: 10 means 10 %; fixed: BRL per conversion. */
+  commissionValue: z.number(),
+  cookieDays: z.number().int(),
+  createdAt: z.string(),
+});
+export type Campaign = z.infer<typeof campaignSchema>;
+
+export const campaignUsageSchema = campaignSchema.extend({
+  limits: z.object({
+    maxAffiliates: z.number().int().nullable(),
+    maxMonthlyConversions: z.number().int().nullable(),
+  }),
+  usage: z.object({ month: z.string(), affiliates: z.number().int(), conversions: z.number().int() }),
+});
+export type CampaignWithUsage = z.infer<typeof campaignUsageSchema>;
+
+export const PUBLIC_ID = /^[A-Za-z0-9_-]{3,64}$/;
+
+export const apiKeySchema = z.object({
+  id: z.number().int(),
+  name: z.string().nullable(),
+  campaignId: z.number().int(),
+  prefix: z.string(),
+  lastFour: z.string(),
+  status: z.enum(['active', 'revoked']),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+});
+export type ApiKeyInfo = z.infer<typeof apiKeySchema>;

@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import knexFactory from 'knex';
+import { parseDatabaseUrl } from '../../server/config.js';
+import { createDb, type Db, type Engine } from '../../server/db/knex.js';
+
+/** The engine a suite runs on: `TEST_ENGINE` (set by scripts/test.mjs), SQLite by default. */
+export const ENGINE: Engine = process.env.TEST_ENGINE === 'mysql' ? 'mysql' : 'sqlite';
+
+export interface TestDatabase {
+  url: string;
+  db: Db;
+  engine: Engine;
+  drop(): Promise<void>;
+}
+
+/**
+ * A throwaway database, migrated: a fresh SQLite file in a temp folder, or a fresh database
+ * on the MariaDB of `TEST_MYSQL_URL`. Each suite gets its own, so suites never see each other.
+ */
+export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  let url: string;
+  let cleanup: () => Promise<void>;
+  if (ENGINE === 'mysql') {
+    const base = process.env.TEST_MYSQL_URL;
+    if (!base) throw new Error('TEST_ENGINE=mysql needs TEST_MYSQL_URL');
+    const name = `affiliated_t_${randomBytes(5).toString('hex')}`;
+    const admin = knexFactory({ client: 'mysql2', connection: { uri: base }, pool: { min: 0, max: 1 } });
+    await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    await admin.destroy();
+    const parsed = new URL(base);
+    parsed.pathname = `/${name}`;
+    url = parsed.toString();
+    cleanup = async () => {
+      const dropper = knexFactory({ client: 'mysql2', connection: { uri: base }, pool: { min: 0, max: 1 } });
+      await dropper.raw(`DROP DATABASE IF EXISTS \`${name}\``);
+      await dropper.destroy();
+    };
+  } else {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'affiliated-test-'));
+    url = `sqlite:${path.join(dir, 'test.sqlite3')}`;
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  }
+  const db = createDb(parseDatabaseUrl(url));
+  if (options.migrate !== false) await db.migrate.latest();
+  return {
+    url,
+    db,
+    engine: ENGINE,
+    async drop() {
+      await db.destroy();
+      await cleanup();
+    },
+  };
+}
+
+const CHILD_TABLES = [
+  'conversions',
+  'tracking_events',
+  'payouts',
+  'monthly_usage',
+  'affiliates',
+  'api_keys',
+  'campaigns',
+];
+
+/** Empties every table but the built-in plans, between tests. */
+export async function cleanTables(db: Db): Promise<void> {
+  for (const table of CHILD_TABLES) await db(table).delete();
+  await db('plans').whereNotIn('name', ['free', 'starter', 'pro', 'unlimited']).delete();
+}
