@@ -100,7 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const present = Object.fromEntries(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
   );
-  const result = envSchema.safeParse(present);
+  const result = envSchema.safeParse(present, { reportInput: true });
   if (!result.success) {
     const issue = result.error.issues[0];
     const name = issue?.path.join('.') ?? 'environment';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 export const NUMERIC_ID = /^\d+$/;
 
 const integerParam = (name: string, min: number, max?: number) => {
-  let schema = z.coerce.number({ error: `must be an integer number` }).int().min(min);
+  let schema = z.coerce.number().int().min(min);
   if (max !== undefined) schema = schema.max(max);
   return schema.optional().describe(name);
 };

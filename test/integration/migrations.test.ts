@@ -1,0 +1,78 @@
+import { expect } from 'chai';
+import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
+
+const TABLES = [
+  'plans',
+  'campaigns',
+  'api_keys',
+  'affiliates',
+  'payouts',
+  'tracking_events',
+  'conversions',
+  'monthly_usage',
+];
+
+describe(`migrations (${ENGINE})`, () => {
+  let t: TestDatabase;
+  before(async () => {
+    t = await createTestDatabase({ migrate: false });
+  });
+  after(async () => t.drop());
+
+  it('creates the whole schema with the built-in plans, rolls it back, and applies it again', async () => {
+    const [, applied] = await t.db.migrate.latest();
+    expect(applied).to.deep.equal(['20261121100000_initial_schema']);
+    for (const table of TABLES) expect(await t.db.schema.hasTable(table), table).to.equal(true);
+    const plans = await t
+      .db('plans')
+      .orderBy('id')
+      .select('name', 'max_affiliates', 'max_monthly_conversions');
+    expect(plans).to.deep.equal([
+      { name: 'free', max_affiliates: 10, max_monthly_conversions: 100 },
+      { name: 'starter', max_affiliates: 100, max_monthly_conversions: 1000 },
+      { name: 'pro', max_affiliates: 1000, max_monthly_conversions: 10000 },
+      { name: 'unlimited', max_affiliates: null, max_monthly_conversions: null },
+    ]);
+
+    const [, undone] = await t.db.migrate.rollback();
+    expect(undone).to.deep.equal(['20261121100000_initial_schema']);
+    for (const table of TABLES) expect(await t.db.schema.hasTable(table), table).to.equal(false);
+
+    await t.db.migrate.latest();
+    expect(await t.db('plans').count({ n: '*' }).first()).to.deep.equal({ n: 4 });
+  });
+
+  it('enforces uniqueness in the database, case-insensitively through the key columns', async () => {
+    const now = new Date();
+    const [planId] = await t.db('plans').where({ name: 'free' }).pluck('id');
+    const [campaignId] = await t.db('campaigns').insert({
+      public_id: 'c1',
+      name: 'c',
+      plan_id: planId,
+      commission_type: 'percent',
+      commission_value: 1000,
+      cookie_days: 30,
+      created_at: now,
+    });
+    const affiliate = (email: string, code: string) => ({
+      campaign_id: campaignId,
+      email,
+      email_key: email.toLowerCase(),
+      referral_id: code,
+      referral_key: code.toUpperCase(),
+      status: 'active',
+      password_hash: 'x',
+      search_key: '',
+      created_at: now,
+      updated_at: now,
+    });
+    await t.db('affiliates').insert(affiliate('a@x.co', 'abc1'));
+    let failure: unknown;
+    try {
+      await t.db('affiliates').insert(affiliate('b@x.co', 'ABC1'));
+    } catch (err) {
+      failure = err;
+    }
+    expect(failure, 'referral code unique on its upper-cased form').to.be.instanceOf(Error);
+  });
+});

@@ -1,0 +1,83 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import { ConfigError, loadConfig, parseDatabaseUrl } from '../../server/config.js';
+
+describe('config', () => {
+  it('defaults to the embedded SQLite file and the documented values', () => {
+    const config = loadConfig({});
+    expect(config.port).to.equal(3000);
+    expect(config.host).to.equal('127.0.0.1');
+    expect(config.database).to.deep.equal({
+      client: 'sqlite',
+      filename: path.resolve('data/affiliated.sqlite3'),
+    });
+    expect(config.bcryptRounds).to.equal(10);
+    expect(config.trustProxy).to.equal(false);
+    expect(config.rateLimit).to.deep.equal({
+      eventsPerWindow: 70,
+      sdkPerWindow: 70,
+      defaultPerWindow: 100,
+      windowMs: 60_000,
+    });
+    expect(Object.isFrozen(config)).to.equal(true);
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'mysql://app:secret@db.internal:3307/affiliated',
+      REDIS_URL: 'redis://cache:6379',
+      BCRYPT_ROUNDS: '12',
+      TRUST_PROXY: 'true',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_EVENTS_PER_MIN: '5',
+      RATE_LIMIT_SDK_PER_MIN: '6',
+      RATE_LIMIT_DEFAULT_PER_MIN: '7',
+    });
+    expect(config.port).to.equal(8080);
+    expect(config.database).to.include({ client: 'mysql', host: 'db.internal', database: 'affiliated' });
+    expect(config.redisUrl).to.equal('redis://cache:6379');
+    expect(config.bcryptRounds).to.equal(12);
+    expect(config.trustProxy).to.equal(true);
+    expect(config.logLevel).to.equal('warn');
+    expect(config.rateLimit).to.include({ eventsPerWindow: 5, sdkPerWindow: 6, defaultPerWindow: 7 });
+  });
+
+  it('refuses bad values with one line naming the variable', () => {
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ PORT: 'abc' }, /^PORT must be a whole number \(got "abc"\)$/],
+      [{ PORT: '70000' }, /^PORT must be at most 65535/],
+      [{ BCRYPT_ROUNDS: '2' }, /^BCRYPT_ROUNDS must be at least 4/],
+      [{ TRUST_PROXY: 'maybe' }, /^TRUST_PROXY must be true or false/],
+      [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL /],
+      [{ DATABASE_URL: 'postgres://x@y/z' }, /^DATABASE_URL: unsupported scheme postgres:/],
+      [{ DATABASE_URL: 'mysql://user@host' }, /^DATABASE_URL: a MySQL URL needs a host and a database/],
+    ];
+    for (const [env, message] of cases) {
+      expect(() => loadConfig(env), JSON.stringify(env)).to.throw(ConfigError, message);
+    }
+  });
+
+  it('never echoes a URL, which may hold a password', () => {
+    expect(() => loadConfig({ REDIS_URL: 'http://user:hunter2@cache' }))
+      .to.throw(ConfigError)
+      .with.property('message')
+      .that.does.not.include('hunter2');
+  });
+
+  it('parses the DATABASE_URL forms', () => {
+    expect(parseDatabaseUrl('sqlite:./x.db', '/srv')).to.deep.equal({
+      client: 'sqlite',
+      filename: '/srv/x.db',
+    });
+    expect(parseDatabaseUrl('sqlite:///var/lib/a.db', '/srv')).to.deep.equal({
+      client: 'sqlite',
+      filename: '/var/lib/a.db',
+    });
+    expect(parseDatabaseUrl('mariadb://u:p@h:3306/d')).to.include({
+      client: 'mysql',
+      url: 'mysql://u:p@h:3306/d',
+    });
+  });
+});
