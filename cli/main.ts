@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
 import { ConfigError } from '../server/config.js';
-import { HttpError } from '../server/errors.js';
-import { StartupError } from '../server/main.js';
+import { HttpError, StartupError } from '../server/errors.js';
 import { errorBody } from '../shared/errors.js';
 import { CommandFailed, UsageError } from './errors.js';
 import { processIo } from './io.js';

@@ -53,3 +53,8 @@ export class UnsupportedMediaTypeError extends HttpError {
     super(415, MESSAGES.unsupportedMediaType);
   }
 }
+
+/** The daemon cannot start (database, Redis or port): one line for the operator, exit 1. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { createDb, type Db } from './db/knex.js';
+import { StartupError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { defineFixedWindowCommand } from './middleware/rateLimit.js';
 
@@ -13,10 +14,6 @@ export interface Daemon {
   db: Db;
   /** Stops accepting, lets in-flight requests finish (bounded), closes Redis and the pool. */
   close(): Promise<void>;
-}
-
-export class StartupError extends Error {
-  override name = 'StartupError';
 }
 
 export async function connectRedis(url: string): Promise<Redis> {

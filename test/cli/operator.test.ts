@@ -1,0 +1,208 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { CLI, parseJson, runCli } from '../helpers/cli.js';
+import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
+import { call } from '../helpers/http.js';
+
+describe(`operator commands as a child process (${ENGINE})`, () => {
+  let t: TestDatabase;
+  let env: Record<string, string>;
+  before(async () => {
+    t = await createTestDatabase();
+    env = { DATABASE_URL: t.url };
+  });
+  beforeEach(async () => cleanTables(t.db));
+  after(async () => t.drop());
+
+  it('plans create and list, with --json', async () => {
+    const made = await runCli(
+      [
+        'plans',
+        'create',
+        '--name',
+        'growth',
+        '--max-affiliates',
+        '500',
+        '--max-monthly-conversions',
+        '5000',
+        '--json',
+      ],
+      { env },
+    );
+    expect(made.code, made.stderr).to.equal(0);
+    expect(parseJson(made)).to.include({ name: 'growth', maxAffiliates: 500, maxMonthlyConversions: 5000 });
+    const unlimited = parseJson(await runCli(['plans', 'create', '--name', 'open', '--json'], { env }));
+    expect(unlimited).to.include({ maxAffiliates: null, maxMonthlyConversions: null });
+    const list = parseJson<Array<{ name: string }>>(await runCli(['plans', 'list', '--json'], { env }));
+    expect(list.map((p) => p.name)).to.deep.equal(['free', 'starter', 'pro', 'unlimited', 'growth', 'open']);
+    const again = await runCli(['plans', 'create', '--name', 'growth'], { env });
+    expect(again.code).to.equal(1);
+    expect(again.stderr).to.include('A plan named "growth" already exists');
+  });
+
+  it('campaigns create prints id and publicId; list and get find it', async () => {
+    const made = await runCli(
+      [
+        'campaigns',
+        'create',
+        '--name',
+        'Spring',
+        '--plan',
+        'starter',
+        '--commission-fixed',
+        '12.5',
+        '--json',
+      ],
+      { env },
+    );
+    expect(made.code, made.stderr).to.equal(0);
+    const campaign = parseJson(made);
+    expect(campaign).to.include({
+      name: 'Spring',
+      plan: 'starter',
+      commissionType: 'fixed',
+      commissionValue: 12.5,
+    });
+    expect(campaign.id).to.be.a('number');
+    expect(campaign.publicId).to.match(/^[a-z0-9]{12}$/);
+    const named = parseJson(
+      await runCli(['campaigns', 'create', '--name', 'Named', '--public-id', 'black-friday', '--json'], {
+        env,
+      }),
+    );
+    expect(named).to.include({
+      publicId: 'black-friday',
+      plan: 'free',
+      commissionType: 'percent',
+      commissionValue: 10,
+    });
+    const list = parseJson<Array<{ id: number }>>(await runCli(['campaigns', 'list', '--json'], { env }));
+    expect(list.map((c) => c.id)).to.deep.equal([campaign.id, named.id]);
+    const got = parseJson(await runCli(['campaigns', 'get', 'black-friday', '--json'], { env }));
+    expect(got).to.deep.include({
+      id: named.id,
+      limits: { maxAffiliates: 10, maxMonthlyConversions: 100 },
+    });
+    expect(got.usage).to.include({ affiliates: 0, conversions: 0 });
+  });
+
+  it('keys create prints the key once; list shows only prefix and last four; revoke stops it', async () => {
+    const campaign = parseJson(await runCli(['campaigns', 'create', '--name', 'C', '--json'], { env }));
+    const made = await runCli(
+      ['keys', 'create', '--campaign', campaign.publicId, '--name', 'backend', '--json'],
+      { env },
+    );
+    expect(made.code, made.stderr).to.equal(0);
+    const key = parseJson(made);
+    expect(key).to.include({ campaignId: campaign.id, name: 'backend', status: 'active' });
+    expect(key.id).to.be.a('number');
+    expect(key.key).to.match(/^afk_[0-9A-Za-z]{32}$/);
+    const row = await t.db('api_keys').where({ id: key.id }).first();
+    expect(JSON.stringify(row)).to.not.include(key.key);
+
+    const listed = await runCli(['keys', 'list'], { env });
+    expect(listed.stdout).to.include(`${key.key.slice(0, 8)}…${key.key.slice(-4)}`);
+    expect(listed.stdout).to.not.include(key.key);
+    const listedJson = await runCli(['keys', 'list', '--campaign', String(campaign.id), '--json'], { env });
+    expect(listedJson.stdout).to.not.include(key.key);
+
+    const revoked = parseJson(await runCli(['keys', 'revoke', String(key.id), '--json'], { env }));
+    expect(revoked).to.include({ id: key.id, status: 'revoked' });
+    expect((await t.db('api_keys').where({ id: key.id }).first()).status).to.equal('revoked');
+  });
+
+  it('exit 2 for usage errors, 1 for failed operations, with a message and no stack', async () => {
+    const missing = await runCli(['campaigns', 'create'], { env });
+    expect(missing.code).to.equal(2);
+    expect(missing.stderr).to.include("required option '--name <name>' not specified");
+    const badNumber = await runCli(['plans', 'create', '--name', 'x', '--max-affiliates', '-3'], { env });
+    expect(badNumber.code).to.equal(2);
+    const both = await runCli(
+      ['campaigns', 'create', '--name', 'x', '--commission-fixed', '1', '--commission-percent', '2'],
+      { env },
+    );
+    expect(both.code).to.equal(2);
+    const unknown = await runCli(['keys', 'create', '--campaign', 'nope', '--json'], { env });
+    expect(unknown.code).to.equal(1);
+    expect(parseJson(unknown)).to.deep.equal({
+      statusCode: 404,
+      message: 'Campaign nope not found: see `affiliated campaigns list`',
+      error: 'Not Found',
+    });
+    for (const r of [missing, badNumber, both, unknown]) expect(r.stderr).to.not.match(/\n\s+at /);
+  });
+
+  it('bad configuration stops with one clear line and exit 1', async () => {
+    const res = await runCli(['plans', 'list'], { env: { ...env, BCRYPT_ROUNDS: 'many' } });
+    expect(res.code).to.equal(1);
+    expect(res.stderr.trim()).to.equal('error: BCRYPT_ROUNDS must be a whole number (got "many")');
+  });
+
+  it('db status, rollback and migrate', async () => {
+    const status = parseJson(await runCli(['db', 'status', '--json'], { env }));
+    expect(status).to.deep.equal({ applied: ['20261121100000_initial_schema'], pending: [] });
+    const back = parseJson(await runCli(['db', 'rollback', '--json'], { env }));
+    expect(back.rolledBack).to.deep.equal(['20261121100000_initial_schema']);
+    expect(parseJson(await runCli(['db', 'status', '--json'], { env }))).to.deep.equal({
+      applied: [],
+      pending: ['20261121100000_initial_schema'],
+    });
+    const forward = parseJson(await runCli(['db', 'migrate', '--json'], { env }));
+    expect(forward.applied).to.deep.equal(['20261121100000_initial_schema']);
+  });
+});
+
+describe('serve on a fresh directory (the README quick start)', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'affiliated-serve-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('creates data/affiliated.sqlite3, answers 401 without a key, and stops cleanly on SIGTERM', async () => {
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      CI: 'true',
+    };
+    delete env.NODE_OPTIONS;
+    delete env.DATABASE_URL;
+    const child = spawn(process.execPath, [CLI, 'serve'], { cwd: dir, env });
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        const match = /"msg":"listening","url":"([^"]+)"/.exec(stderr);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+    });
+    expect(existsSync(path.join(dir, 'data/affiliated.sqlite3'))).to.equal(true);
+    const res = await call(url, 'GET', '/v1/affiliates');
+    expect(res.status).to.equal(401);
+    expect(res.text).to.equal('{"statusCode":401,"message":"API Key is required","error":"Unauthorized"}');
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).to.equal(0);
+    expect(stderr).to.include('"msg":"stopped"');
+    expect(stderr).to.not.match(/afk_|password/i);
+  });
+
+  it('a port in use stops the start with one line and exit 1', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as net.AddressInfo;
+    try {
+      const res = await runCli(['serve', '--port', String(port)], { cwd: dir, env: { DATABASE_URL: '' } });
+      expect(res.code).to.equal(1);
+      expect(res.stderr.trim()).to.equal(`error: cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
+    } finally {
+      blocker.close();
+    }
+  });
+});
