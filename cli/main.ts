@@ -9,6 +9,15 @@ import { buildProgram } from './program.js';
 
 /** The bin: parse, run, and one catch that turns every error into a message and an exit code. */
 async function main(argv: string[]): Promise<number> {
+  // product §1: a `.env` in the working directory is read; variables already set win.
+  try {
+    process.loadEnvFile();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+      process.stderr.write(`error: cannot read .env: ${(err as Error).message}\n`);
+      return 1;
+    }
+  }
   const io = processIo();
   const program = buildProgram(io);
   const json = argv.includes('--json');

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -191,6 +191,20 @@ describe('serve on a fresh directory (the README quick start)', () => {
     expect(await exited).to.equal(0);
     expect(stderr).to.include('"msg":"stopped"');
     expect(stderr).to.not.match(/afk_|password/i);
+  });
+
+  it('reads a .env file in the working directory; the environment wins over it', async () => {
+    writeFileSync(path.join(dir, '.env'), 'DATABASE_URL=sqlite:./from-dotenv.sqlite3\nBCRYPT_ROUNDS=oops\n');
+    try {
+      const res = await runCli(['plans', 'list', '--json'], {
+        cwd: dir,
+        env: { DATABASE_URL: undefined, BCRYPT_ROUNDS: '5' },
+      });
+      expect(res.code, res.stderr).to.equal(0);
+      expect(existsSync(path.join(dir, 'from-dotenv.sqlite3'))).to.equal(true);
+    } finally {
+      rmSync(path.join(dir, '.env'));
+    }
   });
 
   it('a port in use stops the start with one line and exit 1', async () => {
