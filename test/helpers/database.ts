@@ -20,10 +20,13 @@ export interface TestDatabase {
  * A throwaway database, migrated: a fresh SQLite file in a temp folder, or a fresh database
  * on the MariaDB of `TEST_MYSQL_URL`. Each suite gets its own, so suites never see each other.
  */
-export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { migrate?: boolean; engine?: Engine } = {},
+): Promise<TestDatabase> {
+  const engine = options.engine ?? ENGINE;
   let url: string;
   let cleanup: () => Promise<void>;
-  if (ENGINE === 'mysql') {
+  if (engine === 'mysql') {
     const base = process.env.TEST_MYSQL_URL;
     if (!base) throw new Error('TEST_ENGINE=mysql needs TEST_MYSQL_URL');
     const name = `affiliated_t_${randomBytes(5).toString('hex')}`;
@@ -48,7 +51,7 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   return {
     url,
     db,
-    engine: ENGINE,
+    engine,
     async drop() {
       await db.destroy();
       await cleanup();

@@ -243,6 +243,34 @@ describe(`affiliates API, spec 4.1 to 4.5 (${ENGINE})`, () => {
       expect(await emails('search=_')).to.deep.equal(['eve_5@x.io']);
     });
 
+    it('costs the same few queries for a page of 1 and a page of 100', async () => {
+      for (let i = 0; i < 100; i++) {
+        const a = (await create(shop, { email: `q${i}@x.co` })).body;
+        if (i % 10 === 0) await insertConversion(t.db, shop.campaignId, a.id, 100, 'approved');
+      }
+      await api(shop, 'GET', '/v1/affiliates?limit=1'); // warms the key cache
+      const queriesFor = async (path: string) => {
+        let count = 0;
+        const listener = () => {
+          count++;
+        };
+        daemon.db.on('query', listener);
+        try {
+          const res = await api(shop, 'GET', path);
+          expect(res.status).to.equal(200);
+        } finally {
+          daemon.db.off('query', listener);
+        }
+        return count;
+      };
+      const one = await queriesFor('/v1/affiliates?limit=1');
+      const hundred = await queriesFor('/v1/affiliates?limit=100');
+      const searched = await queriesFor('/v1/affiliates?limit=100&search=x.co&status=active');
+      expect(hundred).to.equal(one);
+      expect(searched).to.equal(one);
+      expect(one).to.be.at.most(4);
+    });
+
     it('400 for limit above 100 and other bad parameters', async () => {
       const res = await api(shop, 'GET', '/v1/affiliates?limit=101');
       expect(res.body).to.deep.equal({

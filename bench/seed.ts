@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../server/db/knex.js';
+import { engineOf } from '../server/db/knex.js';
+
+/**
+ * Bulk rows straight into the tables (the API would spend the run on bcrypt). Affiliates get
+ * spread `created_at`s and statuses; conversions all four statuses; some affiliates a paid payout.
+ */
+export async function seedCampaign(
+  db: Db,
+  campaignId: number,
+  options: { affiliates: number; conversions: number; tag: string },
+): Promise<number[]> {
+  const chunk = engineOf(db) === 'sqlite' ? 500 : 2000;
+  const statuses = ['active', 'active', 'active', 'inactive', 'pending'] as const;
+  const start = Date.now() - options.affiliates * 1000;
+  const hash = '$2b$04$abcdefghijklmnopqrstuu1234567890123456789012345678901';
+  for (let from = 0; from < options.affiliates; from += chunk) {
+    const rows = [];
+    for (let i = from; i < Math.min(from + chunk, options.affiliates); i++) {
+      const email = `aff${i}.${options.tag}@example.com`;
+      const code = `${options.tag}${i.toString(36)}`.toUpperCase();
+      const name = `Affiliate ${i} ${options.tag}`;
+      rows.push({
+        campaign_id: campaignId,
+        email,
+        email_key: email,
+        referral_id: code,
+        referral_key: code,
+        name,
+        phone: null,
+        status: statuses[i % statuses.length],
+        password_hash: hash,
+        search_key: [name, email, code].join('\n').toLowerCase(),
+        created_at: new Date(start + i * 1000),
+        updated_at: new Date(start + i * 1000),
+      });
+    }
+    await db('affiliates').insert(rows);
+  }
+  await db('campaigns').where({ id: campaignId }).update({ affiliate_count: options.affiliates });
+  const ids = (await db('affiliates').where({ campaign_id: campaignId }).orderBy('id').pluck('id')).map(
+    Number,
+  );
+
+  const conversionStatuses = ['pending', 'approved', 'rejected', 'paid'] as const;
+  const now = new Date();
+  for (let from = 0; from < options.conversions; from += chunk) {
+    const rows = [];
+    for (let i = from; i < Math.min(from + chunk, options.conversions); i++) {
+      rows.push({
+        campaign_id: campaignId,
+        affiliate_id: ids[(i * 7919) % ids.length],
+        order_id: `${options.tag}-${i}-${randomBytes(3).toString('hex')}`,
+        order_value_cents: 10_000 + (i % 5000),
+        commission_cents: 1_000 + (i % 500),
+        status: conversionStatuses[i % conversionStatuses.length],
+        occurred_at: now,
+        created_at: now,
+        updated_at: now,
+      });
+    }
+    await db('conversions').insert(rows);
+  }
+  const payouts = [];
+  for (let i = 0; i < ids.length; i += 10) {
+    payouts.push({
+      campaign_id: campaignId,
+      affiliate_id: ids[i],
+      amount_cents: 5000,
+      status: 'paid',
+      created_at: now,
+      paid_at: now,
+    });
+  }
+  for (let from = 0; from < payouts.length; from += chunk)
+    await db('payouts').insert(payouts.slice(from, from + chunk));
+  return ids;
+}
