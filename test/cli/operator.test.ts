@@ -193,6 +193,53 @@ describe('serve on a fresh directory (the README quick start)', () => {
     expect(stderr).to.not.match(/afk_|password/i);
   });
 
+  it('SIGTERM lets a request in flight finish before the daemon exits', async () => {
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      BCRYPT_ROUNDS: '13',
+      DATABASE_URL: 'sqlite:./graceful.sqlite3',
+    };
+    delete env.NODE_OPTIONS;
+    const key = parseJson(
+      await runCli(
+        [
+          'keys',
+          'create',
+          '--campaign',
+          parseJson(
+            await runCli(['campaigns', 'create', '--name', 'G', '--json'], { cwd: dir, env }),
+          ).id.toString(),
+          '--json',
+        ],
+        { cwd: dir, env },
+      ),
+    ).key;
+    const child = spawn(process.execPath, [CLI, 'serve'], { cwd: dir, env });
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        const match = /"msg":"listening","url":"([^"]+)"/.exec(stderr);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // bcrypt at cost 13 keeps this request busy long enough to be in flight at SIGTERM.
+    const inFlight = call(url, 'POST', '/v1/affiliates', {
+      key,
+      body: { email: 'slow@x.co', password: 'secret1' },
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    child.kill('SIGTERM');
+    const res = await inFlight;
+    expect(res.status).to.equal(201);
+    expect(await exited).to.equal(0);
+    expect(stderr).to.include('"path":"/v1/affiliates","status":201');
+  });
+
   it('reads a .env file in the working directory; the environment wins over it', async () => {
     writeFileSync(path.join(dir, '.env'), 'DATABASE_URL=sqlite:./from-dotenv.sqlite3\nBCRYPT_ROUNDS=oops\n');
     try {
