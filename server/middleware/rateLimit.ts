@@ -38,11 +38,16 @@ export function bucketOf(path: string): Bucket {
 
 const RESET = 'X-RateLimit-Reset';
 
-/** koa-ratelimit sends an epoch; product §3.10 wants whole seconds until the window resets. */
-function secondsUntil(epochSeconds: unknown, now = Date.now()): number {
+/**
+ * koa-ratelimit sends an epoch; product §3.10 wants whole seconds until the window resets. Both
+ * drivers' epochs are already rounded (Redis to whole seconds, memory on a clock that drifts
+ * from Date.now), so rounding up again could say 61 for a 60-second window: never say more
+ * than the window.
+ */
+function secondsUntil(epochSeconds: unknown, windowSeconds: number, now = Date.now()): number {
   const value = Number(epochSeconds);
   if (!Number.isFinite(value)) return 0;
-  return Math.max(0, Math.ceil(value - now / 1000));
+  return Math.min(windowSeconds, Math.max(0, Math.ceil(value - now / 1000)));
 }
 
 /**
@@ -51,6 +56,7 @@ function secondsUntil(epochSeconds: unknown, now = Date.now()): number {
  */
 export function rateLimit(config: Config, logger: Logger, redis?: Redis): Middleware {
   const { windowMs, eventsPerWindow, sdkPerWindow, defaultPerWindow } = config.rateLimit;
+  const windowSeconds = Math.ceil(windowMs / 1000);
   const byKeyOrIp = (ctx: Context) => {
     const hash = apiKeyHash(ctx);
     return hash ? `key:${hash}` : `ip:${ctx.ip}`;
@@ -93,14 +99,14 @@ export function rateLimit(config: Config, logger: Logger, redis?: Redis): Middle
     try {
       await limiters[bucketOf(ctx.path)](ctx, async () => {
         passed = true;
-        ctx.set(RESET, String(secondsUntil(ctx.response.get(RESET))));
+        ctx.set(RESET, String(secondsUntil(ctx.response.get(RESET), windowSeconds)));
         await next();
       });
     } catch (err) {
       if (passed) throw err;
       const limited = err as { status?: number; headers?: Record<string, string | number> };
       if (limited.status === 429 && limited.headers) {
-        const seconds = secondsUntil(limited.headers[RESET]);
+        const seconds = secondsUntil(limited.headers[RESET], windowSeconds);
         limited.headers[RESET] = seconds;
         limited.headers['Retry-After'] = Math.max(1, seconds);
         throw err;

@@ -1,0 +1,75 @@
+import type { Db } from '../../server/db/knex.js';
+
+let sequence = 0;
+
+/** An affiliate row written straight to the database: event tests need codes, not the affiliates API. */
+export async function addAffiliate(
+  db: Db,
+  campaignId: number,
+  options: { code?: string; status?: 'pending' | 'active' | 'inactive' } = {},
+): Promise<{ id: number; code: string }> {
+  sequence++;
+  const code = options.code ?? `AFF${process.pid}X${sequence}`;
+  const email = `affiliate${sequence}@example.com`;
+  const now = new Date();
+  const [id] = await db('affiliates').insert({
+    campaign_id: campaignId,
+    email,
+    email_key: email,
+    referral_id: code,
+    referral_key: code.toUpperCase(),
+    name: null,
+    phone: null,
+    status: options.status ?? 'active',
+    password_hash: '$2b$04$abcdefghijklmnopqrstuuJkYQ9yS3N6n8fQwP9pCwvF5E2b3HqW6',
+    search_key: `${email}\n${code}`.toLowerCase(),
+    created_at: now,
+    updated_at: now,
+  });
+  return { id: Number(id), code };
+}
+
+export function conversion(
+  campaign: string,
+  affiliate: string,
+  orderId: string,
+  orderValue: number,
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    event_type: 'conversion',
+    campaign_id: campaign,
+    affiliate_id: affiliate,
+    properties: { order_id: orderId, order_value: orderValue },
+    ...extra,
+  };
+}
+
+export function pageView(campaign: string, affiliate: string, extra: Record<string, unknown> = {}) {
+  return { event_type: 'page_view', campaign_id: campaign, affiliate_id: affiliate, ...extra };
+}
+
+export function lead(campaign: string, affiliate: string, extra: Record<string, unknown> = {}) {
+  return { event_type: 'lead', campaign_id: campaign, affiliate_id: affiliate, ...extra };
+}
+
+/** Rows stored for a campaign: what a test asserts on, never the answer alone. */
+export async function storedCounts(
+  db: Db,
+  campaignId: number,
+): Promise<{ events: number; conversions: number; usage: number }> {
+  const count = async (table: string) => {
+    const [row] = await db(table)
+      .where('campaign_id', campaignId)
+      .count<{ n: number | string }[]>({ n: '*' });
+    return Number(row?.n ?? 0);
+  };
+  const usage = await db('monthly_usage')
+    .where('campaign_id', campaignId)
+    .sum<{ n: number | string | null }[]>({ n: 'conversions' });
+  return {
+    events: await count('tracking_events'),
+    conversions: await count('conversions'),
+    usage: Number(usage[0]?.n ?? 0),
+  };
+}
