@@ -5,6 +5,7 @@ import Koa from 'koa';
 import type { Config } from './config.js';
 import type { Db } from './db/knex.js';
 import type { Logger } from './logger.js';
+import { sdkCors } from './middleware/cors.js';
 import { errorHandler } from './middleware/errors.js';
 import { rateLimit } from './middleware/rateLimit.js';
 import { requestLog } from './middleware/requestLog.js';
@@ -41,6 +42,7 @@ export function createApp(deps: AppDeps): Koa {
   // The log wraps the error handler so it records the status the client finally got.
   app.use(requestLog(deps.logger));
   app.use(errorHandler(deps.logger));
+  app.use(sdkCors());
   app.use(rateLimit(deps.config, deps.logger, deps.redis));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));

@@ -37,40 +37,79 @@ export const deviceInfo = z.looseObject({
   screen_height: z.number().int().nonnegative().optional(),
 });
 
-export const trackingEventSchema = z
-  .strictObject({
-    event_type: eventType,
-    campaign_id: z.string().min(1).max(64),
-    affiliate_id: z.string().min(1).max(64),
-    event_id: z.string().min(1).max(128).optional(),
-    session_id: z.string().min(1).max(255).optional(),
-    properties: eventProperties.optional(),
-    device_info: deviceInfo.optional(),
-  })
-  .superRefine((event, ctx) => {
-    // seed-spec §4.6.1: conversions need order_id and order_value in properties.
-    if (event.event_type !== 'conversion') return;
-    if (event.properties === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['properties'], message: 'is required for conversion events' });
-      return;
-    }
-    if (event.properties.order_id === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['properties', 'order_id'],
-        message: 'is required for conversion events',
-      });
-    }
-    if (event.properties.order_value === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['properties', 'order_value'], message: POSITIVE });
-    }
-  });
+const campaignIdField = z.string().min(1).max(64);
+
+/** product §3.5: a `campaign_id` other than the API key's campaign is a validation error. */
+export const CAMPAIGN_MISMATCH = "must be the public id of the API key's campaign";
+/** product §3.11: the SDK endpoint names its campaign per event; an unknown one is invalid. */
+export const CAMPAIGN_UNKNOWN = 'must be the public id of an existing campaign';
+
+function trackingEvent(campaignId: z.ZodType<string>) {
+  return z
+    .strictObject({
+      event_type: eventType,
+      campaign_id: campaignId,
+      affiliate_id: z.string().min(1).max(64),
+      event_id: z.string().min(1).max(128).optional(),
+      session_id: z.string().min(1).max(255).optional(),
+      properties: eventProperties.optional(),
+      device_info: deviceInfo.optional(),
+    })
+    .superRefine(
+      (event, ctx) => {
+        // seed-spec §4.6.1: conversions need order_id and order_value in properties. Runs even
+        // when other fields failed (`when`), so one answer names every missing field (product §3.6).
+        const properties: unknown = event.properties;
+        if (properties === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['properties'],
+            message: 'is required for conversion events',
+          });
+          return;
+        }
+        if (typeof properties !== 'object' || properties === null) return; // reported as a type error
+        if (!('order_id' in properties) || properties.order_id === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['properties', 'order_id'],
+            message: 'is required for conversion events',
+          });
+        }
+        if (!('order_value' in properties) || properties.order_value === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['properties', 'order_value'], message: POSITIVE });
+        }
+      },
+      { when: (payload) => isConversion(payload.value) },
+    );
+}
+
+function isConversion(value: unknown): boolean {
+  return (
+    typeof value === 'object' && value !== null && 'event_type' in value && value.event_type === 'conversion'
+  );
+}
+
+export const trackingEventSchema = trackingEvent(campaignIdField);
 export type TrackingEvent = z.infer<typeof trackingEventSchema>;
 
-export const eventsRequestSchema = z.strictObject({
-  batch: z.boolean().optional(),
-  events: z.array(trackingEventSchema).max(MAX_EVENTS_PER_REQUEST),
-});
+function eventsRequest(event: typeof trackingEventSchema) {
+  return z.strictObject({
+    batch: z.boolean().optional(),
+    events: z.array(event).max(MAX_EVENTS_PER_REQUEST),
+  });
+}
+
+export const eventsRequestSchema = eventsRequest(trackingEventSchema);
+
+/**
+ * The request schema with a rule on `campaign_id` that depends on the caller (the key's
+ * campaign, or the campaigns that exist), so that its failures land in the same ordered
+ * message list as every other rule (product §3.6).
+ */
+export function eventsRequestSchemaFor(accepts: (campaignId: string) => boolean, message: string) {
+  return eventsRequest(trackingEvent(campaignIdField.refine(accepts, { error: message })));
+}
 export type EventsRequest = z.infer<typeof eventsRequestSchema>;
 
 export const SKIP_REASONS = [

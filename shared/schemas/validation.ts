@@ -15,7 +15,7 @@ function describeIssue(issue: Issue): string | undefined {
     case 'invalid_type':
       if (issue.input === undefined) return 'is required';
       if (issue.expected === 'int') return 'must be an integer number';
-      return issue.expected === 'object' ? 'must be an object' : `must be a ${issue.expected}`;
+      return `must be ${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}`;
     case 'too_small':
       if (issue.origin === 'string') return `must be at least ${issue.minimum} characters long`;
       if (issue.origin === 'array') return `must contain at least ${issue.minimum} elements`;
@@ -25,6 +25,7 @@ function describeIssue(issue: Issue): string | undefined {
       if (issue.origin === 'array') return `must contain at most ${issue.maximum} elements`;
       return `must not be greater than ${issue.maximum}`;
     case 'invalid_value':
+      if (issue.input === undefined) return 'is required';
       return `must be one of the following values: ${issue.values.map(String).join(', ')}`;
     case 'invalid_format':
       return issue.format === 'email' ? 'must be a valid email' : `must be a valid ${issue.format}`;

@@ -1,0 +1,129 @@
+import type { Db, Trx } from '../db/knex.js';
+import type { AffiliateRow, CampaignRow } from '../db/rows.js';
+
+/**
+ * Rows per multi-row INSERT. Knex writes a SQLite multi-row insert as one compound SELECT,
+ * and SQLite allows at most 500 terms in one; 500 rows × 13 columns also stays far below both
+ * engines' bound-parameter limits (32,766 on SQLite, 65,535 on MySQL).
+ */
+export const INSERT_CHUNK_ROWS = 500;
+/** Values per `IN (...)` list, for the same bound-parameter limits. */
+const IN_CHUNK = 500;
+
+export interface TrackingEventInsert {
+  campaign_id: number;
+  affiliate_id: number;
+  event_type: string;
+  event_id: string | null;
+  order_id: string | null;
+  session_id: string | null;
+  properties: string | null;
+  device_info: string | null;
+  intake_id: string;
+  occurred_at: Date;
+  created_at: Date;
+}
+
+export interface ConversionInsert {
+  campaign_id: number;
+  affiliate_id: number;
+  tracking_event_id: number;
+  order_id: string;
+  order_value_cents: number;
+  commission_cents: number;
+  status: 'pending';
+  payout_id: null;
+  properties: string | null;
+  occurred_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** What a stored tracking event says about itself, enough to tell which request row it was. */
+export interface StoredEventKey {
+  id: number;
+  campaign_id: number;
+  event_id: string | null;
+  order_id: string | null;
+}
+
+export type ReferralTarget = Pick<AffiliateRow, 'id' | 'campaign_id' | 'referral_key' | 'status'>;
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
+  return out;
+}
+
+/** The affiliates behind upper-cased referral codes (unique across campaigns, product §3.3). */
+export async function findAffiliatesByReferralKeys(
+  db: Db | Trx,
+  referralKeys: readonly string[],
+): Promise<ReferralTarget[]> {
+  const found: ReferralTarget[] = [];
+  for (const keys of chunks(referralKeys, IN_CHUNK)) {
+    const rows = await db<AffiliateRow>('affiliates')
+      .whereIn('referral_key', keys)
+      .select<ReferralTarget[]>('id', 'campaign_id', 'referral_key', 'status');
+    found.push(...rows);
+  }
+  return found;
+}
+
+/** Campaign ids by public id, for the key-less SDK endpoint (product §3.11). */
+export async function findCampaignIdsByPublicIds(
+  db: Db | Trx,
+  publicIds: readonly string[],
+): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  for (const part of chunks(publicIds, IN_CHUNK)) {
+    const rows = await db<CampaignRow>('campaigns')
+      .whereIn('public_id', part)
+      .select<Pick<CampaignRow, 'id' | 'public_id'>[]>('id', 'public_id');
+    for (const row of rows) ids.set(row.public_id, Number(row.id));
+  }
+  return ids;
+}
+
+/**
+ * Multi-row INSERT IGNORE (MySQL) / INSERT … ON CONFLICT DO NOTHING (SQLite): the unique
+ * indexes on (campaign_id, event_id) and (campaign_id, order_id) drop duplicates, including
+ * those a concurrent request or another daemon stores at the same moment (product §3.7).
+ */
+export async function insertTrackingEventsIgnoringDuplicates(
+  trx: Trx,
+  rows: readonly TrackingEventInsert[],
+): Promise<void> {
+  for (const part of chunks(rows, INSERT_CHUNK_ROWS)) {
+    await trx('tracking_events').insert(part).onConflict().ignore();
+  }
+}
+
+/** The rows this request actually stored: the ones carrying its intake id. */
+export async function trackingEventsOfIntake(trx: Trx, intakeId: string): Promise<StoredEventKey[]> {
+  const rows = await trx('tracking_events')
+    .where('intake_id', intakeId)
+    .select<StoredEventKey[]>('id', 'campaign_id', 'event_id', 'order_id');
+  return rows.map((row) => ({ ...row, id: Number(row.id), campaign_id: Number(row.campaign_id) }));
+}
+
+/** Which of these event ids the campaign already holds (to name why a row was ignored). */
+export async function existingEventIds(
+  trx: Trx,
+  campaignId: number,
+  eventIds: readonly string[],
+): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const part of chunks(eventIds, IN_CHUNK)) {
+    const rows = await trx('tracking_events')
+      .where('campaign_id', campaignId)
+      .whereIn('event_id', part)
+      .select<{ event_id: string }[]>('event_id');
+    for (const row of rows) found.add(row.event_id);
+  }
+  return found;
+}
+
+export async function insertConversions(trx: Trx, rows: readonly ConversionInsert[]): Promise<void> {
+  for (const part of chunks(rows, INSERT_CHUNK_ROWS)) await trx('conversions').insert(part);
+}
