@@ -55,10 +55,21 @@ export function maskKey(key: string): string {
   return `${key.slice(0, 8)}…${key.slice(-4)}`;
 }
 
+/** Where a connection setting came from, so `config get|list` can say which one wins. */
+export type Source = 'flag' | 'env' | 'profile' | 'default' | 'none';
+
 export interface Connection {
   baseUrl: string;
   apiKey: string | undefined;
   profile: string;
+  sources: { baseUrl: Source; apiKey: Source };
+}
+
+function pick<T>(flag: T | undefined, env: T | undefined, profile: T | undefined): [T | undefined, Source] {
+  if (flag !== undefined) return [flag, 'flag'];
+  if (env !== undefined && env !== '') return [env, 'env'];
+  if (profile !== undefined) return [profile, 'profile'];
+  return [undefined, 'none'];
 }
 
 /** Precedence (issue 5): `--base-url`/`--api-key`, then `AFFILIATED_*` variables, then the profile. */
@@ -68,9 +79,12 @@ export async function resolveConnection(
 ): Promise<Connection> {
   const name = options.profile ?? io.env.AFFILIATED_PROFILE ?? DEFAULT_PROFILE;
   const profile = (await readConfigFile(io.env)).profiles[name] ?? {};
+  const [baseUrl, baseUrlSource] = pick(options.baseUrl, io.env.AFFILIATED_BASE_URL, profile.baseUrl);
+  const [apiKey, apiKeySource] = pick(options.apiKey, io.env.AFFILIATED_API_KEY, profile.apiKey);
   return {
     profile: name,
-    baseUrl: options.baseUrl ?? io.env.AFFILIATED_BASE_URL ?? profile.baseUrl ?? DEFAULT_BASE_URL,
-    apiKey: options.apiKey ?? io.env.AFFILIATED_API_KEY ?? profile.apiKey,
+    baseUrl: baseUrl ?? DEFAULT_BASE_URL,
+    apiKey,
+    sources: { baseUrl: baseUrl === undefined ? 'default' : baseUrlSource, apiKey: apiKeySource },
   };
 }

@@ -1,0 +1,40 @@
+import type { ApiClient } from '../shared/client/index.js';
+import { UsageError } from './errors.js';
+import type { Io } from './io.js';
+import { DEFAULT_PROFILE, resolveConnection } from './profiles.js';
+
+export interface ClientConnectOptions {
+  profile?: string;
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+/**
+ * The API client for client commands, from flags > environment > profile (issue 5).
+ * A missing key names the ways to set one (style.md: errors that name the fix).
+ */
+export async function connect(io: Io, options: ClientConnectOptions): Promise<ApiClient> {
+  const connection = await resolveConnection(io, options);
+  if (connection.apiKey === undefined || connection.apiKey === '') {
+    const profileFlag = connection.profile === DEFAULT_PROFILE ? '' : ` --profile ${connection.profile}`;
+    throw new UsageError(
+      `no API key for profile "${connection.profile}": run \`affiliated config set api-key KEY${profileFlag}\`, ` +
+        'or set AFFILIATED_API_KEY, or pass --api-key',
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(connection.baseUrl);
+  } catch {
+    throw new UsageError(`base URL "${connection.baseUrl}" is not a URL (e.g. http://127.0.0.1:3000)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`base URL "${connection.baseUrl}" must start with http:// or https://`);
+  }
+  const { createApiClient } = await import('../shared/client/index.js');
+  return createApiClient({
+    baseUrl: connection.baseUrl,
+    apiKey: connection.apiKey,
+    userAgent: 'affiliated-cli/0.1.0',
+  });
+}

@@ -1,0 +1,159 @@
+import type { ApiClient } from '../../../shared/client/index.js';
+import {
+  type Affiliate,
+  type AffiliateStatus,
+  type CreateAffiliateInput,
+  password as passwordSchema,
+  type UpdateAffiliateInput,
+} from '../../../shared/schemas/affiliate.js';
+import { CommandFailed, UsageError } from '../../errors.js';
+import type { Io } from '../../io.js';
+import { type GlobalOptions, note, printJson, printLine, printRecord, printTable } from '../../output.js';
+import { askSecret, confirm } from '../../prompts.js';
+import { listAll } from './paging.js';
+
+const passwordRule = (value: string) =>
+  passwordSchema.safeParse(value).success ? true : 'At least 6 characters (and at most 72 bytes)';
+
+function table(io: Io, affiliates: Affiliate[]): void {
+  printTable(
+    io,
+    ['id', 'name', 'email', 'referral', 'status', 'conversions', 'commissions', 'paid', 'created'],
+    affiliates.map((a) => [
+      a.id,
+      a.name,
+      a.email,
+      a.referralId,
+      a.status,
+      a.totalConversions,
+      a.totalCommissions.toFixed(2),
+      a.totalPaid.toFixed(2),
+      a.createdAt,
+    ]),
+  );
+}
+
+function record(io: Io, a: Affiliate): void {
+  printRecord(io, {
+    id: a.id,
+    name: a.name,
+    email: a.email,
+    phone: a.phone,
+    'referral id': a.referralId,
+    status: a.status,
+    created: a.createdAt,
+    conversions: a.totalConversions,
+    'commissions (BRL)': a.totalCommissions.toFixed(2),
+    'paid (BRL)': a.totalPaid.toFixed(2),
+  });
+}
+
+export async function list(
+  io: Io,
+  client: ApiClient,
+  options: GlobalOptions,
+  flags: { status?: AffiliateStatus; search?: string; page?: number; limit?: number; all?: boolean },
+): Promise<void> {
+  if (flags.all && flags.page !== undefined) throw new UsageError('--all and --page do not go together');
+  const filters = { status: flags.status, search: flags.search };
+  if (flags.all) {
+    const all = await listAll(client, filters, flags.limit ?? 100);
+    if (options.json) return printJson(io, all);
+    table(io, all.affiliates);
+    note(io, `${all.total} affiliate${all.total === 1 ? '' : 's'}`);
+    return;
+  }
+  const page = await client.affiliates.list({ ...filters, page: flags.page, limit: flags.limit });
+  if (options.json) return printJson(io, page);
+  table(io, page.affiliates);
+  note(
+    io,
+    `page ${page.page} of ${Math.max(page.totalPages, 1)} (${page.total} affiliates; --all for every page)`,
+  );
+}
+
+export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
+  const affiliate = await client.affiliates.get(id);
+  if (options.json) return printJson(io, affiliate);
+  record(io, affiliate);
+}
+
+interface FieldFlags {
+  email?: string;
+  name?: string;
+  phone?: string;
+  referralId?: string;
+  status?: AffiliateStatus;
+}
+
+export async function create(
+  io: Io,
+  client: ApiClient,
+  options: GlobalOptions,
+  flags: FieldFlags & { email: string; password?: string },
+): Promise<void> {
+  const password = flags.password ?? (await askSecret(io, '--password', 'Password', passwordRule));
+  const input: CreateAffiliateInput = {
+    email: flags.email,
+    password,
+    name: flags.name,
+    phone: flags.phone,
+    referralId: flags.referralId,
+    status: flags.status,
+  };
+  const affiliate = await client.affiliates.create(input);
+  if (options.json) return printJson(io, affiliate);
+  note(io, `Created affiliate ${affiliate.id} with referral code ${affiliate.referralId}.`);
+  record(io, affiliate);
+}
+
+export async function update(
+  io: Io,
+  client: ApiClient,
+  options: GlobalOptions,
+  id: number,
+  flags: FieldFlags & { password?: string | true },
+): Promise<void> {
+  const password =
+    flags.password === true
+      ? await askSecret(io, '--password VALUE', 'New password', passwordRule)
+      : flags.password;
+  const changes: UpdateAffiliateInput = {
+    email: flags.email,
+    password,
+    name: flags.name,
+    phone: flags.phone,
+    referralId: flags.referralId,
+    status: flags.status,
+  };
+  if (Object.values(changes).every((v) => v === undefined)) {
+    throw new UsageError(
+      'nothing to update: give at least one of --email --password --name --phone --referral-id --status',
+    );
+  }
+  const affiliate = await client.affiliates.update(id, changes);
+  if (options.json) return printJson(io, affiliate);
+  note(io, `Updated affiliate ${affiliate.id}.`);
+  record(io, affiliate);
+}
+
+export async function remove(
+  io: Io,
+  client: ApiClient,
+  options: GlobalOptions,
+  id: number,
+  flags: { yes?: boolean },
+): Promise<void> {
+  if (!flags.yes) {
+    // spec 4.5.1: the delete cascades, so a person confirms; scripts must say --yes.
+    const sure = await confirm(
+      io,
+      '--yes',
+      `Delete affiliate ${id} with its conversions, commissions, payouts and events? This cannot be undone.`,
+    );
+    if (!sure) throw new CommandFailed('Not deleted.');
+  }
+  const result = await client.affiliates.remove(id);
+  if (options.json) return printJson(io, result);
+  printLine(io, `Affiliate ${id} deleted.`);
+}
