@@ -13,3 +13,8 @@ export class CommandFailed extends Error {
     super(message);
   }
 }
+
+/** The command already printed its outcome (e.g. a replay summary): exit code 1, nothing more printed. */
+export class AlreadyReported extends Error {
+  override name = 'AlreadyReported';
+}

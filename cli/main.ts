@@ -3,7 +3,7 @@ import { CommanderError } from 'commander';
 import { ConfigError } from '../server/config.js';
 import { HttpError, StartupError } from '../server/errors.js';
 import { errorBody } from '../shared/errors.js';
-import { CommandFailed, UsageError } from './errors.js';
+import { AlreadyReported, CommandFailed, UsageError } from './errors.js';
 import { processIo } from './io.js';
 import { buildProgram } from './program.js';
 
@@ -34,6 +34,7 @@ async function main(argv: string[]): Promise<number> {
       // commander already printed its message; help and version are successes.
       return err.exitCode === 0 ? 0 : 2;
     }
+    if (err instanceof AlreadyReported) return 1;
     if (err instanceof UsageError) return fail(2, { error: err.message }, `error: ${err.message}`);
     if (err instanceof ConfigError || err instanceof StartupError) {
       return fail(1, { error: err.message }, `error: ${err.message}`);

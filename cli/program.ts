@@ -1,6 +1,9 @@
 import { Command } from 'commander';
+import { registerAffiliates } from './commands/affiliates/index.js';
 import { registerCampaigns } from './commands/campaigns/index.js';
+import { registerConfig } from './commands/config/index.js';
 import { registerDb } from './commands/db/index.js';
+import { registerEvents } from './commands/events/index.js';
 import { registerInit } from './commands/init/index.js';
 import { registerKeys } from './commands/keys/index.js';
 import { registerPlans } from './commands/plans/index.js';
@@ -32,6 +35,9 @@ export function buildProgram(io: Io): Command {
   registerCampaigns(program, io);
   registerKeys(program, io);
   registerInit(program, io);
+  registerConfig(program, io);
+  registerAffiliates(program, io);
+  registerEvents(program, io);
   // Sub-commands throw like the root does, so main.ts alone turns them into exit codes.
   const inherit = (command: Command) => {
     for (const sub of command.commands) {

@@ -1,0 +1,89 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { EVENT_TYPES, MAX_EVENTS_PER_REQUEST } from '../../../shared/schemas/event.js';
+import type { Io } from '../../io.js';
+import { decimalNumber, oneOf } from '../../options.js';
+import type { GlobalOptions } from '../../output.js';
+
+function batchSize(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_EVENTS_PER_REQUEST) {
+    throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_EVENTS_PER_REQUEST}.`);
+  }
+  return n;
+}
+
+/** Ctrl-C (or SIGTERM) once: finish the batch in flight and save; twice: the default, quit now. */
+function interruptSignal(io: Io): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const onSignal = () => {
+    io.stderr.write('\nStopping after the batch in flight (Ctrl-C again to quit at once)...\n');
+    controller.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    release: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+export function registerEvents(program: Command, io: Io): void {
+  const events = program.command('events').description('send tracking events through the API');
+  const connect = async (globals: GlobalOptions) => (await import('../../client.js')).connect(io, globals);
+
+  events
+    .command('send')
+    .description('send one event')
+    .requiredOption('--type <type>', EVENT_TYPES.join(', '), oneOf(EVENT_TYPES))
+    .requiredOption('--campaign <publicId>', 'the campaign’s public id (campaign_id)')
+    .requiredOption('--affiliate <code>', 'the affiliate’s referral code (affiliate_id)')
+    .option('--order-id <id>', 'order id (conversions)')
+    .option('--order-value <value>', 'order value in BRL (conversions)', decimalNumber)
+    .option('--session <id>', 'session id')
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ affiliated events send --type conversion --campaign spring-sale --affiliate MARIA10 \\\n' +
+        '      --order-id 1001 --order-value 249.90',
+    )
+    .action(async (flags) => {
+      const globals: GlobalOptions = program.opts();
+      const [{ send }, client] = await Promise.all([import('./send.js'), connect(globals)]);
+      await send(io, client, globals, flags);
+    });
+
+  events
+    .command('replay')
+    .description('send a file of events, one JSON object a line, safely: resumable and never stored twice')
+    .argument('<file>', 'NDJSON file (one event a line; blank lines are ignored)')
+    .option('--batch-size <n>', `events a request, 1 to ${MAX_EVENTS_PER_REQUEST}`, batchSize, 500)
+    .option(
+      '--rejects <file>',
+      'where refused lines go, with line numbers and reasons (default: FILE.rejects.ndjson)',
+    )
+    .option('--checkpoint <file>', 'where progress is saved (default: FILE.checkpoint.json)')
+    .option('--resume', 'continue after the last acknowledged line of the checkpoint')
+    .option('--dry-run', 'validate every line and send nothing')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 every line accepted or skipped, 1 a line rejected or the run stopped early, 2 usage error.\n' +
+        '\nExamples:\n  $ affiliated events replay export.ndjson\n' +
+        '  $ affiliated events replay export.ndjson --resume          # after Ctrl-C or an error\n' +
+        '  $ affiliated events replay export.ndjson --dry-run --json',
+    )
+    .action(async (file: string, flags) => {
+      const globals: GlobalOptions = program.opts();
+      const [{ runReplay }, client] = await Promise.all([
+        import('./replay.js'),
+        flags.dryRun ? undefined : connect(globals),
+      ]);
+      const interrupt = interruptSignal(io);
+      try {
+        await runReplay(io, client, interrupt.signal, globals, { ...flags, file });
+      } finally {
+        interrupt.release();
+      }
+    });
+}

@@ -1,0 +1,48 @@
+import type { Io } from '../../../io.js';
+import { note, printJson, printLine } from '../../../output.js';
+import type { ReplaySummary } from './run.js';
+import { skippedCount } from './totals.js';
+
+const number = (n: number) => n.toLocaleString('en-US');
+
+/** The end of a replay: one JSON object with `--json`, a short summary for people otherwise. */
+export function printSummary(io: Io, summary: ReplaySummary, json: boolean): void {
+  if (json) printJson(io, summary);
+  else {
+    const skipped = skippedCount(summary);
+    const reasons = Object.entries(summary.skipped)
+      .filter(([, n]) => n > 0)
+      .map(([reason, n]) => `${reason} ${number(n)}`)
+      .join(', ');
+    const width = Math.max(...[summary.accepted, skipped, summary.rejected].map((n) => number(n).length));
+    const row = (label: string, n: number, extra = '') =>
+      printLine(io, `  ${label.padEnd(9)} ${number(n).padStart(width)}${extra}`);
+    printLine(
+      io,
+      `${summary.file}: ${number(summary.lines)} lines${summary.dryRun ? ' checked (dry run, nothing sent)' : ''} ` +
+        `in ${(summary.durationMs / 1000).toFixed(1)} s${summary.resumedFromLine > 0 ? `, resumed after line ${number(summary.resumedFromLine)}` : ''}`,
+    );
+    if (summary.dryRun) row('valid', summary.lines - summary.rejected);
+    else {
+      row('accepted', summary.accepted);
+      row('skipped', skipped, reasons ? `  (${reasons})` : '');
+    }
+    row('rejected', summary.rejected, summary.rejectsFile ? `  → ${summary.rejectsFile}` : '');
+  }
+  const stopped = summary.stopped;
+  if (stopped) {
+    if (stopped.statusCode !== null)
+      note(io, `error ${stopped.statusCode}: ${stopped.messages.join('\n  ')}`);
+    else if (stopped.reason !== 'interrupted') note(io, `error: ${stopped.message}`);
+    const done =
+      stopped.checkpointLine > 0
+        ? `lines up to ${number(stopped.checkpointLine)} are done`
+        : 'no line is done yet';
+    const verb = stopped.reason === 'interrupted' ? 'Interrupted' : 'Stopped';
+    note(
+      io,
+      `${verb} at line ${number(stopped.line)} (${done}); ` +
+        `run the same command with --resume to continue${stopped.reason === 'interrupted' ? '' : ' once the cause is fixed'}.`,
+    );
+  }
+}

@@ -1,0 +1,103 @@
+import { type ApiClient, ApiError, ConnectionError } from '../../../../shared/client/index.js';
+import type { EventsResponse } from '../../../../shared/schemas/event.js';
+import type { Clock } from './clock.js';
+import type { Pacer } from './pacer.js';
+import { StopRun } from './stop.js';
+
+/** seed-spec §7: after a 429 without Retry-After, wait 1 s, 2 s, 4 s ... */
+export const backoffMs = (attempt: number, capMs = 60_000) => Math.min(capMs, 1000 * 2 ** attempt);
+/** Retries of one request after 5xx or network failures before the run stops. */
+export const MAX_FAILURE_RETRIES = 5;
+/** 429s in a row for one request before the run stops. */
+export const MAX_RATE_LIMITED_RETRIES = 10;
+
+export interface RetryStats {
+  requests: number;
+  rateLimited: number;
+  serverErrors: number;
+  networkErrors: number;
+}
+
+export interface Transport {
+  /** One batch, retried until it gets an answer; 400 and 413 are thrown for the caller to split. */
+  post(events: readonly object[]): Promise<EventsResponse>;
+  readonly stats: RetryStats;
+}
+
+/**
+ * Sending is safe to repeat (every event carries an `event_id`, product §3.7), so transient
+ * failures are retried; 401/403 and anything else unexpected stop the run at once.
+ */
+export function retryingTransport(
+  client: ApiClient,
+  pacer: Pacer,
+  clock: Clock,
+  say: (text: string) => void,
+): Transport {
+  const stats: RetryStats = { requests: 0, rateLimited: 0, serverErrors: 0, networkErrors: 0 };
+  async function post(events: readonly object[]): Promise<EventsResponse> {
+    let limited = 0;
+    let failures = 0;
+    for (;;) {
+      await pacer.ready();
+      stats.requests++;
+      try {
+        const reply = await client.events.send(events, { batch: true });
+        pacer.observe(reply.rateLimit);
+        return reply.body;
+      } catch (err) {
+        if (err instanceof ApiError) {
+          pacer.observe(err.rateLimit);
+          const { statusCode, messages } = err;
+          if (statusCode === 400 || statusCode === 413) throw err;
+          if (statusCode === 429) {
+            stats.rateLimited++;
+            if (++limited > MAX_RATE_LIMITED_RETRIES) {
+              throw new StopRun(
+                'rate_limited',
+                `still rate limited after ${MAX_RATE_LIMITED_RETRIES} waits`,
+                429,
+                messages,
+              );
+            }
+            const waitMs =
+              err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : backoffMs(limited - 1);
+            say(`rate limited (429): waiting ${Math.ceil(waitMs / 1000)} s`);
+            pacer.holdFor(waitMs);
+            continue;
+          }
+          if (statusCode === 401)
+            throw new StopRun('unauthorized', messages.join('; '), statusCode, messages);
+          if (statusCode === 403) throw new StopRun('forbidden', messages.join('; '), statusCode, messages);
+          if (statusCode >= 500) {
+            stats.serverErrors++;
+            if (++failures > MAX_FAILURE_RETRIES) {
+              throw new StopRun(
+                'server_error',
+                `the daemon kept failing: ${messages.join('; ')}`,
+                statusCode,
+                messages,
+              );
+            }
+            const waitMs = backoffMs(failures - 1);
+            say(`server error ${statusCode}: retrying in ${waitMs / 1000} s`);
+            await clock.sleep(waitMs);
+            continue;
+          }
+          throw new StopRun('api_error', messages.join('; '), statusCode, messages);
+        }
+        if (err instanceof ConnectionError) {
+          stats.networkErrors++;
+          if (++failures > MAX_FAILURE_RETRIES) throw new StopRun('network', err.message);
+          const waitMs = backoffMs(failures - 1);
+          say(`${err.message}: retrying in ${waitMs / 1000} s`);
+          await clock.sleep(waitMs);
+          continue;
+        }
+        const details = (err as { details?: string[] }).details ?? [];
+        throw new StopRun('unexpected_response', (err as Error).message, undefined, details);
+      }
+    }
+  }
+  return { post, stats };
+}

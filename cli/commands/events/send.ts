@@ -1,0 +1,54 @@
+import type { ApiClient } from '../../../shared/client/index.js';
+import { type EventType, trackingEventSchema } from '../../../shared/schemas/event.js';
+import { parseWith } from '../../../shared/schemas/validation.js';
+import { UsageError } from '../../errors.js';
+import type { Io } from '../../io.js';
+import { type GlobalOptions, note, printJson, printLine } from '../../output.js';
+
+export interface SendFlags {
+  type: EventType;
+  campaign: string;
+  affiliate: string;
+  orderId?: string;
+  orderValue?: number;
+  session?: string;
+}
+
+/** `events send`: one event from flags, checked with the server's own schema before it goes. */
+export async function send(
+  io: Io,
+  client: ApiClient,
+  options: GlobalOptions,
+  flags: SendFlags,
+): Promise<void> {
+  const properties: Record<string, unknown> = {};
+  if (flags.orderId !== undefined) properties.order_id = flags.orderId;
+  if (flags.orderValue !== undefined) properties.order_value = flags.orderValue;
+  const event = {
+    event_type: flags.type,
+    campaign_id: flags.campaign,
+    affiliate_id: flags.affiliate,
+    session_id: flags.session,
+    properties: Object.keys(properties).length > 0 ? properties : undefined,
+  };
+  const checked = parseWith(trackingEventSchema, event);
+  if (!checked.ok) {
+    // Name the flags, not the JSON fields, since flags are what the user typed.
+    const flagged = checked.messages.map((m) =>
+      m.replace('properties.order_id', '--order-id').replace('properties.order_value', '--order-value'),
+    );
+    throw new UsageError(`the event is not valid: ${flagged.join('; ')}`);
+  }
+  const { body } = await client.events.send([event]);
+  if (options.json) return printJson(io, body);
+  const skip = body.skipped[0];
+  if (skip) {
+    printLine(io, `Not stored: ${skip.reason.replaceAll('_', ' ')}.`);
+    note(
+      io,
+      'Skipped events are not errors: a duplicate was stored before, or the code is unknown or inactive.',
+    );
+    return;
+  }
+  printLine(io, `Accepted ${flags.type} for ${flags.affiliate}.`);
+}
