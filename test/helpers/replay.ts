@@ -1,0 +1,71 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Db } from '../../server/db/knex.js';
+import { CLI, type CliResult } from './cli.js';
+import { call } from './http.js';
+
+/** The built CLI as a child the test can signal (runCli only hands back the end result). */
+export function spawnCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): { child: ChildProcessWithoutNullStreams; done: Promise<CliResult> } {
+  const childEnv: Record<string, string | undefined> = { ...process.env, CI: 'true', ...env };
+  delete childEnv.NODE_OPTIONS;
+  const child = spawn(process.execPath, [CLI, ...args], { env: childEnv });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  child.stdin.end();
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, done };
+}
+
+/** A temp folder for files a test writes (config, NDJSON, rejects, checkpoints). */
+export function tempDir(): { dir: string; file: (name: string) => string; remove: () => void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'affiliated-cli-'));
+  return {
+    dir,
+    file: (name) => path.join(dir, name),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Writes lines through a stream, so a large generated file never sits in the test's memory. */
+export async function writeLines(file: string, count: number, line: (n: number) => string): Promise<void> {
+  const out = createWriteStream(file);
+  for (let n = 1; n <= count; n++) {
+    if (!out.write(`${line(n)}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  }
+  await new Promise<void>((resolve, reject) =>
+    out.end((err?: Error | null) => (err ? reject(err) : resolve())),
+  );
+}
+
+/** An affiliate made through the API, as a merchant would. */
+export async function makeAffiliate(
+  baseUrl: string,
+  key: string,
+  fields: { email: string; referralId?: string; status?: string; name?: string },
+): Promise<{ id: number; referralId: string }> {
+  const reply = await call(baseUrl, 'POST', '/v1/affiliates', {
+    key,
+    body: { password: 'secret123', ...fields },
+  });
+  if (reply.status !== 201) throw new Error(`affiliate not created: ${reply.status} ${reply.text}`);
+  return reply.body;
+}
+
+export async function countRows(db: Db, table: string, campaignId: number): Promise<number> {
+  const [row] = await db(table).where('campaign_id', campaignId).count<{ n: number | string }[]>({ n: '*' });
+  return Number(row?.n ?? 0);
+}
