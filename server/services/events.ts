@@ -23,7 +23,7 @@ import {
   type TrackingEventInsert,
   trackingEventsOfIntake,
 } from '../repositories/events.js';
-import { ensureMonthlyUsage, reserveConversions } from '../repositories/usage.js';
+import { ensureMonthlyUsage, monthKey, reserveConversions } from '../repositories/usage.js';
 import type { AuthenticatedCampaign } from './auth.js';
 
 export interface EventService {
@@ -81,6 +81,20 @@ export function commissionCents(orderValueCents: number, rules: ConversionRules)
 export function eventService(db: Db): EventService {
   const schemas = new Map<string, ReturnType<typeof eventsRequestSchemaFor>>();
   const campaignIds = new Map<string, { id: number; expires: number }>();
+  const usageRows = new Map<number, string>();
+
+  /**
+   * The month's usage row is created once, outside any transaction (see ensureMonthlyUsage).
+   * Remembering that it exists saves a round trip per request; were the row gone after all,
+   * reserveConversions creates it inside the transaction.
+   */
+  async function ensureUsageRow(campaignId: number, now: Date): Promise<void> {
+    const month = monthKey(now);
+    if (usageRows.get(campaignId) === month) return;
+    await ensureMonthlyUsage(db, campaignId, now);
+    if (usageRows.size >= CACHE_ENTRIES) usageRows.clear();
+    usageRows.set(campaignId, month);
+  }
 
   /** Building a zod schema costs more than parsing one small batch, so one is kept per campaign set. */
   function schemaAccepting(publicIds: readonly string[], message: string) {
@@ -184,7 +198,7 @@ export function eventService(db: Db): EventService {
     if (candidates.length === 0) return { accepted: 0, skipped: [] };
     const intakeId = randomBytes(12).toString('hex');
     if (rules && candidates.some((candidate) => candidate.orderId !== undefined)) {
-      await ensureMonthlyUsage(db, rules.campaignId, now);
+      await ensureUsageRow(rules.campaignId, now);
     }
     const rows: TrackingEventInsert[] = candidates.map(({ campaignId, affiliateId, event, orderId }) => ({
       campaign_id: campaignId,
