@@ -356,6 +356,23 @@ describe(`POST /v1/events (${ENGINE})`, () => {
       expect(skipped).to.deep.equal(Array(49).fill({ index: 0, reason: 'duplicate_order_id' }));
       expect(await counts()).to.deep.equal({ events: 1, conversions: 1, usage: 1 });
     });
+    it('stores every order once when 20 concurrent batches overlap in different orders', async () => {
+      const orders = Array.from({ length: 40 }, (_, i) => `order-${i}`);
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, (_, r) => {
+          // Each batch: 30 of the 40 orders, rotated, so locks are taken in different orders.
+          const batch = [...orders.slice(r * 2), ...orders.slice(0, r * 2)].slice(0, 30).reverse();
+          return send({
+            events: batch.map((order) =>
+              conversion(merchant.publicId, code, order, 10, { event_id: `e-${order}` }),
+            ),
+          });
+        }),
+      );
+      expect(replies.map((r) => r.status)).to.deep.equal(Array(20).fill(200));
+      expect(replies.reduce((sum, r) => sum + r.body.accepted, 0)).to.equal(40);
+      expect(await counts()).to.deep.equal({ events: 40, conversions: 40, usage: 40 });
+    });
   });
 
   describe('monthly conversion limit (spec 4.6.7, product §3.8)', () => {
