@@ -97,20 +97,39 @@ export async function listAffiliateRows(
   const base = db<AffiliateRow>('affiliates').where('campaign_id', campaignId);
   if (filter.status) base.andWhere('status', filter.status);
   if (filter.search) base.andWhereRaw(`search_key LIKE ? ESCAPE '!'`, [likePattern(filter.search)]);
-  const [counted, rows] = await Promise.all([
-    base.clone().count<{ n: number | string }[]>({ n: '*' }),
-    base
-      .clone()
-      .select<PublicRow[]>(...PUBLIC_COLUMNS)
-      // product §3.2: newest first.
+  const filtered = Boolean(filter.status || filter.search);
+  // Deferred join: the offset walks the (campaign_id[, status], created_at, id) index only, and
+  // full rows are read for the page's ids alone, however deep the page.
+  const pageIds = base
+    .clone()
+    .select('id')
+    // product §3.2: newest first.
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(filter.limit)
+    .offset((filter.page - 1) * filter.limit);
+  const [total, rows] = await Promise.all([
+    // Unfiltered, the campaign's live affiliate counter is the exact total: no scan to count.
+    filtered
+      ? base
+          .clone()
+          .count<{ n: number | string }[]>({ n: '*' })
+          .then((counted) => Number(counted[0]?.n ?? 0))
+      : db('campaigns')
+          .where('id', campaignId)
+          .first<{ affiliate_count: number } | undefined>('affiliate_count')
+          .then((row) => Number(row?.affiliate_count ?? 0)),
+    db('affiliates as a')
+      .join(pageIds.as('page'), 'page.id', 'a.id')
+      .select<PublicRow[]>(PUBLIC_COLUMNS.map((column) => `a.${column}`))
       .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(filter.limit)
-      .offset((filter.page - 1) * filter.limit),
+        { column: 'a.created_at', order: 'desc' },
+        { column: 'a.id', order: 'desc' },
+      ]),
   ]);
-  return { rows, total: Number(counted[0]?.n ?? 0) };
+  return { rows, total };
 }
 
 /** spec 2.1 totals for a page of affiliates: two grouped queries, whatever the page size. */
