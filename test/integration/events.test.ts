@@ -165,6 +165,20 @@ describe(`POST /v1/events (${ENGINE})`, () => {
         error: 'Forbidden',
       });
     });
+    it('refuses a key as soon as it is revoked when API_KEY_CACHE_MS is 0', async () => {
+      const uncached = await startTestDaemon(database.url, { API_KEY_CACHE_MS: '0' });
+      try {
+        const body = { events: [pageView(merchant.publicId, code)] };
+        const before = await call(uncached.url, 'POST', '/v1/events', { key: merchant.key, body });
+        expect(before.status).to.equal(200);
+        await revokeKey(database.db, merchant.keyId);
+        const after = await call(uncached.url, 'POST', '/v1/events', { key: merchant.key, body });
+        expect([after.status, after.body.message]).to.deep.equal([403, MESSAGES.apiKeyRevoked]);
+        expect(await counts()).to.deep.equal({ events: 1, conversions: 0, usage: 0 });
+      } finally {
+        await uncached.close();
+      }
+    });
   });
 
   describe('storage (spec 4.6.2–4, product §2)', () => {
