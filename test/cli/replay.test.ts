@@ -341,24 +341,27 @@ describe(`events replay as a child process (${ENGINE})`, () => {
 
   it('keeps memory flat: a file 20 times larger peaks at about the same RSS', async function () {
     this.timeout(300_000);
-    // ~2 KB a line, so holding the file would show: 20,000 lines is ~40 MB.
+    // ~2 KB a line, so holding the file would show: 40,000 lines is ~80 MB. The small file still
+    // spans a few batches, so both runs reach the steady state of the sending loop.
     const padding = 'x'.repeat(2000);
     const line = (n: number) =>
       pageView(merchant.publicId, active, { session_id: `m${n}`, properties: { note: padding } });
     const small = files.file('small.ndjson');
     const large = files.file('large.ndjson');
-    await writeLines(small, 1_000, line);
-    await writeLines(large, 20_000, (n) => line(n + 1_000_000));
+    await writeLines(small, 2_000, line);
+    await writeLines(large, 40_000, (n) => line(n + 1_000_000));
     const smallRun = parseJson(await replay([small, '--batch-size', '1000']));
     const largeRun = await replay([large, '--batch-size', '1000']);
     expect(largeRun.code, largeRun.stderr).to.equal(0);
     const largeSummary = parseJson(largeRun);
-    expect(largeSummary.accepted).to.equal(20_000);
+    expect(largeSummary.accepted).to.equal(40_000);
     const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
     console.log(
       `      peak RSS: ${mb(smallRun.maxRssBytes)} MB for ${mb(statSync(small).size)} MB, ` +
         `${mb(largeSummary.maxRssBytes)} MB for ${mb(statSync(large).size)} MB`,
     );
-    expect(largeSummary.maxRssBytes).to.be.below(smallRun.maxRssBytes * 1.25 + 16 * 1024 * 1024);
+    // Holding the large file (80 MB of text, more once parsed) would add well over half the
+    // small run's peak; the garbage collector's own swings stay far below that.
+    expect(largeSummary.maxRssBytes).to.be.below(smallRun.maxRssBytes * 1.5);
   });
 });

@@ -1,0 +1,207 @@
+import { expect } from 'chai';
+import type { Clock } from '../../cli/commands/events/replay/clock.js';
+import { deliver, type PendingEvent, splitIndexedMessage } from '../../cli/commands/events/replay/deliver.js';
+import { deriveEventId, judgeLine } from '../../cli/commands/events/replay/lines.js';
+import { Pacer } from '../../cli/commands/events/replay/pacer.js';
+import { StopRun } from '../../cli/commands/events/replay/stop.js';
+import { retryingTransport, type Transport } from '../../cli/commands/events/replay/transport.js';
+import type { ApiClient, Reply } from '../../shared/client/index.js';
+import { ApiError, ConnectionError } from '../../shared/client/index.js';
+import type { EventsResponse } from '../../shared/schemas/event.js';
+
+/** A clock that never waits: sleeping moves time on and is recorded. */
+function fakeClock(): Clock & { slept: number[] } {
+  let now = 0;
+  const slept: number[] = [];
+  return {
+    slept,
+    now: () => now,
+    sleep: async (ms) => {
+      slept.push(ms);
+      now += ms;
+    },
+  };
+}
+
+type Answer = EventsResponse | ApiError | Error;
+
+/** A client whose `events.send` answers from a script and records each batch it got. */
+function scriptedClient(answers: Answer[], rateLimit: Reply<EventsResponse>['rateLimit'] = {}) {
+  const batches: object[][] = [];
+  const client = {
+    baseUrl: 'http://test',
+    events: {
+      send: async (events: readonly object[]) => {
+        batches.push([...events]);
+        const answer = answers.shift();
+        if (answer === undefined) throw new Error('no scripted answer left');
+        if (answer instanceof Error) throw answer;
+        return { statusCode: 200, body: answer, rateLimit };
+      },
+    },
+  } as unknown as ApiClient;
+  return { client, batches };
+}
+
+const ok = (received: number, skipped: EventsResponse['skipped'] = []): EventsResponse => ({
+  success: true,
+  received,
+  accepted: received - skipped.length,
+  skipped,
+});
+
+/** A transport that refuses, with 400 and no index in the message, every batch holding a bad event. */
+function pickyTransport(bad: Set<number>): Transport & { calls: number } {
+  const transport = {
+    calls: 0,
+    stats: { requests: 0, rateLimited: 0, serverErrors: 0, networkErrors: 0 },
+    async post(events: readonly object[]) {
+      transport.calls++;
+      const ids = events.map((e) => (e as { n: number }).n);
+      if (ids.some((n) => bad.has(n))) throw new ApiError(400, ['something in this batch is wrong']);
+      return ok(events.length);
+    },
+  };
+  return transport;
+}
+
+const pending = (lines: number[]): PendingEvent[] => lines.map((line) => ({ line, event: { n: line } }));
+
+describe('replay: lines and ids', () => {
+  it('derives the same event_id for the same line, a different one elsewhere', () => {
+    const text = '{"event_type":"page_view","campaign_id":"c","affiliate_id":"A"}';
+    expect(deriveEventId(3, text)).to.equal(deriveEventId(3, `  ${text}  `));
+    expect(deriveEventId(3, text)).not.to.equal(deriveEventId(4, text));
+    expect(deriveEventId(3, text).length).to.be.at.most(128);
+    const judged = judgeLine(3, text);
+    expect(judged.kind === 'event' && judged.event.event_id).to.equal(deriveEventId(3, text));
+  });
+
+  it('keeps an event_id the line already has', () => {
+    const judged = judgeLine(
+      1,
+      '{"event_type":"lead","campaign_id":"c","affiliate_id":"A","event_id":"mine"}',
+    );
+    expect(judged.kind === 'event' && judged.event.event_id).to.equal('mine');
+  });
+
+  it('reads server messages that name an event', () => {
+    expect(splitIndexedMessage('events.3.properties.order_value must be a positive number')).to.deep.equal({
+      index: 3,
+      reason: 'properties.order_value must be a positive number',
+    });
+    expect(splitIndexedMessage('property events.12.foo should not exist')).to.deep.equal({
+      index: 12,
+      reason: 'property foo should not exist',
+    });
+    expect(splitIndexedMessage('body must be an object')).to.equal(undefined);
+  });
+});
+
+describe('replay: splitting a refused batch', () => {
+  it('bisects a 400 without indices until the bad lines stand alone', async () => {
+    const transport = pickyTransport(new Set([3, 6]));
+    const result = await deliver(pending([1, 2, 3, 4, 5, 6, 7, 8]), transport);
+    expect(result.accepted).to.equal(6);
+    expect(result.rejected).to.deep.equal([
+      { line: 3, reasons: ['something in this batch is wrong'] },
+      { line: 6, reasons: ['something in this batch is wrong'] },
+    ]);
+    // Far fewer requests than one per event.
+    expect(transport.calls).to.be.below(12);
+  });
+
+  it('uses the indices a 400 names, then sends the rest in one request', async () => {
+    const { client, batches } = scriptedClient([
+      new ApiError(400, [
+        'events.1.properties.order_value must be a positive number',
+        'property events.3.foo should not exist',
+      ]),
+      ok(3, [{ index: 2, reason: 'unknown_affiliate' }]),
+    ]);
+    const transport = retryingTransport(client, new Pacer(fakeClock()), fakeClock(), () => {});
+    const result = await deliver(pending([10, 11, 12, 13, 14]), transport);
+    expect(result).to.deep.equal({
+      accepted: 2,
+      skipped: [{ line: 14, reason: 'unknown_affiliate' }],
+      rejected: [
+        { line: 11, reasons: ['properties.order_value must be a positive number'] },
+        { line: 13, reasons: ['property foo should not exist'] },
+      ],
+    });
+    expect(batches.map((b) => b.map((e) => (e as { n: number }).n))).to.deep.equal([
+      [10, 11, 12, 13, 14],
+      [10, 12, 14],
+    ]);
+  });
+});
+
+describe('replay: retries and pacing', () => {
+  it('retries 5xx and network failures with 1 s, 2 s, 4 s ... backoff', async () => {
+    const clock = fakeClock();
+    const { client } = scriptedClient([
+      new ApiError(503, ['Service Unavailable']),
+      new ConnectionError('cannot reach the daemon', 'ECONNRESET'),
+      new ApiError(500, ['Internal server error']),
+      ok(1),
+    ]);
+    const transport = retryingTransport(client, new Pacer(clock), clock, () => {});
+    expect(await transport.post([{}])).to.deep.equal(ok(1));
+    expect(clock.slept).to.deep.equal([1000, 2000, 4000]);
+    expect(transport.stats).to.deep.include({ requests: 4, serverErrors: 2, networkErrors: 1 });
+  });
+
+  it('gives up after repeated server failures', async () => {
+    const clock = fakeClock();
+    const failures = Array.from({ length: 10 }, () => new ApiError(502, ['Bad Gateway']));
+    const transport = retryingTransport(scriptedClient(failures).client, new Pacer(clock), clock, () => {});
+    const err = await transport.post([{}]).catch((e) => e);
+    expect(err).to.be.instanceOf(StopRun);
+    expect(err.reason).to.equal('server_error');
+  });
+
+  it('waits Retry-After on a 429, else 1 s, 2 s, 4 s', async () => {
+    const tooMany = (retryAfter?: number) =>
+      new ApiError(429, ['ThrottlerException: Too Many Requests'], {}, retryAfter);
+    const clock = fakeClock();
+    const said: string[] = [];
+    const { client } = scriptedClient([tooMany(), tooMany(), tooMany(), ok(1)]);
+    await retryingTransport(client, new Pacer(clock), clock, (text) => said.push(text)).post([{}]);
+    expect(clock.slept).to.deep.equal([1000, 2000, 4000]);
+    expect(said).to.have.length(3);
+
+    const patient = fakeClock();
+    const told = scriptedClient([tooMany(7), ok(1)]);
+    await retryingTransport(told.client, new Pacer(patient), patient, () => {}).post([{}]);
+    expect(patient.slept).to.deep.equal([7000]);
+  });
+
+  it('stops at once on 401 and 403', async () => {
+    for (const [status, reason] of [
+      [401, 'unauthorized'],
+      [403, 'forbidden'],
+    ] as const) {
+      const clock = fakeClock();
+      const { client, batches } = scriptedClient([new ApiError(status, ['nope']), ok(1)]);
+      const err = await retryingTransport(client, new Pacer(clock), clock, () => {})
+        .post([{}])
+        .catch((e) => e);
+      expect(err).to.be.instanceOf(StopRun);
+      expect(err).to.include({ reason, statusCode: status });
+      expect(batches).to.have.length(1);
+      expect(clock.slept).to.deep.equal([]);
+    }
+  });
+
+  it('waits for the window to reset when no request is left in it', async () => {
+    const clock = fakeClock();
+    const { client } = scriptedClient([ok(1), ok(1)], { limit: 3, remaining: 0, resetSeconds: 2 });
+    const pacer = new Pacer(clock);
+    const transport = retryingTransport(client, pacer, clock, () => {});
+    await transport.post([{}]);
+    expect(clock.slept).to.deep.equal([]);
+    await transport.post([{}]);
+    expect(clock.slept).to.deep.equal([2000]);
+    expect(pacer.waits).to.equal(1);
+  });
+});
