@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { expect } from 'chai';
 import type { Daemon } from '../../server/main.js';
 import { revokeKey } from '../../server/services/apiKeys.js';
@@ -327,6 +327,17 @@ describe(`events replay as a child process (${ENGINE})`, () => {
     } finally {
       await slow.close();
     }
+  });
+
+  it('--resume after lines were appended sends only the new lines', async () => {
+    const file = files.file('growing.ndjson');
+    await writeLines(file, 4, (n) => pageView(merchant.publicId, active, { session_id: `g${n}` }));
+    expect((await replay([file])).code).to.equal(0);
+    appendFileSync(file, `${pageView(merchant.publicId, active, { session_id: 'g5' })}\n`);
+    const resumed = await replay([file, '--resume']);
+    expect(resumed.code, resumed.stderr).to.equal(0);
+    expect(parseJson(resumed)).to.deep.include({ resumedFromLine: 4, lines: 5, accepted: 5, requests: 1 });
+    expect(await stored()).to.deep.equal({ events: 5, conversions: 0 });
   });
 
   it('--resume refuses a checkpoint made for another file', async () => {

@@ -8,6 +8,8 @@ export interface Checkpoint {
   /** The replayed file as given, and a fingerprint of its start, to refuse resuming another file. */
   file: string;
   fingerprint: string;
+  /** How many leading bytes the fingerprint covers (less than 64 KiB for a small file). */
+  fingerprintBytes: number;
   line: number;
   bytes: number;
   /** Size of the rejects file at this line: a resume cuts it back so no rejected line appears twice. */
@@ -19,13 +21,20 @@ export interface Checkpoint {
 
 const FINGERPRINT_BYTES = 64 * 1024;
 
-/** sha256 of the first 64 KiB: cheap on any size, and unchanged when lines are appended. */
-export async function fingerprintOf(file: string): Promise<string> {
+/**
+ * sha256 of the first 64 KiB (or of `length` bytes, to compare with a checkpoint): cheap on any
+ * size, and unchanged when lines are appended to the file.
+ */
+export async function fingerprintOf(
+  file: string,
+  length = FINGERPRINT_BYTES,
+): Promise<{ fingerprint: string; fingerprintBytes: number }> {
   const handle = await fs.open(file, 'r');
   try {
-    const buffer = Buffer.alloc(FINGERPRINT_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, FINGERPRINT_BYTES, 0);
-    return createHash('sha256').update(buffer.subarray(0, bytesRead)).digest('hex');
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buffer, 0, length, 0);
+    const fingerprint = createHash('sha256').update(buffer.subarray(0, bytesRead)).digest('hex');
+    return { fingerprint, fingerprintBytes: bytesRead };
   } finally {
     await handle.close();
   }

@@ -11,7 +11,11 @@ export class Pacer {
   /** How many times a request waited for a window to reset. */
   waits = 0;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    /** Told before each wait, so a person at a terminal sees why the run paused. */
+    private readonly onWait: (ms: number) => void = () => {},
+  ) {}
 
   observe(rate: RateLimitInfo): void {
     if (rate.remaining === undefined || rate.remaining > 0 || rate.resetSeconds === undefined) return;
@@ -26,6 +30,7 @@ export class Pacer {
     const wait = this.notBefore - this.clock.now();
     if (wait <= 0) return;
     this.waits++;
+    this.onWait(wait);
     await this.clock.sleep(wait, signal);
   }
 }

@@ -51,6 +51,13 @@ export class Progress {
     this.drawn = true;
   }
 
+  /** Replaces the status line for a moment (e.g. a rate-limit pause); terminal only. */
+  status(text: string): void {
+    if (!this.enabled) return;
+    this.io.stderr.write(`\r\x1b[2K${this.current} · ${text}`);
+    this.drawn = true;
+  }
+
   /** A message for people (retries, waits); the status line is redrawn under it. */
   say(text: string): void {
     if (this.drawn) this.io.stderr.write('\r\x1b[2K');

@@ -90,7 +90,6 @@ async function startingPoint(
   io: Io,
   options: ReplayOptions,
   checkpointPath: string,
-  fingerprint: string,
 ): Promise<Checkpoint | undefined> {
   if (options.dryRun) return undefined;
   const previous = await readCheckpoint(checkpointPath);
@@ -109,7 +108,8 @@ async function startingPoint(
     note(io, `No checkpoint at ${checkpointPath}: starting at line 1.`);
     return undefined;
   }
-  if (previous.fingerprint !== fingerprint) {
+  const now = await fingerprintOf(options.file, previous.fingerprintBytes);
+  if (now.fingerprint !== previous.fingerprint || now.fingerprintBytes !== previous.fingerprintBytes) {
     throw new UsageError(
       `${checkpointPath} belongs to another file (the start of ${options.file} differs); run without --resume ` +
         'to start over: events already stored are skipped by their event_id',
@@ -132,13 +132,15 @@ export async function replay(deps: ReplayDeps, options: ReplayOptions): Promise<
   const fileBytes = await checkFile(options.file);
   const rejectsPath = options.rejects ?? `${options.file}.rejects.ndjson`;
   const checkpointPath = options.checkpoint ?? `${options.file}.checkpoint.json`;
-  const fingerprint = await fingerprintOf(options.file);
-  const start = await startingPoint(io, options, checkpointPath, fingerprint);
+  const start = await startingPoint(io, options, checkpointPath);
+  const identity = start ?? (await fingerprintOf(options.file));
 
   const totals = start ? structuredClone(start.totals) : emptyTotals();
   const rejects = await RejectsFile.open(rejectsPath, start?.rejectsBytes);
-  const pacer = new Pacer(clock);
   const progress = new Progress(io, clock, fileBytes, start?.bytes ?? 0, totals.lines);
+  const pacer = new Pacer(clock, (ms) =>
+    progress.status(`waiting ${Math.ceil(ms / 1000)} s for the rate limit`),
+  );
   const transport: Transport | undefined = client
     ? retryingTransport(client, pacer, clock, (text) => progress.say(text))
     : undefined;
@@ -196,7 +198,8 @@ export async function replay(deps: ReplayDeps, options: ReplayOptions): Promise<
       await writeCheckpoint(checkpointPath, {
         version: 1,
         file: options.file,
-        fingerprint,
+        fingerprint: identity.fingerprint,
+        fingerprintBytes: identity.fingerprintBytes,
         line: upTo,
         bytes,
         rejectsBytes: rejects.bytes,
