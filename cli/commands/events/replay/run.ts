@@ -1,15 +1,14 @@
-import { promises as fs } from 'node:fs';
 import type { ApiClient } from '../../../../shared/client/index.js';
 import { UsageError } from '../../../errors.js';
 import type { Io } from '../../../io.js';
-import { note } from '../../../output.js';
-import { type Checkpoint, fingerprintOf, readCheckpoint, writeCheckpoint } from './checkpoint.js';
+import { fingerprintOf, writeCheckpoint } from './checkpoint.js';
 import { type Clock, realClock } from './clock.js';
 import { type Delivery, deliver, type PendingEvent } from './deliver.js';
 import { judgeLine, readLines } from './lines.js';
 import { Pacer } from './pacer.js';
 import { Progress } from './progress.js';
 import { type RejectedLine, RejectsFile } from './rejects.js';
+import { checkFile, startingPoint } from './start.js';
 import { type StopReason, StopRun } from './stop.js';
 import { emptyTotals, type Totals } from './totals.js';
 import { retryingTransport, type Transport } from './transport.js';
@@ -71,52 +70,6 @@ interface Chunk {
 }
 
 const newChunk = (): Chunk => ({ events: [], raw: new Map(), rejects: [], bodyBytes: 0, firstLine: 0 });
-
-async function checkFile(file: string): Promise<number> {
-  try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile()) throw new UsageError(`${file} is not a file`);
-    return stat.size;
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(
-      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
-  }
-}
-
-/** Where a run starts: line 0, or the checkpoint with `--resume`. */
-async function startingPoint(
-  io: Io,
-  options: ReplayOptions,
-  checkpointPath: string,
-): Promise<Checkpoint | undefined> {
-  if (options.dryRun) return undefined;
-  const previous = await readCheckpoint(checkpointPath);
-  if (!options.resume) {
-    if (previous && !previous.done) {
-      note(
-        io,
-        `Starting at line 1; a previous run stopped after line ${previous.line} (--resume continues there).`,
-      );
-    }
-    // A stale checkpoint must not outlive the run that starts over.
-    await fs.rm(checkpointPath, { force: true });
-    return undefined;
-  }
-  if (!previous) {
-    note(io, `No checkpoint at ${checkpointPath}: starting at line 1.`);
-    return undefined;
-  }
-  const now = await fingerprintOf(options.file, previous.fingerprintBytes);
-  if (now.fingerprint !== previous.fingerprint || now.fingerprintBytes !== previous.fingerprintBytes) {
-    throw new UsageError(
-      `${checkpointPath} belongs to another file (the start of ${options.file} differs); run without --resume ` +
-        'to start over: events already stored are skipped by their event_id',
-    );
-  }
-  return previous;
-}
 
 /**
  * `events replay FILE` (issue 5): streams the file, validates each line with the server's
