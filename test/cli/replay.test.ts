@@ -255,8 +255,10 @@ describe(`events replay as a child process (${ENGINE})`, () => {
       expect(result.code, result.stderr).to.equal(0);
       const summary = parseJson(result);
       expect(summary).to.deep.include({ lines: 20, accepted: 20, stopped: null });
-      // Ten requests through a window of three: the run waited for resets instead of failing.
+      // Ten requests through a window of three: the run waited for resets instead of earning 429s.
       expect(summary.rateLimitWaits).to.be.at.least(2);
+      expect(summary.retries.rateLimited).to.equal(0);
+      expect(summary.requests).to.equal(10);
       expect(await stored()).to.deep.equal({ events: 20, conversions: 0 });
     } finally {
       await limited.close();
