@@ -12,16 +12,13 @@ export async function listAll(
 ): Promise<{ affiliates: Affiliate[]; total: number }> {
   const seen = new Set<number>();
   const affiliates: Affiliate[] = [];
-  let total = 0;
   for (let page = 1; ; page++) {
     const answer = await client.affiliates.list({ ...filters, page, limit });
-    total = answer.total;
     for (const affiliate of answer.affiliates) {
       if (seen.has(affiliate.id)) continue;
       seen.add(affiliate.id);
       affiliates.push(affiliate);
     }
-    if (answer.affiliates.length === 0 || page >= answer.totalPages) break;
+    if (answer.affiliates.length === 0 || page >= answer.totalPages) return { affiliates, total: answer.total };
   }
-  return { affiliates, total };
 }
