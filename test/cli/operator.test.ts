@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { CLI, parseJson, runCli } from '../helpers/cli.js';
+import { parseJson, runCli, startServe } from '../helpers/cli.js';
 import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
 
@@ -164,69 +163,27 @@ describe('serve on a fresh directory (the README quick start)', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('creates data/affiliated.sqlite3, answers 401 without a key, and stops cleanly on SIGTERM', async () => {
-    const env: Record<string, string | undefined> = {
-      ...process.env,
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      CI: 'true',
-    };
-    delete env.NODE_OPTIONS;
-    delete env.DATABASE_URL;
-    const child = spawn(process.execPath, [CLI, 'serve'], { cwd: dir, env });
-    let stderr = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-        const match = /"msg":"listening","url":"([^"]+)"/.exec(stderr);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-    });
+    const { url, child, done } = await startServe({ cwd: dir, env: { DATABASE_URL: undefined } });
     expect(existsSync(path.join(dir, 'data/affiliated.sqlite3'))).to.equal(true);
     const res = await call(url, 'GET', '/v1/affiliates');
     expect(res.status).to.equal(401);
     expect(res.text).to.equal('{"statusCode":401,"message":"API Key is required","error":"Unauthorized"}');
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
-    expect(await exited).to.equal(0);
+    const { code, stderr } = await done;
+    expect(code).to.equal(0);
     expect(stderr).to.include('"msg":"stopped"');
     expect(stderr).to.not.match(/afk_|password/i);
   });
 
   it('SIGTERM lets a request in flight finish before the daemon exits', async () => {
-    const env: Record<string, string | undefined> = {
-      ...process.env,
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      BCRYPT_ROUNDS: '13',
-      DATABASE_URL: 'sqlite:./graceful.sqlite3',
-    };
-    delete env.NODE_OPTIONS;
-    const key = parseJson(
-      await runCli(
-        [
-          'keys',
-          'create',
-          '--campaign',
-          parseJson(
-            await runCli(['campaigns', 'create', '--name', 'G', '--json'], { cwd: dir, env }),
-          ).id.toString(),
-          '--json',
-        ],
-        { cwd: dir, env },
-      ),
-    ).key;
-    const child = spawn(process.execPath, [CLI, 'serve'], { cwd: dir, env });
-    let stderr = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-        const match = /"msg":"listening","url":"([^"]+)"/.exec(stderr);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const env = { BCRYPT_ROUNDS: '13', DATABASE_URL: 'sqlite:./graceful.sqlite3' };
+    const campaign = parseJson(
+      await runCli(['campaigns', 'create', '--name', 'G', '--json'], { cwd: dir, env }),
+    );
+    const { key } = parseJson(
+      await runCli(['keys', 'create', '--campaign', String(campaign.id), '--json'], { cwd: dir, env }),
+    );
+    const { url, child, done } = await startServe({ cwd: dir, env });
     // bcrypt at cost 13 keeps this request busy long enough to be in flight at SIGTERM.
     const inFlight = call(url, 'POST', '/v1/affiliates', {
       key,
@@ -236,7 +193,8 @@ describe('serve on a fresh directory (the README quick start)', () => {
     child.kill('SIGTERM');
     const res = await inFlight;
     expect(res.status).to.equal(201);
-    expect(await exited).to.equal(0);
+    const { code, stderr } = await done;
+    expect(code).to.equal(0);
     expect(stderr).to.include('"path":"/v1/affiliates","status":201');
   });
 

@@ -2,11 +2,11 @@ import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } fro
 import { expect } from 'chai';
 import type { Daemon } from '../../server/main.js';
 import { revokeKey } from '../../server/services/apiKeys.js';
-import { parseJson, runCli } from '../helpers/cli.js';
+import { parseJson, runCli, spawnCli } from '../helpers/cli.js';
 import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
 import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
-import { countRows, makeAffiliate, spawnCli, tempDir, writeLines } from '../helpers/replay.js';
+import { countRows, makeAffiliate, tempDir, writeLines } from '../helpers/replay.js';
 
 const pageView = (campaign: string, affiliate: string, extra: object = {}) =>
   JSON.stringify({ event_type: 'page_view', campaign_id: campaign, affiliate_id: affiliate, ...extra });
@@ -298,7 +298,7 @@ describe(`events replay as a child process (${ENGINE})`, () => {
       await writeLines(file, total, (n) => pageView(merchant.publicId, active, { session_id: `s${n}` }));
       const checkpointFile = `${file}.checkpoint.json`;
       const runEnv = { ...env, AFFILIATED_BASE_URL: slow.url };
-      const first = spawnCli(['events', 'replay', file, '--batch-size', '5', '--json'], runEnv);
+      const first = spawnCli(['events', 'replay', file, '--batch-size', '5', '--json'], { env: runEnv });
       // Signal once the first batches are acknowledged.
       while (!existsSync(checkpointFile) || JSON.parse(readFileSync(checkpointFile, 'utf8')).line < 10) {
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,28 +12,54 @@ export interface CliResult {
   stderr: string;
 }
 
-/** The real, built CLI as a child process (`npm test` builds first). */
+/** The built CLI as a child the test can signal; `done` settles with what it printed. */
+export function spawnCli(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {},
+): { child: ChildProcessWithoutNullStreams; done: Promise<CliResult>; output: () => CliResult } {
+  const env: Record<string, string | undefined> = { ...process.env, CI: 'true', ...options.env };
+  // The test runner's TypeScript loader is not part of the product.
+  delete env.NODE_OPTIONS;
+  const child = spawn(process.execPath, [CLI, ...args], { env, cwd: options.cwd ?? root });
+  const result: CliResult = { code: null, signal: null, stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk) => {
+    result.stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    result.stderr += chunk;
+  });
+  child.stdin.end(options.input ?? '');
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ ...result, code, signal }));
+  });
+  return { child, done, output: () => result };
+}
+
+/** The real, built CLI as a child process, run to its end (`npm test` builds first). */
 export function runCli(
   args: string[],
   options: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {},
 ): Promise<CliResult> {
-  const env: Record<string, string | undefined> = { ...process.env, CI: 'true', ...options.env };
-  // The test runner's TypeScript loader is not part of the product.
-  delete env.NODE_OPTIONS;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, cwd: options.cwd ?? root });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
+  return spawnCli(args, options).done;
+}
+
+/** `affiliated serve` as a child; resolves once it logs the address it listens on. */
+export async function startServe(
+  options: { env?: Record<string, string | undefined>; cwd?: string } = {},
+): Promise<{ url: string; child: ChildProcessWithoutNullStreams; done: Promise<CliResult> }> {
+  const served = spawnCli(['serve'], {
+    env: { PORT: '0', LOG_LEVEL: 'info', ...options.env },
+    cwd: options.cwd,
   });
+  const url = await new Promise<string>((resolve, reject) => {
+    served.child.stderr.on('data', () => {
+      const match = /"msg":"listening","url":"([^"]+)"/.exec(served.output().stderr);
+      if (match?.[1]) resolve(match[1]);
+    });
+    served.done.then((r) => reject(new Error(`serve exited ${r.code}: ${r.stderr}`)), reject);
+  });
+  return { url, child: served.child, done: served.done };
 }
 
 export function parseJson<T = any>(result: CliResult): T {

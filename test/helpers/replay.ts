@@ -1,34 +1,9 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Db } from '../../server/db/knex.js';
-import { CLI, type CliResult } from './cli.js';
-import { call } from './http.js';
 
-/** The built CLI as a child the test can signal (runCli only hands back the end result). */
-export function spawnCli(
-  args: string[],
-  env: Record<string, string | undefined> = {},
-): { child: ChildProcessWithoutNullStreams; done: Promise<CliResult> } {
-  const childEnv: Record<string, string | undefined> = { ...process.env, CI: 'true', ...env };
-  delete childEnv.NODE_OPTIONS;
-  const child = spawn(process.execPath, [CLI, ...args], { env: childEnv });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  child.stdin.end();
-  const done = new Promise<CliResult>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-  return { child, done };
-}
+import { call } from './http.js';
 
 /** A temp folder for files a test writes (config, NDJSON, rejects, checkpoints). */
 export function tempDir(): { dir: string; file: (name: string) => string; remove: () => void } {
