@@ -18,7 +18,7 @@ export async function readMonthlyUsage(db: Db | Trx, campaignId: number, at: Dat
  * InnoDB an INSERT IGNORE that meets an existing row takes a shared lock, and concurrent
  * transactions that hold it and then UPDATE the row deadlock one another.
  */
-export async function ensureMonthlyUsage(db: Db, campaignId: number, at: Date): Promise<void> {
+export async function ensureMonthlyUsage(db: Db | Trx, campaignId: number, at: Date): Promise<void> {
   await db('monthly_usage')
     .insert({ campaign_id: campaignId, month: monthKey(at), conversions: 0 })
     .onConflict(['campaign_id', 'month'])
@@ -49,10 +49,7 @@ export async function reserveConversions(
       .first<{ conversions: number } | undefined>('conversions');
     if (row) return { ok: false, current: Number(row.conversions) };
     // No row yet (ensureMonthlyUsage not called): create it and try once more.
-    await trx('monthly_usage')
-      .insert({ campaign_id: campaignId, month, conversions: 0 })
-      .onConflict(['campaign_id', 'month'])
-      .ignore();
+    await ensureMonthlyUsage(trx, campaignId, at);
   }
   return { ok: false, current: 0 };
 }

@@ -80,13 +80,8 @@ export function eventService(db: Db): EventService {
     async track(auth, body) {
       // product §3.5: campaign_id must be the key's campaign.
       const events = validate([auth.publicId], CAMPAIGN_MISMATCH, body);
-      return intake(events, () => auth.campaignId, {
-        campaignId: auth.campaignId,
-        planName: auth.planName,
-        maxMonthlyConversions: auth.maxMonthlyConversions,
-        commissionType: auth.commissionType,
-        commissionValue: auth.commissionValue,
-      });
+      // The authenticated campaign carries its plan limit and commission rule: they are the rules.
+      return intake(events, () => auth.campaignId, auth);
     },
 
     async trackFromBrowser(body) {
