@@ -2,6 +2,7 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../server/config.js';
 import { HttpError, StartupError } from '../server/errors.js';
+import { ApiError } from '../shared/client/errors.js';
 import { errorBody } from '../shared/errors.js';
 import { AlreadyReported, CommandFailed, UsageError } from './errors.js';
 import { processIo } from './io.js';
@@ -26,6 +27,10 @@ async function main(argv: string[]): Promise<number> {
     io.stderr.write(`${text}\n`);
     return code;
   };
+  const failWithBody = (status: number, message: string | string[], prefix: string) => {
+    const lines = Array.isArray(message) ? message : [message];
+    return fail(1, errorBody(status, message), `${prefix}: ${lines.join('\n  ')}`);
+  };
   try {
     await program.parseAsync(argv);
     return 0;
@@ -42,18 +47,12 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof CommandFailed) {
       return fail(1, { error: err.message, details: err.details }, [err.message, ...err.details].join('\n'));
     }
-    if (err instanceof HttpError) {
-      const messages = Array.isArray(err.messages) ? err.messages : [err.messages];
-      return fail(1, errorBody(err.status, err.messages), `error: ${messages.join('\n  ')}`);
-    }
-    const apiError = err as { name?: string; statusCode?: number; messages?: string[] };
-    if (apiError.name === 'ApiError' && apiError.statusCode !== undefined) {
-      const messages = apiError.messages ?? [];
-      return fail(
-        1,
-        errorBody(apiError.statusCode, messages.length === 1 ? (messages[0] ?? '') : messages),
-        `error ${apiError.statusCode}: ${messages.join('\n  ')}`,
-      );
+    // A rule refused locally (operator commands) or by the daemon (client commands): the
+    // spec's error body with --json; the daemon's status is printed too, as issue 5 asks.
+    if (err instanceof HttpError) return failWithBody(err.status, err.messages, 'error');
+    if (err instanceof ApiError) {
+      const message = err.messages.length === 1 ? (err.messages[0] ?? '') : err.messages;
+      return failWithBody(err.statusCode, message, `error ${err.statusCode}`);
     }
     // Knex prefixes driver errors with the SQL (and its values): keep only the driver's words.
     const code = (err as { code?: string }).code;

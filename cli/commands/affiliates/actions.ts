@@ -86,6 +86,15 @@ interface FieldFlags {
   status?: AffiliateStatus;
 }
 
+/** The affiliate fields among a command's flags (which also hold --json, --password, ...). */
+const fieldsOf = ({ email, name, phone, referralId, status }: FieldFlags) => ({
+  email,
+  name,
+  phone,
+  referralId,
+  status,
+});
+
 export async function create(
   io: Io,
   client: ApiClient,
@@ -93,14 +102,7 @@ export async function create(
   flags: FieldFlags & { email: string; password?: string },
 ): Promise<void> {
   const password = flags.password ?? (await askSecret(io, '--password', 'Password', passwordRule));
-  const input: CreateAffiliateInput = {
-    email: flags.email,
-    password,
-    name: flags.name,
-    phone: flags.phone,
-    referralId: flags.referralId,
-    status: flags.status,
-  };
+  const input: CreateAffiliateInput = { ...fieldsOf(flags), email: flags.email, password };
   const affiliate = await client.affiliates.create(input);
   if (options.json) return printJson(io, affiliate);
   note(io, `Created affiliate ${affiliate.id} with referral code ${affiliate.referralId}.`);
@@ -118,14 +120,7 @@ export async function update(
     flags.password === true
       ? await askSecret(io, '--password VALUE', 'New password', passwordRule)
       : flags.password;
-  const changes: UpdateAffiliateInput = {
-    email: flags.email,
-    password,
-    name: flags.name,
-    phone: flags.phone,
-    referralId: flags.referralId,
-    status: flags.status,
-  };
+  const changes: UpdateAffiliateInput = { ...fieldsOf(flags), password };
   if (Object.values(changes).every((v) => v === undefined)) {
     throw new UsageError(
       'nothing to update: give at least one of --email --password --name --phone --referral-id --status',
