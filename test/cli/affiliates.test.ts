@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Daemon } from '../../server/main.js';
-import { parseJson, runCli } from '../helpers/cli.js';
+import { clientEnv, parseJson, runCli } from '../helpers/cli.js';
 import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
 import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { countRows, makeAffiliate, tempDir } from '../helpers/replay.js';
@@ -22,12 +22,7 @@ describe(`affiliates and events send as a client, child process (${ENGINE})`, ()
     await cleanTables(t.db);
     merchant = await createMerchant(t.db);
     files = tempDir();
-    env = {
-      AFFILIATED_CONFIG: files.file('config.json'),
-      AFFILIATED_BASE_URL: daemon.url,
-      AFFILIATED_API_KEY: merchant.key,
-      AFFILIATED_PROFILE: undefined,
-    };
+    env = clientEnv(files.file('config.json'), { baseUrl: daemon.url, apiKey: merchant.key });
   });
   afterEach(() => files.remove());
   after(async () => {

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Daemon } from '../../server/main.js';
-import { parseJson, runCli } from '../helpers/cli.js';
+import { clientEnv, parseJson, runCli } from '../helpers/cli.js';
 import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { tempDir } from '../helpers/replay.js';
@@ -24,12 +24,7 @@ describe(`profiles: config set|get|list as a child process (${ENGINE})`, () => {
   beforeEach(() => {
     files = tempDir();
     // Nothing from the developer's own shell may leak into these runs.
-    env = {
-      AFFILIATED_CONFIG: files.file('config.json'),
-      AFFILIATED_BASE_URL: undefined,
-      AFFILIATED_API_KEY: undefined,
-      AFFILIATED_PROFILE: undefined,
-    };
+    env = clientEnv(files.file('config.json'));
   });
   afterEach(() => files.remove());
   after(async () => {

@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } fro
 import { expect } from 'chai';
 import type { Daemon } from '../../server/main.js';
 import { revokeKey } from '../../server/services/apiKeys.js';
-import { parseJson, runCli, spawnCli } from '../helpers/cli.js';
+import { clientEnv, parseJson, runCli, spawnCli } from '../helpers/cli.js';
 import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
 import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
@@ -36,12 +36,7 @@ describe(`events replay as a child process (${ENGINE})`, () => {
     merchant = await createMerchant(t.db);
     active = (await makeAffiliate(daemon.url, merchant.key, { email: 'ana@example.com', referralId: 'ANA1' }))
       .referralId;
-    env = {
-      AFFILIATED_CONFIG: files.file('config.json'),
-      AFFILIATED_BASE_URL: daemon.url,
-      AFFILIATED_API_KEY: merchant.key,
-      AFFILIATED_PROFILE: undefined,
-    };
+    env = clientEnv(files.file('config.json'), { baseUrl: daemon.url, apiKey: merchant.key });
   });
   afterEach(() => files.remove());
   after(async () => {

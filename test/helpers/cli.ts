@@ -71,3 +71,19 @@ export function parseJson<T = any>(result: CliResult): T {
     );
   }
 }
+
+/**
+ * The environment of a client command run: a throwaway config file, and the daemon and key
+ * given (or none). Nothing from the developer's own shell (AFFILIATED_*) leaks into the run.
+ */
+export function clientEnv(
+  configFile: string,
+  connection: { baseUrl?: string; apiKey?: string } = {},
+): Record<string, string | undefined> {
+  return {
+    AFFILIATED_CONFIG: configFile,
+    AFFILIATED_BASE_URL: connection.baseUrl,
+    AFFILIATED_API_KEY: connection.apiKey,
+    AFFILIATED_PROFILE: undefined,
+  };
+}
