@@ -9,8 +9,7 @@
 import { loadConfig } from '../server/config.js';
 import { createLogger } from '../server/logger.js';
 import { startDaemon } from '../server/main.js';
-import { createApiKey } from '../server/services/apiKeys.js';
-import { createCampaign } from '../server/services/campaigns.js';
+import { servicesFor } from '../test/helpers/daemon.js';
 import { createTestDatabase } from '../test/helpers/database.js';
 import { call } from '../test/helpers/http.js';
 import { seedCampaign } from './seed.js';
@@ -29,8 +28,9 @@ async function benchEngine(engine: 'sqlite' | 'mysql'): Promise<void> {
   const t = await createTestDatabase({ engine });
   try {
     const make = async (name: string) => {
-      const campaign = await createCampaign(t.db, { name, plan: 'unlimited' });
-      const key = await createApiKey(t.db, { campaign: campaign.id });
+      const { campaigns, apiKeys } = servicesFor(t.db);
+      const campaign = await campaigns.create({ name, plan: 'unlimited' });
+      const key = await apiKeys.create({ campaign: campaign.id });
       return { id: campaign.id, key: key.key };
     };
     const big = await make('large');

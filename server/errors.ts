@@ -58,3 +58,9 @@ export class UnsupportedMediaTypeError extends HttpError {
 export class StartupError extends Error {
   override name = 'StartupError';
 }
+
+export class ServiceUnavailableError extends HttpError {
+  constructor(message: string) {
+    super(503, message);
+  }
+}

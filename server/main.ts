@@ -7,12 +7,14 @@ import { createDb, type Db } from './db/knex.js';
 import { StartupError } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { defineFixedWindowCommand } from './middleware/rateLimit.js';
+import { createServices, type Services } from './services/index.js';
 
 export interface Daemon {
   server: Server;
   url: string;
   db: Db;
-  /** Stops accepting, lets in-flight requests finish (bounded), closes Redis and the pool. */
+  services: Services;
+  /** Stops accepting, lets in-flight requests finish (bounded), stops workers, closes Redis and the pool. */
   close(): Promise<void>;
 }
 
@@ -35,7 +37,7 @@ export async function connectRedis(url: string): Promise<Redis> {
 /** config → database → app → listen. Migrations run first unless `migrate` is false. */
 export async function startDaemon(
   config: Readonly<Config>,
-  options: { migrate?: boolean; logger?: Logger } = {},
+  options: { migrate?: boolean; logger?: Logger; now?: () => Date } = {},
 ): Promise<Daemon> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const db = createDb(config.database);
@@ -58,7 +60,8 @@ export async function startDaemon(
     );
   }
 
-  const app = createApp({ config, db, logger, redis });
+  const services = createServices({ db, config, logger, now: options.now });
+  const app = createApp({ config, logger, services, redis });
   const server = createServer(app.callback());
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
@@ -74,6 +77,7 @@ export async function startDaemon(
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   logger.info('listening', { url, database: config.database.client });
+  for (const worker of services.workers) worker.start();
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -83,11 +87,13 @@ export async function startDaemon(
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await drained;
       clearTimeout(timer);
+      // Workers finish what they hold before the pool they write through goes away.
+      await Promise.all(services.workers.map((worker) => worker.stop()));
       await redis?.quit().catch(() => undefined);
       await db.destroy();
       logger.info('stopped');
     })();
     return closing;
   };
-  return { server, url, db, close };
+  return { server, url, db, services, close };
 }

@@ -10,9 +10,70 @@ export interface AffiliateTotals {
 
 const NO_TOTALS: AffiliateTotals = { conversions: 0, commissionsCents: 0, paidCents: 0 };
 
+/** product §3.4: e-mails are unique within a campaign, compared trimmed and case-insensitively. */
+export const emailKey = (email: string) => email.trim().toLowerCase();
+/** product §3.3: referral codes are unique across campaigns on their upper-cased form. */
+export const referralKey = (code: string) => code.toUpperCase();
+
 /** Lower-cased name, e-mail and referral code: one LIKE over it is the list's `search` (spec 4.2). */
-export function searchKey(fields: { name: string | null; emailKey: string; referralId: string }): string {
-  return [fields.name ?? '', fields.emailKey, fields.referralId].join('\n').toLowerCase();
+function searchKey(fields: { name: string | null; email: string; referralId: string }): string {
+  return [fields.name ?? '', emailKey(fields.email), fields.referralId].join('\n').toLowerCase();
+}
+
+/** The fields of an affiliate a caller sets; the derived keys are this module's business. */
+export interface AffiliateFields {
+  email: string;
+  referralId: string;
+  name: string | null;
+  phone: string | null;
+  status: AffiliateStatus;
+}
+
+/** A whole row for a new affiliate, keys derived here (also used by tests that insert directly). */
+export function newAffiliateRow(
+  campaignId: number,
+  fields: AffiliateFields,
+  passwordHash: string,
+  now: Date,
+): Omit<AffiliateRow, 'id'> {
+  return {
+    campaign_id: campaignId,
+    ...derivedColumns(fields),
+    password_hash: passwordHash,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+function derivedColumns(fields: AffiliateFields) {
+  const email = fields.email.trim();
+  return {
+    email,
+    email_key: emailKey(email),
+    referral_id: fields.referralId,
+    referral_key: referralKey(fields.referralId),
+    name: fields.name,
+    phone: fields.phone,
+    status: fields.status,
+    search_key: searchKey({ name: fields.name, email, referralId: fields.referralId }),
+  };
+}
+
+/** The row as the API shows it (no password hash, no derived search text). */
+export function visibleRow(id: number, row: Omit<AffiliateRow, 'id'>): PublicRow {
+  const { password_hash: _hash, search_key: _search, updated_at: _updated, ...visible } = row;
+  return { id, ...visible };
+}
+
+/** A row as it reads after `updateAffiliateRow` wrote these fields. */
+export function withFields(row: PublicRow, fields: AffiliateFields): PublicRow {
+  const { search_key: _search, ...columns } = derivedColumns(fields);
+  return { ...row, ...columns };
+}
+
+/** Current fields of a row, for a partial update to start from. */
+export function fieldsOf(row: PublicRow): AffiliateFields {
+  return { email: row.email, referralId: row.referral_id, name: row.name, phone: row.phone, status: row.status };
 }
 
 export function toAffiliate(row: PublicRow, totals: AffiliateTotals = NO_TOTALS): Affiliate {
@@ -71,13 +132,22 @@ export async function findAffiliateForUpdate(
     .first<PublicRow | undefined>(...PUBLIC_COLUMNS);
 }
 
+/** Writes every field (and its derived keys); a new password hash only when given. */
 export async function updateAffiliateRow(
   trx: Trx,
   campaignId: number,
   id: number,
-  changes: Partial<Omit<AffiliateRow, 'id' | 'campaign_id' | 'created_at'>>,
+  fields: AffiliateFields,
+  passwordHash: string | undefined,
+  now: Date,
 ): Promise<number> {
-  return trx('affiliates').where({ campaign_id: campaignId, id }).update(changes);
+  return trx('affiliates')
+    .where({ campaign_id: campaignId, id })
+    .update({
+      ...derivedColumns(fields),
+      updated_at: now,
+      ...(passwordHash !== undefined && { password_hash: passwordHash }),
+    });
 }
 
 export async function deleteAffiliateRow(trx: Trx, campaignId: number, id: number): Promise<number> {

@@ -61,6 +61,7 @@ export async function insertCampaign(
     commissionType: 'percent' | 'fixed';
     commissionHundredths: number;
     cookieDays: number;
+    createdAt: Date;
   },
 ): Promise<number> {
   const [id] = await db('campaigns').insert({
@@ -71,7 +72,7 @@ export async function insertCampaign(
     commission_value: campaign.commissionHundredths,
     cookie_days: campaign.cookieDays,
     affiliate_count: 0,
-    created_at: new Date(),
+    created_at: campaign.createdAt,
   });
   return Number(id);
 }

@@ -1,3 +1,4 @@
+import type { TrackingEvent } from '../../shared/schemas/event.js';
 import type { Db, Trx } from '../db/knex.js';
 import type { AffiliateRow, CampaignRow } from '../db/rows.js';
 
@@ -10,7 +11,67 @@ export const INSERT_CHUNK_ROWS = 500;
 /** Values per `IN (...)` list, for the same bound-parameter limits. */
 const IN_CHUNK = 500;
 
-export interface TrackingEventInsert {
+/** A tracking event to store, as the intake knows it. */
+export interface NewTrackingEvent {
+  campaignId: number;
+  affiliateId: number;
+  event: TrackingEvent;
+  /** Set for conversions: the order_id dedupe key. */
+  orderId: string | undefined;
+  intakeId: string;
+  occurredAt: Date;
+  createdAt: Date;
+}
+
+/** A pending conversion to store (spec 4.6.4), its commission already computed. */
+export interface NewConversion {
+  campaignId: number;
+  affiliateId: number;
+  trackingEventId: number;
+  orderId: string;
+  orderValueCents: number;
+  commissionCents: number;
+  properties: object | undefined;
+  occurredAt: Date;
+  createdAt: Date;
+}
+
+const json = (value: object | undefined) => (value === undefined ? null : JSON.stringify(value));
+
+function trackingEventRow(e: NewTrackingEvent): TrackingEventInsert {
+  return {
+    campaign_id: e.campaignId,
+    affiliate_id: e.affiliateId,
+    event_type: e.event.event_type,
+    event_id: e.event.event_id ?? null,
+    order_id: e.orderId ?? null,
+    session_id: e.event.session_id ?? null,
+    properties: json(e.event.properties),
+    device_info: json(e.event.device_info),
+    intake_id: e.intakeId,
+    occurred_at: e.occurredAt,
+    created_at: e.createdAt,
+  };
+}
+
+function conversionRow(c: NewConversion): ConversionInsert {
+  return {
+    campaign_id: c.campaignId,
+    affiliate_id: c.affiliateId,
+    tracking_event_id: c.trackingEventId,
+    order_id: c.orderId,
+    order_value_cents: c.orderValueCents,
+    commission_cents: c.commissionCents,
+    status: 'pending',
+    payout_id: null,
+    properties: json(c.properties),
+    occurred_at: c.occurredAt,
+    created_at: c.createdAt,
+    updated_at: c.createdAt,
+  };
+}
+
+interface TrackingEventInsert {
   campaign_id: number;
   affiliate_id: number;
   event_type: string;
@@ -24,7 +85,7 @@ export interface TrackingEventInsert {
   created_at: Date;
 }
 
-export interface ConversionInsert {
+interface ConversionInsert {
   campaign_id: number;
   affiliate_id: number;
   tracking_event_id: number;
@@ -92,8 +153,9 @@ export async function findCampaignIdsByPublicIds(
  */
 export async function insertTrackingEventsIgnoringDuplicates(
   trx: Trx,
-  rows: readonly TrackingEventInsert[],
+  events: readonly NewTrackingEvent[],
 ): Promise<void> {
+  const rows = events.map(trackingEventRow);
   for (const part of chunks(rows, INSERT_CHUNK_ROWS)) {
     await trx('tracking_events').insert(part).onConflict().ignore();
   }
@@ -124,6 +186,7 @@ export async function existingEventIds(
   return found;
 }
 
-export async function insertConversions(trx: Trx, rows: readonly ConversionInsert[]): Promise<void> {
+export async function insertConversions(trx: Trx, conversions: readonly NewConversion[]): Promise<void> {
+  const rows = conversions.map(conversionRow);
   for (const part of chunks(rows, INSERT_CHUNK_ROWS)) await trx('conversions').insert(part);
 }

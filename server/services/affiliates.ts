@@ -7,23 +7,27 @@ import type {
   ListAffiliatesQuery,
   UpdateAffiliateInput,
 } from '../../shared/schemas/affiliate.js';
-import { type Db, inTransaction, isUniqueViolation, violatedIndex } from '../db/knex.js';
-import type { AffiliateRow } from '../db/rows.js';
+import { inTransaction, isUniqueViolation, violatedIndex } from '../db/knex.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import {
   affiliateUsage,
   deleteAffiliateRow,
+  fieldsOf,
   findAffiliate,
   findAffiliateForUpdate,
   insertAffiliate,
   listAffiliateRows,
+  newAffiliateRow,
+  type PublicRow,
   releaseAffiliateSlot,
   reserveAffiliateSlot,
-  searchKey,
   toAffiliate,
   totalsFor,
   updateAffiliateRow,
+  visibleRow,
+  withFields,
 } from '../repositories/affiliates.js';
+import type { ServiceDeps } from './deps.js';
 import { randomReferralCode } from './random.js';
 
 export interface AffiliateService {
@@ -34,9 +38,6 @@ export interface AffiliateService {
   remove(campaignId: number, id: number): Promise<void>;
 }
 
-const emailKey = (email: string) => email.trim().toLowerCase();
-const referralKey = (code: string) => code.toUpperCase();
-
 /** Which unique index a violation hit; the 409 texts never say where (spec 4.1.4). */
 function conflictOf(err: unknown): ConflictError | undefined {
   if (!isUniqueViolation(err)) return undefined;
@@ -46,8 +47,10 @@ function conflictOf(err: unknown): ConflictError | undefined {
   return undefined;
 }
 
-export function affiliateService(db: Db, bcryptRounds: number): AffiliateService {
-  async function withTotals(row: Parameters<typeof toAffiliate>[0]): Promise<Affiliate> {
+export function affiliateService({ db, config, now }: ServiceDeps): AffiliateService {
+  const { bcryptRounds } = config;
+
+  async function withTotals(row: PublicRow): Promise<Affiliate> {
     const totals = await totalsFor(db, [row.id]);
     return toAffiliate(row, totals.get(row.id));
   }
@@ -55,25 +58,21 @@ export function affiliateService(db: Db, bcryptRounds: number): AffiliateService
   async function create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate> {
     // Hash outside the transaction: bcrypt's async API runs on the thread pool, and no lock waits for it.
     const passwordHash = await bcrypt.hash(input.password, bcryptRounds);
-    const email = input.email.trim();
     // product §3.3: generated codes are retried on collision; a code the merchant chose is a 409.
     for (let attempt = 1; ; attempt++) {
-      const referralId = input.referralId ?? randomReferralCode();
-      const now = new Date();
-      const row: Omit<AffiliateRow, 'id'> = {
-        campaign_id: campaignId,
-        email,
-        email_key: emailKey(email),
-        referral_id: referralId,
-        referral_key: referralKey(referralId),
-        name: input.name ?? null,
-        phone: input.phone ?? null,
-        status: input.status ?? 'active',
-        password_hash: passwordHash,
-        search_key: searchKey({ name: input.name ?? null, emailKey: emailKey(email), referralId }),
-        created_at: now,
-        updated_at: now,
-      };
+      const row = newAffiliateRow(
+        campaignId,
+        {
+          email: input.email,
+          referralId: input.referralId ?? randomReferralCode(),
+          name: input.name ?? null,
+          phone: input.phone ?? null,
+          // product §3.1: active unless the body says otherwise.
+          status: input.status ?? 'active',
+        },
+        passwordHash,
+        now(),
+      );
       try {
         const id = await inTransaction(db, async (trx) => {
           if (!(await reserveAffiliateSlot(trx, campaignId))) {
@@ -84,8 +83,7 @@ export function affiliateService(db: Db, bcryptRounds: number): AffiliateService
           }
           return insertAffiliate(trx, row);
         });
-        const { password_hash: _hash, search_key: _search, updated_at: _updated, ...visible } = row;
-        return toAffiliate({ id, ...visible });
+        return toAffiliate(visibleRow(id, row));
       } catch (err) {
         const conflict = conflictOf(err);
         if (!conflict) throw err;
@@ -124,30 +122,15 @@ export function affiliateService(db: Db, bcryptRounds: number): AffiliateService
       const row = await inTransaction(db, async (trx) => {
         const current = await findAffiliateForUpdate(trx, campaignId, id);
         if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
-        const next = {
-          ...current,
-          ...(input.email !== undefined && { email: input.email.trim(), email_key: emailKey(input.email) }),
-          ...(input.referralId !== undefined && {
-            referral_id: input.referralId,
-            referral_key: referralKey(input.referralId),
-          }),
-          ...(input.name !== undefined && { name: input.name }),
-          ...(input.phone !== undefined && { phone: input.phone }),
-          ...(input.status !== undefined && { status: input.status }),
-        };
-        await updateAffiliateRow(trx, campaignId, id, {
-          email: next.email,
-          email_key: next.email_key,
-          referral_id: next.referral_id,
-          referral_key: next.referral_key,
-          name: next.name,
-          phone: next.phone,
-          status: next.status,
-          search_key: searchKey({ name: next.name, emailKey: next.email_key, referralId: next.referral_id }),
-          updated_at: new Date(),
-          ...(passwordHash !== undefined && { password_hash: passwordHash }),
-        });
-        return next;
+        // spec 4.4: fields not sent stay unchanged.
+        const fields = { ...fieldsOf(current) };
+        if (input.email !== undefined) fields.email = input.email.trim();
+        if (input.referralId !== undefined) fields.referralId = input.referralId;
+        if (input.name !== undefined) fields.name = input.name;
+        if (input.phone !== undefined) fields.phone = input.phone;
+        if (input.status !== undefined) fields.status = input.status;
+        await updateAffiliateRow(trx, campaignId, id, fields, passwordHash, now());
+        return withFields(current, fields);
       });
       return withTotals(row);
     } catch (err) {

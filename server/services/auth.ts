@@ -1,7 +1,6 @@
-import type { Db } from '../db/knex.js';
 import { toDate } from '../db/rows.js';
-import type { Logger } from '../logger.js';
 import { type ApiKeyWithCampaignRow, findApiKeyByHash, touchApiKey } from '../repositories/apiKeys.js';
+import type { ServiceDeps } from './deps.js';
 
 export interface AuthenticatedCampaign {
   keyId: number;
@@ -22,46 +21,43 @@ export type KeyLookup =
 /** How often `lastUsedAt` is written at most, per key (issue 2: it may lag). */
 const TOUCH_INTERVAL_MS = 60_000;
 
+export interface ApiKeyAuthenticator {
+  lookup(hash: string, now?: number): Promise<KeyLookup>;
+}
+
 /**
- * Looks keys up by hash, caching each answer for `cacheMs` so that a busy key costs one
- * query every few seconds, not one per request. A revoked key therefore stops working
- * within `cacheMs` on every daemon (documented in the README).
+ * Looks keys up by hash, caching each answer for `API_KEY_CACHE_MS` so that a busy key costs
+ * one query every few seconds, not one per request. A revoked key therefore stops working
+ * within that time on every daemon (documented in the README).
  */
-export class ApiKeyAuthenticator {
-  private readonly cache = new Map<string, { lookup: KeyLookup; expires: number }>();
-  private readonly touched = new Map<number, number>();
+export function apiKeyAuthenticator({ db, config, logger }: ServiceDeps): ApiKeyAuthenticator {
+  const cacheMs = config.apiKeyCacheMs;
+  const cache = new Map<string, { lookup: KeyLookup; expires: number }>();
+  const touched = new Map<number, number>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly cacheMs: number,
-    private readonly logger: Logger,
-  ) {}
-
-  async lookup(hash: string, now = Date.now()): Promise<KeyLookup> {
-    const cached = this.cache.get(hash);
-    if (cached && cached.expires > now) return cached.lookup;
-    const row = await findApiKeyByHash(this.db, hash);
-    const lookup = toLookup(row);
-    if (this.cacheMs > 0) {
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(hash, { lookup, expires: now + this.cacheMs });
-    }
-    if (row && lookup.state === 'active') this.touch(row, now);
-    return lookup;
-  }
-
-  private touch(row: ApiKeyWithCampaignRow, now: number): void {
-    const last =
-      this.touched.get(row.key_id) ?? (row.key_last_used_at ? toDate(row.key_last_used_at).getTime() : 0);
+  function touch(row: ApiKeyWithCampaignRow, now: number): void {
+    const last = touched.get(row.key_id) ?? (row.key_last_used_at ? toDate(row.key_last_used_at).getTime() : 0);
     if (now - last < TOUCH_INTERVAL_MS) return;
-    this.touched.set(row.key_id, now);
-    touchApiKey(this.db, row.key_id, new Date(now)).catch((err: unknown) => {
-      this.logger.warn('could not record key use', {
-        keyId: row.key_id,
-        code: (err as { code?: string }).code,
-      });
+    touched.set(row.key_id, now);
+    touchApiKey(db, row.key_id, new Date(now)).catch((err: unknown) => {
+      logger.warn('could not record key use', { keyId: row.key_id, code: (err as { code?: string }).code });
     });
   }
+
+  return {
+    async lookup(hash, now = Date.now()) {
+      const cached = cache.get(hash);
+      if (cached && cached.expires > now) return cached.lookup;
+      const row = await findApiKeyByHash(db, hash);
+      const lookup = toLookup(row);
+      if (cacheMs > 0) {
+        if (cache.size > 10_000) cache.clear();
+        cache.set(hash, { lookup, expires: now + cacheMs });
+      }
+      if (row && lookup.state === 'active') touch(row, now);
+      return lookup;
+    },
+  };
 }
 
 function toLookup(row: ApiKeyWithCampaignRow | undefined): KeyLookup {

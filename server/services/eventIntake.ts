@@ -11,7 +11,7 @@ import {
   trackingEventsOfIntake,
 } from '../repositories/events.js';
 import { ensureMonthlyUsage, monthKey, reserveConversions } from '../repositories/usage.js';
-import { type Candidate, type ConversionRules, toConversionRow, toTrackingEventRow } from './eventRecords.js';
+import { type Candidate, type ConversionRules, newConversion, newTrackingEvent } from './eventRecords.js';
 
 interface Skip {
   index: number;
@@ -116,7 +116,7 @@ export function createEventIntake(db: Db): EventIntake {
       await ensureUsageRow(rules.campaignId, now);
     }
     const intakeId = randomBytes(12).toString('hex');
-    const rows = candidates.map((candidate) => toTrackingEventRow(candidate, intakeId, now));
+    const rows = candidates.map((candidate) => newTrackingEvent(candidate, intakeId, now));
 
     return inTransaction(db, async (trx) => {
       await insertTrackingEventsIgnoringDuplicates(trx, rows);
@@ -161,7 +161,7 @@ export function createEventIntake(db: Db): EventIntake {
         await insertConversions(
           trx,
           conversions.map(({ candidate, trackingEventId }) =>
-            toConversionRow(candidate, trackingEventId, rules, now),
+            newConversion(candidate, trackingEventId, rules, now),
           ),
         );
       }

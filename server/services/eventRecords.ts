@@ -1,6 +1,6 @@
 import type { TrackingEvent } from '../../shared/schemas/event.js';
 import { moneyToCents } from '../db/rows.js';
-import type { ConversionInsert, TrackingEventInsert } from '../repositories/events.js';
+import type { NewConversion, NewTrackingEvent } from '../repositories/events.js';
 
 /** The campaign rule of product §2, as stored: percent in hundredths of a percent, fixed in centavos. */
 export interface ConversionRules {
@@ -34,49 +34,36 @@ function occurredAt(event: TrackingEvent, now: Date): Date {
   return timestamp === undefined ? now : new Date(timestamp);
 }
 
-const json = (value: object | undefined) => (value === undefined ? null : JSON.stringify(value));
-
-export function toTrackingEventRow(
-  { campaignId, affiliateId, event, orderId }: Candidate,
-  intakeId: string,
-  now: Date,
-): TrackingEventInsert {
+/** What the intake asks the repository to store for a candidate (rows are built there). */
+export function newTrackingEvent(candidate: Candidate, intakeId: string, now: Date): NewTrackingEvent {
   return {
-    campaign_id: campaignId,
-    affiliate_id: affiliateId,
-    event_type: event.event_type,
-    event_id: event.event_id ?? null,
-    order_id: orderId ?? null,
-    session_id: event.session_id ?? null,
-    properties: json(event.properties),
-    device_info: json(event.device_info),
-    intake_id: intakeId,
-    occurred_at: occurredAt(event, now),
-    created_at: now,
+    campaignId: candidate.campaignId,
+    affiliateId: candidate.affiliateId,
+    event: candidate.event,
+    orderId: candidate.orderId,
+    intakeId,
+    occurredAt: occurredAt(candidate.event, now),
+    createdAt: now,
   };
 }
 
-export function toConversionRow(
-  { campaignId, affiliateId, event, orderId }: Candidate,
+export function newConversion(
+  candidate: Candidate,
   trackingEventId: number,
   rules: ConversionRules,
   now: Date,
-): ConversionInsert {
-  const orderValueCents = moneyToCents(event.properties?.order_value ?? 0);
+): NewConversion {
+  const orderValueCents = moneyToCents(candidate.event.properties?.order_value ?? 0);
   return {
-    campaign_id: campaignId,
-    affiliate_id: affiliateId,
-    tracking_event_id: trackingEventId,
-    order_id: orderId ?? '',
-    order_value_cents: orderValueCents,
+    campaignId: candidate.campaignId,
+    affiliateId: candidate.affiliateId,
+    trackingEventId,
+    orderId: candidate.orderId ?? '',
+    orderValueCents,
     // Computed now and kept, even if the campaign's rule changes later (product §2).
-    commission_cents: commissionCents(orderValueCents, rules),
-    // spec 4.6.4: an accepted conversion starts pending.
-    status: 'pending',
-    payout_id: null,
-    properties: json(event.properties),
-    occurred_at: occurredAt(event, now),
-    created_at: now,
-    updated_at: now,
+    commissionCents: commissionCents(orderValueCents, rules),
+    properties: candidate.event.properties,
+    occurredAt: occurredAt(candidate.event, now),
+    createdAt: now,
   };
 }

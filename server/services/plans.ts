@@ -1,22 +1,28 @@
 import type { Plan } from '../../shared/schemas/campaign.js';
-import { type Db, isUniqueViolation } from '../db/knex.js';
+import { isUniqueViolation } from '../db/knex.js';
 import { ConflictError, ValidationError } from '../errors.js';
 import { insertPlan, listPlans } from '../repositories/plans.js';
+import type { ServiceDeps } from './deps.js';
 
-export { listPlans };
+export interface PlanService {
+  create(input: { name: string; maxAffiliates: number | null; maxMonthlyConversions: number | null }): Promise<Plan>;
+  list(): Promise<Plan[]>;
+}
 
-export async function createPlan(
-  db: Db,
-  input: { name: string; maxAffiliates: number | null; maxMonthlyConversions: number | null },
-): Promise<Plan> {
-  const name = input.name.trim();
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
-    throw new ValidationError('plan name must be 1 to 64 letters, digits, "-" or "_"');
-  }
-  try {
-    return await insertPlan(db, { ...input, name });
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new ConflictError(`A plan named "${name}" already exists`);
-    throw err;
-  }
+export function planService({ db }: ServiceDeps): PlanService {
+  return {
+    async create(input) {
+      const name = input.name.trim();
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
+        throw new ValidationError('plan name must be 1 to 64 letters, digits, "-" or "_"');
+      }
+      try {
+        return await insertPlan(db, { ...input, name });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new ConflictError(`A plan named "${name}" already exists`);
+        throw err;
+      }
+    },
+    list: () => listPlans(db),
+  };
 }

@@ -1,9 +1,8 @@
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { expect } from 'chai';
 import type { Daemon } from '../../server/main.js';
-import { revokeKey } from '../../server/services/apiKeys.js';
 import { clientEnv, parseJson, runCli, spawnCli } from '../helpers/cli.js';
-import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
+import { createMerchant, type Merchant, revokeKey, startTestDaemon } from '../helpers/daemon.js';
 import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
 import { countRows, makeAffiliate, tempDir, writeLines } from '../helpers/replay.js';

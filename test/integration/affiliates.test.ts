@@ -1,8 +1,7 @@
 import bcrypt from 'bcrypt';
 import { expect } from 'chai';
-import type { Daemon } from '../../server/main.js';
-import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
-import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
+import { createMerchant, type Merchant, useTestDaemon } from '../helpers/daemon.js';
+import { ENGINE } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
 import { insertConversion, insertPayout, insertTrackingEvent } from '../helpers/rows.js';
 
@@ -16,28 +15,18 @@ const EMAIL_TAKEN = { statusCode: 409, message: 'Email is not available', error:
 const REFERRAL_TAKEN = { statusCode: 409, message: 'Referral ID is not available', error: 'Conflict' };
 
 describe(`affiliates API, spec 4.1 to 4.5 (${ENGINE})`, () => {
-  let t: TestDatabase;
-  let daemon: Daemon;
+  const t = useTestDaemon();
   let shop: Merchant;
   let other: Merchant;
 
   const api = (merchant: Merchant, method: string, path: string, body?: unknown) =>
-    call(daemon.url, method, path, { key: merchant.key, body });
+    call(t.url, method, path, { key: merchant.key, body });
   const create = (merchant: Merchant, body: Record<string, unknown>) =>
     api(merchant, 'POST', '/v1/affiliates', { password: 'secret1', ...body });
 
-  before(async () => {
-    t = await createTestDatabase();
-    daemon = await startTestDaemon(t.url);
-  });
   beforeEach(async () => {
-    await cleanTables(t.db);
-    shop = await createMerchant(t.db);
+    shop = t.merchant;
     other = await createMerchant(t.db);
-  });
-  after(async () => {
-    await daemon.close();
-    await t.drop();
   });
 
   describe('POST /v1/affiliates', () => {
@@ -254,12 +243,12 @@ describe(`affiliates API, spec 4.1 to 4.5 (${ENGINE})`, () => {
         const listener = () => {
           count++;
         };
-        daemon.db.on('query', listener);
+        t.daemon.db.on('query', listener);
         try {
           const res = await api(shop, 'GET', path);
           expect(res.status).to.equal(200);
         } finally {
-          daemon.db.off('query', listener);
+          t.daemon.db.off('query', listener);
         }
         return count;
       };

@@ -1,37 +1,24 @@
 import { expect } from 'chai';
-import type { Daemon } from '../../server/main.js';
-import { revokeKey } from '../../server/services/apiKeys.js';
-import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
-import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
+import { type Merchant, revokeKey, useTestDaemon } from '../helpers/daemon.js';
+import { ENGINE } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
 
 describe(`error answers and API-key auth (${ENGINE})`, () => {
-  let t: TestDatabase;
-  let daemon: Daemon;
+  // No key cache, so a revoked key is refused at once in these tests.
+  const t = useTestDaemon({ API_KEY_CACHE_MS: '0' });
   let merchant: Merchant;
-
-  before(async () => {
-    t = await createTestDatabase();
-    // No key cache, so a revoked key is refused at once in these tests.
-    daemon = await startTestDaemon(t.url, { API_KEY_CACHE_MS: '0' });
-  });
-  beforeEach(async () => {
-    await cleanTables(t.db);
-    merchant = await createMerchant(t.db);
-  });
-  after(async () => {
-    await daemon.close();
-    await t.drop();
+  beforeEach(() => {
+    merchant = t.merchant;
   });
 
   it('401 API Key is required without a key, in the spec’s exact body', async () => {
-    const res = await call(daemon.url, 'GET', '/v1/affiliates');
+    const res = await call(t.url, 'GET', '/v1/affiliates');
     expect(res.status).to.equal(401);
     expect(res.text).to.equal('{"statusCode":401,"message":"API Key is required","error":"Unauthorized"}');
   });
 
   it('401 Invalid or inactive API Key for an unknown key', async () => {
-    const res = await call(daemon.url, 'GET', '/v1/affiliates', { key: 'afk_notarealkey' });
+    const res = await call(t.url, 'GET', '/v1/affiliates', { key: 'afk_notarealkey' });
     expect(res.status).to.equal(401);
     expect(res.body).to.deep.equal({
       statusCode: 401,
@@ -41,9 +28,9 @@ describe(`error answers and API-key auth (${ENGINE})`, () => {
   });
 
   it('a revoked key is 401 Invalid or inactive API Key on affiliate routes', async () => {
-    expect((await call(daemon.url, 'GET', '/v1/affiliates', { key: merchant.key })).status).to.equal(200);
+    expect((await call(t.url, 'GET', '/v1/affiliates', { key: merchant.key })).status).to.equal(200);
     await revokeKey(t.db, merchant.keyId);
-    const res = await call(daemon.url, 'GET', '/v1/affiliates', { key: merchant.key });
+    const res = await call(t.url, 'GET', '/v1/affiliates', { key: merchant.key });
     expect(res.body).to.deep.equal({
       statusCode: 401,
       message: 'Invalid or inactive API Key',
@@ -52,7 +39,7 @@ describe(`error answers and API-key auth (${ENGINE})`, () => {
   });
 
   it('records when a key was last used', async () => {
-    await call(daemon.url, 'GET', '/v1/affiliates', { key: merchant.key });
+    await call(t.url, 'GET', '/v1/affiliates', { key: merchant.key });
     let lastUsed: unknown = null;
     for (let i = 0; i < 50 && lastUsed === null; i++) {
       lastUsed = (await t.db('api_keys').where({ id: merchant.keyId }).first())?.last_used_at ?? null;
@@ -62,7 +49,7 @@ describe(`error answers and API-key auth (${ENGINE})`, () => {
   });
 
   it('malformed JSON is 400, a body that is not JSON is 415, an oversized body is 413', async () => {
-    const malformed = await call(daemon.url, 'POST', '/v1/affiliates', {
+    const malformed = await call(t.url, 'POST', '/v1/affiliates', {
       key: merchant.key,
       raw: '{"email":',
     });
@@ -71,14 +58,14 @@ describe(`error answers and API-key auth (${ENGINE})`, () => {
       message: 'Request body is not valid JSON',
       error: 'Bad Request',
     });
-    const text = await call(daemon.url, 'POST', '/v1/affiliates', {
+    const text = await call(t.url, 'POST', '/v1/affiliates', {
       key: merchant.key,
       raw: 'email=a@b.co',
       contentType: 'application/x-www-form-urlencoded',
     });
     expect(text.status).to.equal(415);
     expect(text.body).to.include({ statusCode: 415, error: 'Unsupported Media Type' });
-    const huge = await call(daemon.url, 'POST', '/v1/affiliates', {
+    const huge = await call(t.url, 'POST', '/v1/affiliates', {
       key: merchant.key,
       raw: JSON.stringify({ email: 'a@b.co', password: 'secret', name: 'x'.repeat(3 * 1024 * 1024) }),
     });
@@ -92,26 +79,26 @@ describe(`error answers and API-key auth (${ENGINE})`, () => {
   });
 
   it('an unknown route is 404 Cannot METHOD path, even without a key', async () => {
-    const res = await call(daemon.url, 'GET', '/v1/x');
+    const res = await call(t.url, 'GET', '/v1/x');
     expect(res.body).to.deep.equal({ statusCode: 404, message: 'Cannot GET /v1/x', error: 'Not Found' });
-    const post = await call(daemon.url, 'POST', '/nope', { key: merchant.key, body: {} });
+    const post = await call(t.url, 'POST', '/nope', { key: merchant.key, body: {} });
     expect(post.body).to.deep.equal({ statusCode: 404, message: 'Cannot POST /nope', error: 'Not Found' });
   });
 
   it('a method the route does not have is 405 in the same shape', async () => {
-    const res = await call(daemon.url, 'PUT', '/v1/affiliates/1', { key: merchant.key, body: {} });
+    const res = await call(t.url, 'PUT', '/v1/affiliates/1', { key: merchant.key, body: {} });
     expect(res.status).to.equal(405);
     expect(res.body).to.include({ statusCode: 405, error: 'Method Not Allowed' });
   });
 
   it('a server fault is 500 with no stack trace, SQL or table names in the body', async () => {
-    await call(daemon.url, 'POST', '/v1/affiliates', {
+    await call(t.url, 'POST', '/v1/affiliates', {
       key: merchant.key,
       body: { email: 'a@b.co', password: 'secret' },
     });
     await t.db.schema.renameTable('payouts', 'payouts_moved');
     try {
-      const res = await call(daemon.url, 'GET', '/v1/affiliates', { key: merchant.key });
+      const res = await call(t.url, 'GET', '/v1/affiliates', { key: merchant.key });
       expect(res.status).to.equal(500);
       expect(res.body).to.deep.equal({
         statusCode: 500,

@@ -1,36 +1,22 @@
 import { expect } from 'chai';
-import type { Daemon } from '../../server/main.js';
-import { revokeKey } from '../../server/services/apiKeys.js';
 import { MESSAGES } from '../../shared/errors.js';
-import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
-import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
+import { createMerchant, type Merchant, revokeKey, startTestDaemon, useTestDaemon } from '../helpers/daemon.js';
+import { ENGINE } from '../helpers/database.js';
 import { addAffiliate, conversion, lead, pageView, storedCounts } from '../helpers/events.js';
 import { call } from '../helpers/http.js';
 
 describe(`POST /v1/events (${ENGINE})`, () => {
-  let database: TestDatabase;
-  let daemon: Daemon;
+  const t = useTestDaemon();
   let merchant: Merchant;
   let code: string;
   let affiliateId: number;
 
-  const send = (body: unknown, key = merchant.key) => call(daemon.url, 'POST', '/v1/events', { key, body });
-  const counts = () => storedCounts(database.db, merchant.campaignId);
-
-  before(async () => {
-    database = await createTestDatabase();
-    daemon = await startTestDaemon(database.url);
-  });
-
-  after(async () => {
-    await daemon?.close();
-    await database?.drop();
-  });
+  const send = (body: unknown, key = merchant.key) => call(t.url, 'POST', '/v1/events', { key, body });
+  const counts = () => storedCounts(t.db, merchant.campaignId);
 
   beforeEach(async () => {
-    await cleanTables(database.db);
-    merchant = await createMerchant(database.db);
-    ({ code, id: affiliateId } = await addAffiliate(database.db, merchant.campaignId));
+    merchant = t.merchant;
+    ({ code, id: affiliateId } = await addAffiliate(t.db, merchant.campaignId));
   });
 
   describe('validation (spec 4.6, product §3.6)', () => {
@@ -123,7 +109,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
     });
 
     it('refuses a campaign_id other than the key campaign (product §3.5)', async () => {
-      const other = await createMerchant(database.db);
+      const other = await createMerchant(t.db);
       await expectInvalid({ events: [pageView(merchant.publicId, code), pageView(other.publicId, code)] }, [
         "events.1.campaign_id must be the public id of the API key's campaign",
       ]);
@@ -152,12 +138,12 @@ describe(`POST /v1/events (${ENGINE})`, () => {
   describe('keys (spec §5)', () => {
     it('answers 401 without a key and with an unknown key, 403 with a revoked one', async () => {
       const body = { events: [pageView(merchant.publicId, code)] };
-      const none = await call(daemon.url, 'POST', '/v1/events', { body });
+      const none = await call(t.url, 'POST', '/v1/events', { body });
       expect([none.status, none.body.message]).to.deep.equal([401, MESSAGES.apiKeyRequired]);
       const unknown = await send(body, 'afk_unknownunknownunknownunknown12');
       expect([unknown.status, unknown.body.message]).to.deep.equal([401, MESSAGES.apiKeyInvalid]);
-      const revoked = await createMerchant(database.db);
-      await revokeKey(database.db, revoked.keyId);
+      const revoked = await createMerchant(t.db);
+      await revokeKey(t.db, revoked.keyId);
       const refused = await send({ events: [pageView(revoked.publicId, code)] }, revoked.key);
       expect(refused.body).to.deep.equal({
         statusCode: 403,
@@ -166,12 +152,12 @@ describe(`POST /v1/events (${ENGINE})`, () => {
       });
     });
     it('refuses a key as soon as it is revoked when API_KEY_CACHE_MS is 0', async () => {
-      const uncached = await startTestDaemon(database.url, { API_KEY_CACHE_MS: '0' });
+      const uncached = await startTestDaemon(t.database.url, { API_KEY_CACHE_MS: '0' });
       try {
         const body = { events: [pageView(merchant.publicId, code)] };
         const before = await call(uncached.url, 'POST', '/v1/events', { key: merchant.key, body });
         expect(before.status).to.equal(200);
-        await revokeKey(database.db, merchant.keyId);
+        await revokeKey(t.db, merchant.keyId);
         const after = await call(uncached.url, 'POST', '/v1/events', { key: merchant.key, body });
         expect([after.status, after.body.message]).to.deep.equal([403, MESSAGES.apiKeyRevoked]);
         expect(await counts()).to.deep.equal({ events: 1, conversions: 0, usage: 0 });
@@ -190,7 +176,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
         ],
       });
       expect(reply.body).to.deep.equal({ success: true, received: 2, accepted: 2, skipped: [] });
-      const rows = await database.db('tracking_events').orderBy('id').select();
+      const rows = await t.db('tracking_events').orderBy('id').select();
       expect(rows.map((r) => [r.event_type, r.session_id, r.affiliate_id])).to.deep.equal([
         ['page_view', 's-1', affiliateId],
         ['lead', null, affiliateId],
@@ -217,7 +203,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
       });
       expect(reply.status).to.equal(200);
       expect(reply.body.accepted).to.equal(1);
-      const [row] = await database.db('conversions').select();
+      const [row] = await t.db('conversions').select();
       expect(row).to.include({
         affiliate_id: affiliateId,
         order_id: 'order-1',
@@ -228,20 +214,20 @@ describe(`POST /v1/events (${ENGINE})`, () => {
       });
       expect(new Date(row.occurred_at).toISOString()).to.equal('2026-11-02T11:30:00.000Z');
       expect(JSON.parse(row.properties)).to.include({ coupon: 'BLACKFRIDAY', product: 'Pro' });
-      const [event] = await database.db('tracking_events').select();
+      const [event] = await t.db('tracking_events').select();
       expect(Number(row.tracking_event_id)).to.equal(Number(event.id));
       expect(await counts()).to.deep.equal({ events: 1, conversions: 1, usage: 1 });
     });
 
     it('applies a fixed commission in centavos', async () => {
-      const fixed = await createMerchant(database.db, { commission: { type: 'fixed', value: 7.5 } });
-      const affiliate = await addAffiliate(database.db, fixed.campaignId);
+      const fixed = await createMerchant(t.db, { commission: { type: 'fixed', value: 7.5 } });
+      const affiliate = await addAffiliate(t.db, fixed.campaignId);
       const reply = await send(
         { events: [conversion(fixed.publicId, affiliate.code, 'o', 1000)] },
         fixed.key,
       );
       expect(reply.body.accepted).to.equal(1);
-      const [row] = await database.db('conversions').where('campaign_id', fixed.campaignId).select();
+      const [row] = await t.db('conversions').where('campaign_id', fixed.campaignId).select();
       expect([Number(row.order_value_cents), Number(row.commission_cents)]).to.deep.equal([100000, 750]);
     });
 
@@ -253,12 +239,12 @@ describe(`POST /v1/events (${ENGINE})`, () => {
       const count = () => {
         statements++;
       };
-      daemon.db.on('query', count);
+      t.daemon.db.on('query', count);
       try {
         const reply = await send({ batch: true, events });
         expect(reply.body).to.deep.equal({ success: true, received: 1000, accepted: 1000, skipped: [] });
       } finally {
-        daemon.db.off('query', count);
+        t.daemon.db.off('query', count);
       }
       expect(await counts()).to.deep.equal({ events: 1000, conversions: 500, usage: 500 });
       // Measured: key lookup and its lastUsedAt touch, affiliates, usage row, BEGIN, 2 event inserts
@@ -269,10 +255,10 @@ describe(`POST /v1/events (${ENGINE})`, () => {
 
   describe('skipped events (product §3.5, §3.7)', () => {
     it('skips unknown codes, codes of another campaign, and affiliates that are not active', async () => {
-      const other = await createMerchant(database.db);
-      const foreign = await addAffiliate(database.db, other.campaignId);
-      const inactive = await addAffiliate(database.db, merchant.campaignId, { status: 'inactive' });
-      const pending = await addAffiliate(database.db, merchant.campaignId, { status: 'pending' });
+      const other = await createMerchant(t.db);
+      const foreign = await addAffiliate(t.db, other.campaignId);
+      const inactive = await addAffiliate(t.db, merchant.campaignId, { status: 'inactive' });
+      const pending = await addAffiliate(t.db, merchant.campaignId, { status: 'pending' });
       const reply = await send({
         events: [
           pageView(merchant.publicId, 'NOSUCHCODE'),
@@ -294,7 +280,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
         ],
       });
       expect(await counts()).to.deep.equal({ events: 1, conversions: 0, usage: 0 });
-      expect(await storedCounts(database.db, other.campaignId)).to.deep.equal({
+      expect(await storedCounts(t.db, other.campaignId)).to.deep.equal({
         events: 0,
         conversions: 0,
         usage: 0,
@@ -315,7 +301,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
         { index: 3, reason: 'duplicate_event_id' },
       ]);
       expect(await counts()).to.deep.equal({ events: 2, conversions: 1, usage: 1 });
-      const [row] = await database.db('conversions').select('order_value_cents');
+      const [row] = await t.db('conversions').select('order_value_cents');
       expect(Number(row.order_value_cents)).to.equal(1000);
     });
 
@@ -351,8 +337,8 @@ describe(`POST /v1/events (${ENGINE})`, () => {
     });
 
     it('keeps dedupe per campaign: the same order_id in two campaigns is two sales', async () => {
-      const other = await createMerchant(database.db);
-      const theirs = await addAffiliate(database.db, other.campaignId);
+      const other = await createMerchant(t.db);
+      const theirs = await addAffiliate(t.db, other.campaignId);
       await send({ events: [conversion(merchant.publicId, code, 'shared', 10)] });
       const reply = await send(
         { events: [conversion(other.publicId, theirs.code, 'shared', 10)] },
@@ -395,9 +381,9 @@ describe(`POST /v1/events (${ENGINE})`, () => {
     let plan: string;
 
     beforeEach(async () => {
-      limited = await createMerchant(database.db, { limits: { maxMonthlyConversions: 3 } });
-      limitedCode = (await addAffiliate(database.db, limited.campaignId)).code;
-      const [row] = await database
+      limited = await createMerchant(t.db, { limits: { maxMonthlyConversions: 3 } });
+      limitedCode = (await addAffiliate(t.db, limited.campaignId)).code;
+      const [row] = await t
         .db('campaigns')
         .join('plans', 'plans.id', 'campaigns.plan_id')
         .where('campaigns.id', limited.campaignId)
@@ -406,7 +392,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
     });
 
     const sendLimited = (events: unknown[]) => send({ events }, limited.key);
-    const limitedCounts = () => storedCounts(database.db, limited.campaignId);
+    const limitedCounts = () => storedCounts(t.db, limited.campaignId);
 
     it('refuses a whole batch that would pass the limit, with the spec message', async () => {
       const first = await sendLimited([
@@ -455,14 +441,14 @@ describe(`POST /v1/events (${ENGINE})`, () => {
     it('counts calendar months in UTC: last month at the limit does not block this one', async () => {
       const now = new Date();
       const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 15));
-      await database.db('monthly_usage').insert({
+      await t.db('monthly_usage').insert({
         campaign_id: limited.campaignId,
         month: lastMonth.toISOString().slice(0, 7),
         conversions: 3,
       });
       const reply = await sendLimited([conversion(limited.publicId, limitedCode, 'o-1', 10)]);
       expect(reply.body.accepted).to.equal(1);
-      const [row] = await database
+      const [row] = await t
         .db('monthly_usage')
         .where({ campaign_id: limited.campaignId, month: now.toISOString().slice(0, 7) })
         .select('conversions');

@@ -1,43 +1,30 @@
 import { expect } from 'chai';
-import type { Daemon } from '../../server/main.js';
 import { MESSAGES } from '../../shared/errors.js';
-import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
-import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
+import { createMerchant, type Merchant, useTestDaemon } from '../helpers/daemon.js';
+import { ENGINE } from '../helpers/database.js';
 import { addAffiliate, conversion, lead, pageView, storedCounts } from '../helpers/events.js';
 import { call } from '../helpers/http.js';
 
 describe(`POST /v1/sdk/events (${ENGINE})`, () => {
-  let database: TestDatabase;
-  let daemon: Daemon;
+  const t = useTestDaemon();
   let merchant: Merchant;
   let code: string;
 
   const send = (body: unknown, headers: Record<string, string> = {}) =>
-    call(daemon.url, 'POST', '/v1/sdk/events', {
+    call(t.url, 'POST', '/v1/sdk/events', {
       body,
       headers: { origin: 'https://shop.example', ...headers },
     });
-  const counts = () => storedCounts(database.db, merchant.campaignId);
-
-  before(async () => {
-    database = await createTestDatabase();
-    daemon = await startTestDaemon(database.url);
-  });
-
-  after(async () => {
-    await daemon?.close();
-    await database?.drop();
-  });
+  const counts = () => storedCounts(t.db, merchant.campaignId);
 
   beforeEach(async () => {
-    await cleanTables(database.db);
-    merchant = await createMerchant(database.db);
-    ({ code } = await addAffiliate(database.db, merchant.campaignId));
+    merchant = t.merchant;
+    ({ code } = await addAffiliate(t.db, merchant.campaignId));
   });
 
   it('takes page views and leads without a key, each in the campaign it names', async () => {
-    const other = await createMerchant(database.db);
-    const theirs = await addAffiliate(database.db, other.campaignId);
+    const other = await createMerchant(t.db);
+    const theirs = await addAffiliate(t.db, other.campaignId);
     const reply = await send({
       events: [
         pageView(merchant.publicId, code.toLowerCase(), { session_id: 's-1' }),
@@ -54,7 +41,7 @@ describe(`POST /v1/sdk/events (${ENGINE})`, () => {
       skipped: [{ index: 2, reason: 'unknown_affiliate' }],
     });
     expect(await counts()).to.deep.equal({ events: 1, conversions: 0, usage: 0 });
-    expect(await storedCounts(database.db, other.campaignId)).to.deep.equal({
+    expect(await storedCounts(t.db, other.campaignId)).to.deep.equal({
       events: 1,
       conversions: 0,
       usage: 0,
@@ -98,7 +85,7 @@ describe(`POST /v1/sdk/events (${ENGINE})`, () => {
   });
 
   it('skips inactive affiliates and replayed event ids', async () => {
-    const inactive = await addAffiliate(database.db, merchant.campaignId, { status: 'inactive' });
+    const inactive = await addAffiliate(t.db, merchant.campaignId, { status: 'inactive' });
     await send({ events: [pageView(merchant.publicId, code, { event_id: 'pv-1' })] });
     const reply = await send({
       events: [
@@ -123,7 +110,7 @@ describe(`POST /v1/sdk/events (${ENGINE})`, () => {
 
   describe('CORS, on this route only', () => {
     it('answers a preflight with 204 and the allowed method and headers', async () => {
-      const reply = await call(daemon.url, 'OPTIONS', '/v1/sdk/events', {
+      const reply = await call(t.url, 'OPTIONS', '/v1/sdk/events', {
         headers: {
           origin: 'https://shop.example',
           'access-control-request-method': 'POST',
@@ -147,14 +134,14 @@ describe(`POST /v1/sdk/events (${ENGINE})`, () => {
     });
 
     it('leaves the key routes closed to browsers', async () => {
-      const post = await call(daemon.url, 'POST', '/v1/events', {
+      const post = await call(t.url, 'POST', '/v1/events', {
         key: merchant.key,
         body: { events: [] },
         headers: { origin: 'https://shop.example' },
       });
       expect(post.status).to.equal(200);
       expect(post.headers['access-control-allow-origin']).to.equal(undefined);
-      const preflight = await call(daemon.url, 'OPTIONS', '/v1/events', {
+      const preflight = await call(t.url, 'OPTIONS', '/v1/events', {
         headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' },
       });
       expect(preflight.headers['access-control-allow-origin']).to.equal(undefined);

@@ -1,9 +1,7 @@
-import { listCampaigns } from '../../../server/repositories/campaigns.js';
-import { createCampaign, getCampaign, getCampaignWithUsage } from '../../../server/services/campaigns.js';
 import type { Campaign } from '../../../shared/schemas/campaign.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
-import { withDatabase } from '../../operator.js';
+import { withServices } from '../../operator.js';
 import { type GlobalOptions, printJson, printRecord, printTable } from '../../output.js';
 
 export const commissionText = (c: Campaign) =>
@@ -27,8 +25,8 @@ export async function create(
     options.commissionFixed !== undefined
       ? { type: 'fixed' as const, value: options.commissionFixed }
       : { type: 'percent' as const, value: options.commissionPercent ?? 10 };
-  const campaign = await withDatabase((db) =>
-    createCampaign(db, {
+  const campaign = await withServices(({ campaigns }) =>
+    campaigns.create({
       name: options.name,
       plan: options.plan,
       publicId: options.publicId,
@@ -41,7 +39,7 @@ export async function create(
 }
 
 export async function list(io: Io, options: GlobalOptions): Promise<void> {
-  const campaigns = await withDatabase((db) => listCampaigns(db));
+  const campaigns = await withServices((services) => services.campaigns.list());
   if (options.json) return printJson(io, campaigns);
   printTable(
     io,
@@ -51,8 +49,8 @@ export async function list(io: Io, options: GlobalOptions): Promise<void> {
 }
 
 export async function get(io: Io, options: GlobalOptions, ref: string): Promise<void> {
-  const campaign = await withDatabase(async (db) =>
-    getCampaignWithUsage(db, (await getCampaign(db, ref)).id),
+  const campaign = await withServices(async ({ campaigns }) =>
+    campaigns.withUsage((await campaigns.get(ref)).id),
   );
   if (options.json) return printJson(io, campaign);
   const { limits, usage, ...rest } = campaign;

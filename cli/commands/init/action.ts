@@ -1,9 +1,6 @@
 import { loadConfig } from '../../../server/config.js';
-import { createApiKey } from '../../../server/services/apiKeys.js';
-import { createCampaign } from '../../../server/services/campaigns.js';
-import { listPlans } from '../../../server/services/plans.js';
 import type { Io } from '../../io.js';
-import { withDatabase } from '../../operator.js';
+import { withServices } from '../../operator.js';
 import { type GlobalOptions, note, printJson, printRecord } from '../../output.js';
 import { DEFAULT_PROFILE, maskKey, saveProfile } from '../../profiles.js';
 import { askChoice, askText } from '../../prompts.js';
@@ -13,11 +10,11 @@ export async function runInit(
   options: GlobalOptions & { name?: string; plan?: string; baseUrlToSave?: string },
 ): Promise<void> {
   const config = loadConfig();
-  const result = await withDatabase(async (db) => {
+  const result = await withServices(async ({ plans: planService, campaigns, apiKeys }) => {
     const name =
       options.name ??
       (await askText(io, '--name', 'Campaign name', (v) => (v.trim() ? true : 'Give it a name')));
-    const plans = await listPlans(db);
+    const plans = await planService.list();
     const plan =
       options.plan ??
       (await askChoice(
@@ -27,8 +24,8 @@ export async function runInit(
         plans.map((p) => p.name),
         'free',
       ));
-    const campaign = await createCampaign(db, { name, plan });
-    const key = await createApiKey(db, { campaign: campaign.id, name: 'created by affiliated init' });
+    const campaign = await campaigns.create({ name, plan });
+    const key = await apiKeys.create({ campaign: campaign.id, name: 'created by affiliated init' });
     return { campaign, key };
   });
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;

@@ -1,8 +1,6 @@
-import { createApiKey, listApiKeys, revokeKey } from '../../../server/services/apiKeys.js';
-import { getCampaign } from '../../../server/services/campaigns.js';
 import type { ApiKeyInfo } from '../../../shared/schemas/campaign.js';
 import type { Io } from '../../io.js';
-import { withDatabase } from '../../operator.js';
+import { withServices } from '../../operator.js';
 import { type GlobalOptions, note, printJson, printLine, printTable } from '../../output.js';
 
 const masked = (k: ApiKeyInfo) => `${k.prefix}…${k.lastFour}`;
@@ -11,8 +9,8 @@ export async function create(
   io: Io,
   options: GlobalOptions & { campaign: string; name?: string },
 ): Promise<void> {
-  const key = await withDatabase((db) =>
-    createApiKey(db, { campaign: options.campaign, name: options.name }),
+  const key = await withServices(({ apiKeys }) =>
+    apiKeys.create({ campaign: options.campaign, name: options.name }),
   );
   if (options.json) return printJson(io, key);
   note(io, `API key ${key.id} for campaign ${key.campaignId}. It is shown once: store it now.`);
@@ -20,11 +18,7 @@ export async function create(
 }
 
 export async function list(io: Io, options: GlobalOptions & { campaign?: string }): Promise<void> {
-  const keys = await withDatabase(async (db) => {
-    const campaignId =
-      options.campaign === undefined ? undefined : (await getCampaign(db, options.campaign)).id;
-    return listApiKeys(db, campaignId);
-  });
+  const keys = await withServices(({ apiKeys }) => apiKeys.list(options.campaign));
   if (options.json) return printJson(io, keys);
   printTable(
     io,
@@ -34,7 +28,7 @@ export async function list(io: Io, options: GlobalOptions & { campaign?: string 
 }
 
 export async function revoke(io: Io, options: GlobalOptions, keyId: number): Promise<void> {
-  const key = await withDatabase((db) => revokeKey(db, keyId));
+  const key = await withServices(({ apiKeys }) => apiKeys.revoke(keyId));
   if (options.json) return printJson(io, key);
   printLine(io, `Key ${key.id} (${masked(key)}) is revoked.`);
 }

@@ -1,7 +1,6 @@
-import { createPlan, listPlans } from '../../../server/services/plans.js';
 import type { Plan } from '../../../shared/schemas/campaign.js';
 import type { Io } from '../../io.js';
-import { withDatabase } from '../../operator.js';
+import { withServices } from '../../operator.js';
 import { type GlobalOptions, printJson, printTable } from '../../output.js';
 
 const limit = (n: number | null) => (n === null ? 'unlimited' : n);
@@ -22,8 +21,8 @@ export async function create(
   io: Io,
   options: GlobalOptions & { name: string; maxAffiliates?: number; maxMonthlyConversions?: number },
 ): Promise<void> {
-  const plan = await withDatabase((db) =>
-    createPlan(db, {
+  const plan = await withServices(({ plans }) =>
+    plans.create({
       name: options.name,
       maxAffiliates: options.maxAffiliates ?? null,
       maxMonthlyConversions: options.maxMonthlyConversions ?? null,
@@ -34,5 +33,5 @@ export async function create(
 }
 
 export async function list(io: Io, options: GlobalOptions): Promise<void> {
-  show(io, options, await withDatabase((db) => listPlans(db)));
+  show(io, options, await withServices(({ plans }) => plans.list()));
 }

@@ -1,0 +1,20 @@
+import type { Config } from '../config.js';
+import type { Db } from '../db/knex.js';
+import type { Logger } from '../logger.js';
+
+/** What every service is built from (style.md: one style, built once in `createServices`). */
+export interface ServiceDeps {
+  db: Db;
+  config: Readonly<Config>;
+  logger: Logger;
+  /** The time now; tests that control the clock pass their own. */
+  now: () => Date;
+}
+
+/** Background work with a lifecycle: started after the daemon listens, stopped before the pool closes. */
+export interface Worker {
+  readonly name: string;
+  start(): void;
+  /** Resolves once work in progress has finished; nothing starts after it is called. */
+  stop(): Promise<void>;
+}

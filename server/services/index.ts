@@ -1,0 +1,49 @@
+import type { Config } from '../config.js';
+import type { Db } from '../db/knex.js';
+import type { Logger } from '../logger.js';
+import { type AffiliateService, affiliateService } from './affiliates.js';
+import { type ApiKeyService, apiKeyService } from './apiKeys.js';
+import { type ApiKeyAuthenticator, apiKeyAuthenticator } from './auth.js';
+import { type CampaignService, campaignService } from './campaigns.js';
+import type { ServiceDeps, Worker } from './deps.js';
+import { type EventService, eventService } from './events.js';
+import { type HealthService, healthService } from './health.js';
+import { type PlanService, planService } from './plans.js';
+import { type ReferenceService, referenceService } from './reference.js';
+
+export type { ServiceDeps, Worker } from './deps.js';
+
+/** Every service of the daemon, built once. Routes and the CLI's operator commands get this. */
+export interface Services {
+  authenticator: ApiKeyAuthenticator;
+  affiliates: AffiliateService;
+  events: EventService;
+  campaigns: CampaignService;
+  apiKeys: ApiKeyService;
+  plans: PlanService;
+  health: HealthService;
+  reference: ReferenceService;
+  /** Background work the daemon runs while it serves (none for operator commands). */
+  workers: Worker[];
+}
+
+/** The composition root: the one place services are constructed and wired to each other. */
+export function createServices(options: {
+  db: Db;
+  config: Readonly<Config>;
+  logger: Logger;
+  now?: () => Date;
+}): Services {
+  const deps: ServiceDeps = { ...options, now: options.now ?? (() => new Date()) };
+  return {
+    authenticator: apiKeyAuthenticator(deps),
+    affiliates: affiliateService(deps),
+    events: eventService(deps),
+    campaigns: campaignService(deps),
+    apiKeys: apiKeyService(deps),
+    plans: planService(deps),
+    health: healthService(deps),
+    reference: referenceService(),
+    workers: [],
+  };
+}
