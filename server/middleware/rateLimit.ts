@@ -1,7 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { Context, Middleware, Next } from 'koa';
 import ratelimit from 'koa-ratelimit';
+import type { RateLimitBucket } from '../../shared/contract/route.js';
 import type { Config } from '../config.js';
+import type { RouteTable } from '../http/routeTable.js';
 import type { Logger } from '../logger.js';
 import { apiKeyHash } from './auth.js';
 
@@ -28,13 +30,7 @@ export function defineFixedWindowCommand(redis: Redis): void {
   redis.defineCommand('ratelimiter', { numberOfKeys: 1, lua: FIXED_WINDOW_LUA });
 }
 
-type Bucket = 'events' | 'sdk' | 'default';
-
-export function bucketOf(path: string): Bucket {
-  if (path === '/v1/events') return 'events';
-  if (path === '/v1/sdk/events') return 'sdk';
-  return 'default';
-}
+type Bucket = Exclude<RateLimitBucket, 'none'>;
 
 const RESET = 'X-RateLimit-Reset';
 
@@ -54,7 +50,7 @@ function secondsUntil(epochSeconds: unknown, windowSeconds: number, now = Date.n
  * spec §8 and product §3.10: `/v1/events` per API key, `/v1/sdk/events` per client IP, every
  * other route per API key (per IP without one). Counting happens before authentication.
  */
-export function rateLimit(config: Config, logger: Logger, redis?: Redis): Middleware {
+export function rateLimit(config: Config, logger: Logger, table: RouteTable, redis?: Redis): Middleware {
   const { windowMs, eventsPerWindow, sdkPerWindow, defaultPerWindow } = config.rateLimit;
   const windowSeconds = Math.ceil(windowMs / 1000);
   const byKeyOrIp = (ctx: Context) => {
@@ -95,9 +91,12 @@ export function rateLimit(config: Config, logger: Logger, redis?: Redis): Middle
 
   return async function limitRate(ctx: Context, next: Next): Promise<void> {
     if (ctx.method === 'OPTIONS') return next();
+    // The contract route's bucket; a path no route has is counted as `default`.
+    const bucket = table.find(ctx.method, ctx.path)?.rateLimit ?? 'default';
+    if (bucket === 'none') return next();
     let passed = false;
     try {
-      await limiters[bucketOf(ctx.path)](ctx, async () => {
+      await limiters[bucket](ctx, async () => {
         passed = true;
         ctx.set(RESET, String(secondsUntil(ctx.response.get(RESET), windowSeconds)));
         await next();

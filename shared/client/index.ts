@@ -1,66 +1,66 @@
+import { type Contract, contract } from '../contract/index.js';
 import {
-  type Affiliate,
-  type AffiliateList,
-  type AffiliateStatus,
-  affiliateListSchema,
-  affiliateSchema,
-  type CreateAffiliateInput,
-  type UpdateAffiliateInput,
-} from '../schemas/affiliate.js';
-import { deleteResponseSchema } from '../schemas/common.js';
-import { type EventsResponse, eventsResponseSchema } from '../schemas/event.js';
+  type ClientInput,
+  isContentResponse,
+  type ResponseOf,
+  type RouteGroup,
+  type RouteSpec,
+  schemaOf,
+  successStatus,
+} from '../contract/route.js';
 import { type ClientOptions, callApi, type Reply } from './http.js';
 
 export { ApiError, ConnectionError, type RateLimitInfo, UnexpectedResponseError } from './errors.js';
 export type { ClientOptions, Reply } from './http.js';
 
-export interface ListAffiliatesParams {
-  status?: AffiliateStatus;
-  search?: string;
-  page?: number;
-  limit?: number;
-}
+/** Calling a route: its input (nothing when it takes none), its parsed success body back. */
+type Call<R extends RouteSpec> = (
+  ...input: Record<string, never> extends ClientInput<R> ? [input?: ClientInput<R>] : [input: ClientInput<R>]
+) => Promise<ResponseOf<R>>;
+
+type ClientGroup<G extends RouteGroup> = { [K in keyof G]: Call<G[K]> };
 
 /**
- * The typed `/v1` client shared by the CLI and anyone scripting against the daemon. Answers are
- * parsed with the same zod schemas the server validates with (style.md: one contract, three uses).
+ * The typed `/v1` client shared by the CLI and anyone scripting against the daemon, derived from
+ * the route contract: one method per route (`client.affiliates.get({ params: { id } })`), answers
+ * parsed with the same zod schemas the server validates with.
  */
-export interface ApiClient {
-  readonly baseUrl: string;
-  affiliates: {
-    list(params?: ListAffiliatesParams): Promise<AffiliateList>;
-    get(id: number): Promise<Affiliate>;
-    create(input: CreateAffiliateInput): Promise<Affiliate>;
-    update(id: number, input: UpdateAffiliateInput): Promise<Affiliate>;
-    remove(id: number): Promise<{ success: boolean; message: string }>;
-  };
-  events: {
-    /**
-     * spec 4.6. Events go as given (not re-serialised through the schema) so the server judges
-     * exactly what the caller has; the whole reply is returned for its rate-limit headers.
-     */
-    send(events: readonly object[], options?: { batch?: boolean }): Promise<Reply<EventsResponse>>;
-  };
+export type ApiClient = { readonly baseUrl: string } & { [G in keyof Contract]: ClientGroup<Contract[G]> } & {
+  /** The whole reply (status and rate-limit headers too), for callers that pace themselves. */
+  request<R extends RouteSpec>(route: R, input: ClientInput<R>): Promise<Reply<ResponseOf<R>>>;
+};
+
+/** `/v1/affiliates/{id}` with `{ id: 7 }` → `/v1/affiliates/7`. */
+export function pathOf(route: RouteSpec, params: Record<string, string | number> = {}): string {
+  return route.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new TypeError(`${route.operationId} needs the path parameter ${name}`);
+    return encodeURIComponent(String(value));
+  });
 }
 
 export function createApiClient(options: ClientOptions): ApiClient {
-  const body = async <T>(reply: Promise<Reply<T>>): Promise<T> => (await reply).body;
-  return {
-    baseUrl: options.baseUrl,
-    affiliates: {
-      list: (params = {}) =>
-        body(callApi(options, 'GET', '/v1/affiliates', affiliateListSchema, { query: { ...params } })),
-      get: (id) => body(callApi(options, 'GET', `/v1/affiliates/${id}`, affiliateSchema)),
-      create: (input) => body(callApi(options, 'POST', '/v1/affiliates', affiliateSchema, { body: input })),
-      update: (id, input) =>
-        body(callApi(options, 'PATCH', `/v1/affiliates/${id}`, affiliateSchema, { body: input })),
-      remove: (id) => body(callApi(options, 'DELETE', `/v1/affiliates/${id}`, deleteResponseSchema)),
-    },
-    events: {
-      send: (events, { batch } = {}) =>
-        callApi(options, 'POST', '/v1/events', eventsResponseSchema, {
-          body: batch === undefined ? { events } : { batch, events },
-        }),
-    },
-  };
+  async function request<R extends RouteSpec>(route: R, input: ClientInput<R>): Promise<Reply<ResponseOf<R>>> {
+    const spec = route.responses[successStatus(route) as keyof RouteSpec['responses']];
+    if (!spec || isContentResponse(spec)) throw new TypeError(`${route.operationId} does not answer JSON`);
+    const { params, query, body } = input as { params?: Record<string, string | number>; query?: object; body?: unknown };
+    return callApi(options, route.method.toUpperCase() as 'GET', pathOf(route, params), schemaOf(spec), {
+      query: query as Record<string, string | number | boolean | undefined> | undefined,
+      body,
+    }) as Promise<Reply<ResponseOf<R>>>;
+  }
+
+  const groups = Object.fromEntries(
+    Object.entries(contract).map(([groupName, group]) => [
+      groupName,
+      Object.fromEntries(
+        Object.entries(group as RouteGroup).map(([name, route]) => [
+          name,
+          async (input: ClientInput<RouteSpec> = {} as ClientInput<RouteSpec>) => (await request(route, input)).body,
+        ]),
+      ),
+    ]),
+  ) as unknown as { [G in keyof Contract]: ClientGroup<Contract[G]> };
+
+  return { baseUrl: options.baseUrl, request, ...groups };
 }

@@ -28,3 +28,28 @@ export const money = z.number();
 export const isoDate = z.string();
 
 export const deleteResponseSchema = z.object({ success: z.boolean(), message: z.string() });
+
+/** Ids are unsigned 32-bit integers in the schema; a larger numeric id simply does not exist. */
+const MAX_ID = 4294967295;
+
+/**
+ * A path id (spec 4.3): a numeric string, else 400 `Validation failed (numeric string is
+ * expected)`. An id too large to exist becomes 0, which no row has, so it is the same 404 as
+ * any other absent id.
+ */
+export const idParam = z
+  .string()
+  .regex(NUMERIC_ID)
+  .transform((raw) => {
+    const id = Number(raw);
+    return Number.isSafeInteger(id) && id <= MAX_ID ? id : 0;
+  });
+
+export const idParams = z.object({ id: idParam });
+
+/** The spec's error body (seed-spec §7). */
+export const errorBodySchema = z.object({
+  statusCode: z.number().int(),
+  message: z.union([z.string(), z.array(z.string())]),
+  error: z.string(),
+});

@@ -37,18 +37,15 @@ export const deviceInfo = z.looseObject({
   screen_height: z.number().int().nonnegative().optional(),
 });
 
-const campaignIdField = z.string().min(1).max(64);
-
 /** product §3.5: a `campaign_id` other than the API key's campaign is a validation error. */
 export const CAMPAIGN_MISMATCH = "must be the public id of the API key's campaign";
 /** product §3.11: the SDK endpoint names its campaign per event; an unknown one is invalid. */
 export const CAMPAIGN_UNKNOWN = 'must be the public id of an existing campaign';
 
-function trackingEvent(campaignId: z.ZodType<string>) {
-  return z
+export const trackingEventSchema = z
     .strictObject({
       event_type: eventType,
-      campaign_id: campaignId,
+      campaign_id: z.string().min(1).max(64),
       affiliate_id: z.string().min(1).max(64),
       event_id: z.string().min(1).max(128).optional(),
       session_id: z.string().min(1).max(255).optional(),
@@ -82,7 +79,6 @@ function trackingEvent(campaignId: z.ZodType<string>) {
       },
       { when: (payload) => isConversion(payload.value) },
     );
-}
 
 function isConversion(value: unknown): boolean {
   return (
@@ -90,26 +86,12 @@ function isConversion(value: unknown): boolean {
   );
 }
 
-export const trackingEventSchema = trackingEvent(campaignIdField);
 export type TrackingEvent = z.infer<typeof trackingEventSchema>;
 
-function eventsRequest(event: typeof trackingEventSchema) {
-  return z.strictObject({
-    batch: z.boolean().optional(),
-    events: z.array(event).max(MAX_EVENTS_PER_REQUEST),
-  });
-}
-
-export const eventsRequestSchema = eventsRequest(trackingEventSchema);
-
-/**
- * The request schema with a rule on `campaign_id` that depends on the caller (the key's
- * campaign, or the campaigns that exist), so that its failures land in the same ordered
- * message list as every other rule (product §3.6).
- */
-export function eventsRequestSchemaFor(accepts: (campaignId: string) => boolean, message: string) {
-  return eventsRequest(trackingEvent(campaignIdField.refine(accepts, { error: message })));
-}
+export const eventsRequestSchema = z.strictObject({
+  batch: z.boolean().optional(),
+  events: z.array(trackingEventSchema).max(MAX_EVENTS_PER_REQUEST),
+});
 export type EventsRequest = z.infer<typeof eventsRequestSchema>;
 
 export const SKIP_REASONS = [

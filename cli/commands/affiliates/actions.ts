@@ -63,7 +63,7 @@ export async function list(
     note(io, `${all.total} affiliate${all.total === 1 ? '' : 's'}`);
     return;
   }
-  const page = await client.affiliates.list({ ...filters, page: flags.page, limit: flags.limit });
+  const page = await client.affiliates.list({ query: { ...filters, page: flags.page, limit: flags.limit } });
   if (options.json) return printJson(io, page);
   table(io, page.affiliates);
   note(
@@ -73,7 +73,7 @@ export async function list(
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
-  const affiliate = await client.affiliates.get(id);
+  const affiliate = await client.affiliates.get({ params: { id } });
   if (options.json) return printJson(io, affiliate);
   record(io, affiliate);
 }
@@ -103,7 +103,7 @@ export async function create(
 ): Promise<void> {
   const password = flags.password ?? (await askSecret(io, '--password', 'Password', passwordRule));
   const input: CreateAffiliateInput = { ...fieldsOf(flags), email: flags.email, password };
-  const affiliate = await client.affiliates.create(input);
+  const affiliate = await client.affiliates.create({ body: input });
   if (options.json) return printJson(io, affiliate);
   note(io, `Created affiliate ${affiliate.id} with referral code ${affiliate.referralId}.`);
   record(io, affiliate);
@@ -126,7 +126,7 @@ export async function update(
       'nothing to update: give at least one of --email --password --name --phone --referral-id --status',
     );
   }
-  const affiliate = await client.affiliates.update(id, changes);
+  const affiliate = await client.affiliates.update({ params: { id }, body: changes });
   if (options.json) return printJson(io, affiliate);
   note(io, `Updated affiliate ${affiliate.id}.`);
   record(io, affiliate);
@@ -148,7 +148,7 @@ export async function remove(
     );
     if (!sure) throw new CommandFailed('Not deleted.');
   }
-  const result = await client.affiliates.remove(id);
+  const result = await client.affiliates.remove({ params: { id } });
   if (options.json) return printJson(io, result);
   printLine(io, `Affiliate ${id} deleted.`);
 }

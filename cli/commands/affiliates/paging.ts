@@ -1,5 +1,5 @@
-import type { ApiClient, ListAffiliatesParams } from '../../../shared/client/index.js';
-import type { Affiliate } from '../../../shared/schemas/affiliate.js';
+import type { ApiClient } from '../../../shared/client/index.js';
+import type { Affiliate, AffiliateStatus } from '../../../shared/schemas/affiliate.js';
 
 /**
  * `--all`: follows every page. The list is newest first, so an affiliate created while we page
@@ -7,13 +7,13 @@ import type { Affiliate } from '../../../shared/schemas/affiliate.js';
  */
 export async function listAll(
   client: ApiClient,
-  filters: Pick<ListAffiliatesParams, 'status' | 'search'>,
+  filters: { status?: AffiliateStatus; search?: string },
   limit: number,
 ): Promise<{ affiliates: Affiliate[]; total: number }> {
   const seen = new Set<number>();
   const affiliates: Affiliate[] = [];
   for (let page = 1; ; page++) {
-    const answer = await client.affiliates.list({ ...filters, page, limit });
+    const answer = await client.affiliates.list({ query: { ...filters, page, limit } });
     for (const affiliate of answer.affiliates) {
       if (seen.has(affiliate.id)) continue;
       seen.add(affiliate.id);

@@ -1,4 +1,5 @@
 import type { ApiClient } from '../../../shared/client/index.js';
+import { contract } from '../../../shared/contract/index.js';
 import { type EventType, trackingEventSchema } from '../../../shared/schemas/event.js';
 import { parseWith } from '../../../shared/schemas/validation.js';
 import { UsageError } from '../../errors.js';
@@ -39,7 +40,7 @@ export async function send(
     );
     throw new UsageError(`the event is not valid: ${flagged.join('; ')}`);
   }
-  const { body } = await client.events.send([event]);
+  const { body } = await client.request(contract.events.send, { body: { events: [event] } });
   if (options.json) return printJson(io, body);
   const skip = body.skipped[0];
   if (skip) {

@@ -1,5 +1,6 @@
 import { type ApiClient, ApiError, ConnectionError } from '../../../../shared/client/index.js';
-import type { EventsResponse } from '../../../../shared/schemas/event.js';
+import { contract } from '../../../../shared/contract/index.js';
+import type { EventsRequest, EventsResponse } from '../../../../shared/schemas/event.js';
 import type { Clock } from './clock.js';
 import type { Pacer } from './pacer.js';
 import { StopRun } from './stop.js';
@@ -42,7 +43,9 @@ export function retryingTransport(
       await pacer.ready();
       stats.requests++;
       try {
-        const reply = await client.events.send(events, { batch: true });
+        // Sent as read from the file, not re-serialised: the daemon judges exactly what the file holds.
+        const body = { batch: true, events } as unknown as EventsRequest;
+        const reply = await client.request(contract.events.send, { body });
         pacer.observe(reply.rateLimit);
         return reply.body;
       } catch (err) {

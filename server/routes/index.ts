@@ -1,0 +1,14 @@
+import type { Contract } from '../../shared/contract/index.js';
+import type { Handlers } from '../http/register.js';
+import { affiliateHandlers } from './affiliates.js';
+import { campaignHandlers } from './campaign.js';
+import { eventHandlers } from './events.js';
+import { systemHandlers } from './system.js';
+
+/** One handler per contract route, grouped as the contract is; a missing one does not compile. */
+export const handlers: { [G in keyof Contract]: Handlers<Contract[G]> } = {
+  affiliates: affiliateHandlers,
+  events: eventHandlers,
+  campaign: campaignHandlers,
+  system: systemHandlers,
+};

@@ -1,0 +1,69 @@
+import {
+  affiliateListSchema,
+  affiliateSchema,
+  createAffiliateSchema,
+  listAffiliatesQuerySchema,
+  updateAffiliateSchema,
+} from '../schemas/affiliate.js';
+import { deleteResponseSchema, idParams } from '../schemas/common.js';
+import { defineRoute } from './route.js';
+
+const common = { tag: 'Affiliates', auth: 'apiKey', rateLimit: 'default' } as const;
+
+/** spec 4.1 to 4.5. */
+export const affiliateRoutes = {
+  create: defineRoute({
+    ...common,
+    operationId: 'createAffiliate',
+    method: 'post',
+    path: '/v1/affiliates',
+    summary: 'Create an affiliate',
+    description:
+      'The e-mail is unique within the campaign and the referral code across all campaigns; a code is generated when omitted.',
+    body: createAffiliateSchema,
+    responses: { 201: affiliateSchema },
+    errors: [400, 401, 403, 409, 413, 415],
+  }),
+  list: defineRoute({
+    ...common,
+    operationId: 'listAffiliates',
+    method: 'get',
+    path: '/v1/affiliates',
+    summary: 'List affiliates, newest first',
+    query: listAffiliatesQuerySchema,
+    responses: { 200: affiliateListSchema },
+    errors: [400, 401],
+  }),
+  get: defineRoute({
+    ...common,
+    operationId: 'getAffiliate',
+    method: 'get',
+    path: '/v1/affiliates/{id}',
+    summary: 'Get an affiliate',
+    params: idParams,
+    responses: { 200: affiliateSchema },
+    errors: [400, 401, 404],
+  }),
+  update: defineRoute({
+    ...common,
+    operationId: 'updateAffiliate',
+    method: 'patch',
+    path: '/v1/affiliates/{id}',
+    summary: 'Change some fields of an affiliate',
+    description: '`null` clears `name` or `phone`; fields not sent stay unchanged.',
+    params: idParams,
+    body: updateAffiliateSchema,
+    responses: { 200: affiliateSchema },
+    errors: [400, 401, 404, 409, 413, 415],
+  }),
+  remove: defineRoute({
+    ...common,
+    operationId: 'deleteAffiliate',
+    method: 'delete',
+    path: '/v1/affiliates/{id}',
+    summary: 'Delete an affiliate and everything recorded for it',
+    params: idParams,
+    responses: { 200: deleteResponseSchema },
+    errors: [400, 401, 404],
+  }),
+};

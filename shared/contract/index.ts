@@ -1,0 +1,25 @@
+import { affiliateRoutes } from './affiliates.js';
+import { campaignRoutes } from './campaign.js';
+import { eventRoutes } from './events.js';
+import type { RouteSpec } from './route.js';
+import { systemRoutes } from './system.js';
+
+/**
+ * Every route of the daemon, grouped by resource. A new route is one entry here (in its
+ * resource's file), one handler in `server/routes/`, one service function.
+ */
+export const contract = {
+  affiliates: affiliateRoutes,
+  events: eventRoutes,
+  campaign: campaignRoutes,
+  system: systemRoutes,
+};
+
+export type Contract = typeof contract;
+
+/** Every route, in declaration order. */
+export function allRoutes(): RouteSpec[] {
+  return Object.values(contract).flatMap((group) => Object.values(group) as RouteSpec[]);
+}
+
+export * from './route.js';

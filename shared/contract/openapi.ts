@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { statusName } from '../errors.js';
+import { errorBodySchema } from '../schemas/common.js';
+import { allRoutes } from './index.js';
+import { isContentResponse, type RouteSpec, schemaOf } from './route.js';
+
+type JsonSchema = Record<string, unknown>;
+type Io = 'input' | 'output';
+
+/** JSON Schema 2020-12 (what OpenAPI 3.1 uses) of a zod schema, without the `$schema` line. */
+function jsonSchema(schema: z.ZodType, io: Io): JsonSchema {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  return rest;
+}
+
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { description: 'Requests allowed in the current one-minute window', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Whole seconds until the window resets', schema: { type: 'integer' } },
+};
+const headerRefs = Object.fromEntries(
+  Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+);
+
+function parameters(route: RouteSpec): JsonSchema[] {
+  const list: JsonSchema[] = [];
+  for (const [location, schema] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
+    if (!schema) continue;
+    const object = jsonSchema(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+    for (const [name, property] of Object.entries(object.properties ?? {})) {
+      list.push({
+        name,
+        in: location,
+        required: location === 'path' || (object.required ?? []).includes(name),
+        schema: property,
+      });
+    }
+  }
+  return list;
+}
+
+function errorResponse(status: number, limited: boolean): JsonSchema {
+  return {
+    description: statusName(status),
+    ...(limited && status === 429 && {
+      headers: { ...headerRefs, 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
+    }),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  };
+}
+
+function operation(route: RouteSpec): JsonSchema {
+  const limited = route.rateLimit !== 'none';
+  const responses: Record<string, JsonSchema> = {};
+  for (const [status, spec] of Object.entries(route.responses)) {
+    if (!spec) continue;
+    const contentType = isContentResponse(spec) ? spec.contentType : 'application/json';
+    responses[status] = {
+      description: route.summary,
+      ...(limited && { headers: headerRefs }),
+      content: { [contentType]: { schema: jsonSchema(schemaOf(spec), 'output') } },
+    };
+  }
+  const errors = new Set([...route.errors, ...(limited ? [429] : []), 500]);
+  for (const status of [...errors].sort()) responses[String(status)] = errorResponse(status, limited);
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.description && { description: route.description }),
+    tags: [route.tag],
+    security: route.auth === 'none' ? [] : [{ ApiKey: [] }],
+    parameters: parameters(route),
+    ...(route.body && {
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+      },
+    }),
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 document of every route in the contract. */
+export function buildOpenApiDocument(options: { version: string; routes?: RouteSpec[] }): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of options.routes ?? allRoutes()) {
+    paths[route.path] ??= {};
+    const item = paths[route.path];
+    if (item) item[route.method] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'affiliated API',
+      version: options.version,
+      description:
+        'Affiliate management and event tracking for one campaign per API key. Errors always answer `{ statusCode, message, error }`; money is BRL as JSON numbers with two decimals.',
+    },
+    servers: [{ url: '/' }],
+    tags: [...new Set((options.routes ?? allRoutes()).map((route) => route.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'A key bound to one campaign, created with `affiliated keys create`.',
+        },
+      },
+      headers: RATE_LIMIT_HEADERS,
+      schemas: { Error: jsonSchema(errorBodySchema, 'output') },
+    },
+  };
+}

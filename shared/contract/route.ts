@@ -1,0 +1,102 @@
+import type { z } from 'zod';
+
+/**
+ * One route of the API as data (issue: one contract, three uses). The server registers and
+ * validates from it, the client derives its calls and answer parsing from it, and the OpenAPI
+ * document is generated from it, so the three can never disagree.
+ */
+export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+
+/**
+ * Who may call: `apiKey` answers a revoked key with 401 (spec §5.6), `apiKeyEvents` with 403
+ * (spec §5.7), `none` takes no key (the browser SDK, health, the documents).
+ */
+export type AuthPolicy = 'apiKey' | 'apiKeyEvents' | 'none';
+
+/** spec §8: `/v1/events` per key, `/v1/sdk/events` per IP, everything else `default`; `none` is not counted. */
+export type RateLimitBucket = 'default' | 'events' | 'sdk' | 'none';
+
+/** A response that is not JSON (the tracking script, the HTML reference). */
+export interface ContentResponse {
+  contentType: string;
+  schema: z.ZodType;
+}
+export type ResponseSpec = z.ZodType | ContentResponse;
+
+/** A rule that outranks validation: checked on the raw body first (e.g. conversions from browsers are 403). */
+export type BodyGuard = (body: unknown) => { status: 403; message: string } | undefined;
+
+export interface RouteSpec {
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI form: `/v1/affiliates/{id}`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  auth: AuthPolicy;
+  rateLimit: RateLimitBucket;
+  /** Open to every origin (product §3.11: only the browser SDK routes). */
+  cors?: boolean;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  guard?: BodyGuard;
+  /** Success statuses and their bodies; the first 2xx is what the handler's return value is sent with. */
+  responses: Partial<Record<200 | 201 | 202 | 204, ResponseSpec>>;
+  /** Error statuses the route can answer, each with the spec's error body (429 and 500 are implied). */
+  errors: readonly number[];
+}
+
+export function defineRoute<const R extends RouteSpec>(route: R): R {
+  return route;
+}
+
+export function isContentResponse(spec: ResponseSpec): spec is ContentResponse {
+  return typeof spec === 'object' && spec !== null && 'contentType' in spec;
+}
+
+export function schemaOf(spec: ResponseSpec): z.ZodType {
+  return isContentResponse(spec) ? spec.schema : spec;
+}
+
+/** The status a handler's return value is sent with. */
+export function successStatus(route: RouteSpec): number {
+  const statuses = Object.keys(route.responses).map(Number).sort();
+  return statuses[0] ?? 200;
+}
+
+type SchemaOf<S> = S extends ContentResponse ? S['schema'] : S extends z.ZodType ? S : never;
+type FirstSuccess<R extends RouteSpec> = R['responses'] extends { 200: infer S }
+  ? S
+  : R['responses'] extends { 201: infer S }
+    ? S
+    : R['responses'] extends { 202: infer S }
+      ? S
+      : never;
+
+/** What a route answers on success, as parsed. */
+export type ResponseOf<R extends RouteSpec> = z.output<SchemaOf<FirstSuccess<R>>>;
+
+type Part<S, Use extends 'input' | 'output'> = S extends z.ZodType
+  ? Use extends 'input'
+    ? z.input<S>
+    : z.output<S>
+  : undefined;
+
+/** What a handler receives once validation passed. */
+export interface ValidatedInput<R extends RouteSpec> {
+  params: Part<R['params'], 'output'>;
+  query: Part<R['query'], 'output'>;
+  body: Part<R['body'], 'output'>;
+}
+
+/** What a client sends: path parameters by name, the query and body before defaults apply. */
+export type ClientInput<R extends RouteSpec> = (R['params'] extends z.ZodObject
+  ? { params: { [K in keyof z.input<R['params']>]: string | number } }
+  : { params?: undefined }) &
+  (R['query'] extends z.ZodType ? { query?: z.input<R['query']> } : { query?: undefined }) &
+  (R['body'] extends z.ZodType ? { body: z.input<R['body']> } : { body?: undefined });
+
+/** A group of routes (one resource), keyed by the name the client calls them by. */
+export type RouteGroup = Record<string, RouteSpec>;

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { defineRoute } from './route.js';
+
+export const healthSchema = z.object({ status: z.literal('ok'), database: z.literal('ok') });
+
+/** Routes about the service itself: no key, for load balancers and readers of the reference. */
+export const systemRoutes = {
+  health: defineRoute({
+    operationId: 'getHealth',
+    method: 'get',
+    path: '/health',
+    tag: 'Service',
+    summary: 'Process up and database reachable (for load balancers; not rate limited)',
+    auth: 'none',
+    rateLimit: 'none',
+    responses: { 200: healthSchema },
+    errors: [503],
+  }),
+  openapi: defineRoute({
+    operationId: 'getOpenApi',
+    method: 'get',
+    path: '/v1/openapi.json',
+    tag: 'Service',
+    summary: 'This OpenAPI 3.1 document',
+    auth: 'none',
+    rateLimit: 'default',
+    responses: { 200: z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) }) },
+    errors: [],
+  }),
+  docs: defineRoute({
+    operationId: 'getDocs',
+    method: 'get',
+    path: '/docs',
+    tag: 'Service',
+    summary: 'The API reference, rendered from this document',
+    auth: 'none',
+    rateLimit: 'default',
+    responses: { 200: { contentType: 'text/html', schema: z.string() } },
+    errors: [],
+  }),
+};
