@@ -13,7 +13,7 @@ const runs = [
   ...engines.map((engine) => ({
     name: `integration (${engine})`,
     engine,
-    specs: ['test/integration/**/*.test.ts', 'test/cli/**/*.test.ts'],
+    specs: ['test/integration/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/browser/**/*.test.ts'],
     timeout: 60000,
   })),
 ];

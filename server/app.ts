@@ -14,6 +14,13 @@ import { requestLog } from './middleware/requestLog.js';
 import { handlers } from './routes/index.js';
 import type { Services } from './services/index.js';
 
+/** Every contract route with its handler; exported so a test can compare it with the OpenAPI document. */
+export function createRouter(services: Services): Router {
+  const router = new Router();
+  registerRoutes(router, contract, handlers, { services, authenticator: services.authenticator });
+  return router;
+}
+
 export interface AppDeps {
   config: Readonly<Config>;
   logger: Logger;
@@ -29,11 +36,7 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
   app.silent = true;
   const table = new RouteTable(allRoutes());
-  const router = new Router();
-  registerRoutes(router, contract, handlers, {
-    services: deps.services,
-    authenticator: deps.services.authenticator,
-  });
+  const router = createRouter(deps.services);
 
   // The log wraps the error handler so it records the status the client finally got.
   app.use(requestLog(deps.logger));
