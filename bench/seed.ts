@@ -68,7 +68,7 @@ export async function seedCampaign(
       campaign_id: campaignId,
       affiliate_id: ids[i],
       amount_cents: 5000,
-      status: 'paid',
+      status: 'paid' as const,
       created_at: now,
       paid_at: now,
     });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseConfig } from '../config.js';
 import { migrationSource } from './migrations/index.js';
+import './tables.js';
 
 export type Db = Knex;
 export type Trx = Knex.Transaction;

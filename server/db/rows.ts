@@ -69,3 +69,50 @@ export function centsToMoney(cents: number | string | null | undefined): number 
 export function moneyToCents(amount: number): number {
   return Math.round(amount * 100);
 }
+
+export interface TrackingEventRow {
+  id: number;
+  campaign_id: number;
+  affiliate_id: number;
+  event_type: string;
+  event_id: string | null;
+  order_id: string | null;
+  session_id: string | null;
+  properties: string | null;
+  device_info: string | null;
+  intake_id: string;
+  occurred_at: DbDate;
+  created_at: DbDate;
+}
+
+export interface ConversionRow {
+  id: number;
+  campaign_id: number;
+  affiliate_id: number;
+  tracking_event_id: number | null;
+  order_id: string;
+  order_value_cents: number;
+  commission_cents: number;
+  status: 'pending' | 'approved' | 'rejected' | 'paid';
+  payout_id: number | null;
+  properties: string | null;
+  occurred_at: DbDate;
+  created_at: DbDate;
+  updated_at: DbDate;
+}
+
+export interface PayoutRow {
+  id: number;
+  campaign_id: number;
+  affiliate_id: number;
+  amount_cents: number;
+  status: 'pending' | 'paid' | 'failed';
+  created_at: DbDate;
+  paid_at: DbDate | null;
+}
+
+export interface MonthlyUsageRow {
+  campaign_id: number;
+  month: string;
+  conversions: number;
+}

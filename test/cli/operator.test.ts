@@ -111,7 +111,7 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
 
     const revoked = parseJson(await runCli(['keys', 'revoke', String(key.id), '--json'], { env }));
     expect(revoked).to.include({ id: key.id, status: 'revoked' });
-    expect((await t.db('api_keys').where({ id: key.id }).first()).status).to.equal('revoked');
+    expect((await t.db('api_keys').where({ id: key.id }).first())?.status).to.equal('revoked');
   });
 
   it('exit 2 for usage errors, 1 for failed operations, with a message and no stack', async () => {

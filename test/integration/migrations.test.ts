@@ -60,7 +60,7 @@ describe(`migrations (${ENGINE})`, () => {
       email_key: email.toLowerCase(),
       referral_id: code,
       referral_key: code.toUpperCase(),
-      status: 'active',
+      status: 'active' as const,
       password_hash: 'x',
       search_key: '',
       created_at: now,

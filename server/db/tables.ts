@@ -1,0 +1,27 @@
+import type {
+  AffiliateRow,
+  ApiKeyRow,
+  CampaignRow,
+  ConversionRow,
+  MonthlyUsageRow,
+  PayoutRow,
+  PlanRow,
+  TrackingEventRow,
+} from './rows.js';
+
+/**
+ * Knex's table map (its documented `knex/types/tables` augmentation, `.js` under ESM resolution): `db('affiliates')` is typed
+ * with the row, so a misspelt column or a wrong value type fails to compile in a repository.
+ */
+declare module 'knex/types/tables.js' {
+  interface Tables {
+    plans: PlanRow;
+    campaigns: CampaignRow;
+    api_keys: ApiKeyRow;
+    affiliates: AffiliateRow;
+    tracking_events: TrackingEventRow;
+    conversions: ConversionRow;
+    payouts: PayoutRow;
+    monthly_usage: MonthlyUsageRow;
+  }
+}
