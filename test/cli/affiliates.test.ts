@@ -1,34 +1,23 @@
 import { expect } from 'chai';
-import type { Daemon } from '../../server/main.js';
-import { clientEnv, parseJson, runCli } from '../helpers/cli.js';
-import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
-import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
+import { clientEnv, parseJson, runCliInProcess } from '../helpers/cli.js';
+import { type Merchant, useTestDaemon } from '../helpers/daemon.js';
+import { ENGINE } from '../helpers/database.js';
 import { countRows, makeAffiliate, tempDir } from '../helpers/replay.js';
 
-describe(`affiliates and events send as a client, child process (${ENGINE})`, () => {
-  let t: TestDatabase;
-  let daemon: Daemon;
+describe(`affiliates and events send as a client, in-process CLI against a real daemon (${ENGINE})`, () => {
+  const t = useTestDaemon();
   let merchant: Merchant;
   let files: ReturnType<typeof tempDir>;
   let env: Record<string, string | undefined>;
   const cli = (args: string[], extra: Record<string, string | undefined> = {}) =>
-    runCli(args, { env: { ...env, ...extra } });
+    runCliInProcess(args, { env: { ...env, ...extra } });
 
-  before(async () => {
-    t = await createTestDatabase();
-    daemon = await startTestDaemon(t.url);
-  });
   beforeEach(async () => {
-    await cleanTables(t.db);
-    merchant = await createMerchant(t.db);
+    merchant = t.merchant;
     files = tempDir();
-    env = clientEnv(files.file('config.json'), { baseUrl: daemon.url, apiKey: merchant.key });
+    env = clientEnv(files.file('config.json'), { baseUrl: t.url, apiKey: merchant.key });
   });
   afterEach(() => files.remove());
-  after(async () => {
-    await daemon.close();
-    await t.drop();
-  });
 
   it('create, get, update and delete with --json', async () => {
     const made = await cli([
@@ -82,7 +71,7 @@ describe(`affiliates and events send as a client, child process (${ENGINE})`, ()
   });
 
   it('prints tables and records for people', async () => {
-    await makeAffiliate(daemon.url, merchant.key, {
+    await makeAffiliate(t.url, merchant.key, {
       email: 'ana@example.com',
       referralId: 'ANA1',
       name: 'Ana',
@@ -96,7 +85,7 @@ describe(`affiliates and events send as a client, child process (${ENGINE})`, ()
 
   it('list filters and pages; --all follows every page', async () => {
     for (let n = 1; n <= 5; n++) {
-      await makeAffiliate(daemon.url, merchant.key, {
+      await makeAffiliate(t.url, merchant.key, {
         email: `person${n}@example.com`,
         referralId: `CODE${n}`,
         status: n % 2 === 0 ? 'inactive' : 'active',
@@ -140,7 +129,7 @@ describe(`affiliates and events send as a client, child process (${ENGINE})`, ()
     expect(invalid.stderr).to.include('password must be at least 6 characters long');
     expect(invalid.stderr).not.to.match(/\bat .*\.js:\d+/); // no stack trace
 
-    await makeAffiliate(daemon.url, merchant.key, { email: 'taken@example.com', referralId: 'TAKEN1' });
+    await makeAffiliate(t.url, merchant.key, { email: 'taken@example.com', referralId: 'TAKEN1' });
     const conflict = await cli([
       'affiliates',
       'create',
@@ -168,7 +157,7 @@ describe(`affiliates and events send as a client, child process (${ENGINE})`, ()
     expect(noPassword.code).to.equal(2);
     expect(noPassword.stderr).to.include('--password is required when not running interactively');
 
-    const { id } = await makeAffiliate(daemon.url, merchant.key, { email: 'keep@example.com' });
+    const { id } = await makeAffiliate(t.url, merchant.key, { email: 'keep@example.com' });
     const noYes = await cli(['affiliates', 'delete', String(id)]);
     expect(noYes.code).to.equal(2);
     expect(noYes.stderr).to.include('--yes is required when not running interactively');
@@ -186,7 +175,7 @@ describe(`affiliates and events send as a client, child process (${ENGINE})`, ()
   });
 
   it('events send: one event from flags', async () => {
-    await makeAffiliate(daemon.url, merchant.key, { email: 'ana@example.com', referralId: 'ANA1' });
+    await makeAffiliate(t.url, merchant.key, { email: 'ana@example.com', referralId: 'ANA1' });
     const args = [
       'events',
       'send',

@@ -87,3 +87,34 @@ export function clientEnv(
     AFFILIATED_PROFILE: undefined,
   };
 }
+
+/**
+ * The CLI run in this process through its `Io` seam (no terminal, CI set), against a daemon the
+ * test started: the same commands and exit codes as the bin, without a Node start-up per call.
+ */
+export async function runCliInProcess(
+  args: string[],
+  options: { env?: Record<string, string | undefined> } = {},
+): Promise<CliResult> {
+  const { runCli: run } = await import('../../cli/run.js');
+  const { PassThrough } = await import('node:stream');
+  const capture = () => {
+    const stream = new PassThrough();
+    let text = '';
+    stream.on('data', (chunk) => {
+      text += chunk;
+    });
+    return { stream, text: () => text };
+  };
+  const stdout = capture();
+  const stderr = capture();
+  const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', ...options.env };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+  const code = await run(['node', 'affiliated', ...args], {
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    env,
+    interactive: false,
+  });
+  return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
+}
