@@ -1,4 +1,5 @@
 import type { Db } from '../../server/db/knex.js';
+import { newAffiliateRow } from '../../server/repositories/affiliates.js';
 
 let sequence = 0;
 
@@ -11,21 +12,14 @@ export async function addAffiliate(
   sequence++;
   const code = options.code ?? `AFF${process.pid}X${sequence}`;
   const email = `affiliate${sequence}@example.com`;
-  const now = new Date();
-  const [id] = await db('affiliates').insert({
-    campaign_id: campaignId,
-    email,
-    email_key: email,
-    referral_id: code,
-    referral_key: code.toUpperCase(),
-    name: null,
-    phone: null,
-    status: options.status ?? 'active',
-    password_hash: '$2b$04$abcdefghijklmnopqrstuuJkYQ9yS3N6n8fQwP9pCwvF5E2b3HqW6',
-    search_key: `${email}\n${code}`.toLowerCase(),
-    created_at: now,
-    updated_at: now,
-  });
+  // The repository derives the key columns, as it does for the API.
+  const row = newAffiliateRow(
+    campaignId,
+    { email, referralId: code, name: null, phone: null, status: options.status ?? 'active' },
+    '$2b$04$abcdefghijklmnopqrstuuJkYQ9yS3N6n8fQwP9pCwvF5E2b3HqW6',
+    new Date(),
+  );
+  const [id] = await db('affiliates').insert(row);
   return { id: Number(id), code };
 }
 
