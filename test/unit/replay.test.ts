@@ -25,19 +25,17 @@ function fakeClock(): Clock & { slept: number[] } {
 
 type Answer = EventsResponse | ApiError | Error;
 
-/** A client whose `events.send` answers from a script and records each batch it got. */
+/** A client whose `POST /v1/events` answers from a script and records each batch it got. */
 function scriptedClient(answers: Answer[], rateLimit: Reply<EventsResponse>['rateLimit'] = {}) {
   const batches: object[][] = [];
   const client = {
     baseUrl: 'http://test',
-    events: {
-      send: async (events: readonly object[]) => {
-        batches.push([...events]);
-        const answer = answers.shift();
-        if (answer === undefined) throw new Error('no scripted answer left');
-        if (answer instanceof Error) throw answer;
-        return { statusCode: 200, body: answer, rateLimit };
-      },
+    request: async (_route: unknown, input: { body: { events: readonly object[] } }) => {
+      batches.push([...input.body.events]);
+      const answer = answers.shift();
+      if (answer === undefined) throw new Error('no scripted answer left');
+      if (answer instanceof Error) throw answer;
+      return { statusCode: 200, body: answer, rateLimit };
     },
   } as unknown as ApiClient;
   return { client, batches };
