@@ -152,11 +152,11 @@ interface StoredConversion {
  */
 export async function enqueueConversionsCreated(
   trx: Trx,
-  conversions: readonly { campaign_id: number; order_id: string }[],
+  conversions: readonly { campaignId: number; orderId: string }[],
   now = new Date(),
 ): Promise<void> {
   if (conversions.length === 0) return;
-  const campaignIds = [...new Set(conversions.map((row) => row.campaign_id))];
+  const campaignIds = [...new Set(conversions.map((row) => row.campaignId))];
   const endpoints = await enabledEndpointsOf(trx, campaignIds);
   const listening = new Set(
     endpoints.filter((row) => eventsOf(row).includes('conversion.created')).map((row) => Number(row.campaign_id)),
@@ -164,7 +164,7 @@ export async function enqueueConversionsCreated(
   if (listening.size === 0) return;
   const events: OutboxEvent[] = [];
   for (const campaignId of listening) {
-    const orderIds = conversions.filter((row) => row.campaign_id === campaignId).map((row) => row.order_id);
+    const orderIds = conversions.filter((row) => row.campaignId === campaignId).map((row) => row.orderId);
     for (let start = 0; start < orderIds.length; start += CHUNK) {
       const rows = await trx('conversions as c')
         .join('affiliates as a', 'a.id', 'c.affiliate_id')

@@ -11,7 +11,7 @@ import type {
   WebhookWithSecret,
 } from '../../../shared/schemas/webhook.js';
 import { generateSecret } from '../../../shared/webhooks/signature.js';
-import { type Db, inTransaction } from '../../db/knex.js';
+import { inTransaction } from '../../db/knex.js';
 import type { WebhookEndpointRow } from '../../db/webhookRows.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import { findDelivery, listDeliveries, retryDelivery } from '../../repositories/webhookDeliveries.js';
@@ -26,6 +26,7 @@ import {
 } from '../../repositories/webhookEndpoints.js';
 import { enqueueTestMessage } from '../../repositories/webhookOutbox.js';
 import { privateAddressOf } from './address.js';
+import type { ServiceDeps } from '../deps.js';
 import type { SecretBox } from './secretBox.js';
 
 /** issue 11: during a rotation the previous secret keeps signing for 24 hours. */
@@ -43,15 +44,14 @@ export interface WebhookService {
   sendTest(campaignId: number, id: number): Promise<Delivery>;
 }
 
-export interface WebhookServiceDeps {
-  db: Db;
+export interface WebhookServiceDeps extends ServiceDeps {
   box: SecretBox;
-  allowPrivateNetworks: boolean;
   /** Tells this daemon's worker that a delivery is due now. */
   wake?: () => void;
 }
 
-export function webhookService({ db, box, allowPrivateNetworks, wake }: WebhookServiceDeps): WebhookService {
+export function webhookService({ db, config, now: clock, box, wake }: WebhookServiceDeps): WebhookService {
+  const { allowPrivateNetworks } = config.webhooks;
   /** Registration check; the worker checks the resolved address again at every attempt. */
   async function checkDestination(url: string): Promise<void> {
     if (allowPrivateNetworks) return;
@@ -75,7 +75,7 @@ export function webhookService({ db, box, allowPrivateNetworks, wake }: WebhookS
   async function create(campaignId: number, input: CreateWebhookInput): Promise<WebhookWithSecret> {
     await checkDestination(input.url);
     const secret = generateSecret();
-    const now = new Date();
+    const now = clock();
     const row: Omit<WebhookEndpointRow, 'id'> = {
       campaign_id: campaignId,
       url: input.url,
@@ -83,7 +83,7 @@ export function webhookService({ db, box, allowPrivateNetworks, wake }: WebhookS
       description: input.description ?? null,
       status: 'enabled',
       disabled_reason: null,
-      secret_enc: box.seal(secret),
+      secret_enc: await box.seal(secret),
       previous_secret_enc: null,
       previous_secret_expires_at: null,
       failing_since: null,
@@ -107,7 +107,7 @@ export function webhookService({ db, box, allowPrivateNetworks, wake }: WebhookS
 
   async function update(campaignId: number, id: number, input: UpdateWebhookInput): Promise<Webhook> {
     if (input.url !== undefined) await checkDestination(input.url);
-    const changes: Partial<WebhookEndpointRow> = { updated_at: new Date() };
+    const changes: Partial<WebhookEndpointRow> = { updated_at: clock() };
     if (input.url !== undefined) changes.url = input.url;
     if (input.events !== undefined) changes.events = JSON.stringify(input.events);
     if (input.description !== undefined) changes.description = input.description;
@@ -126,12 +126,12 @@ export function webhookService({ db, box, allowPrivateNetworks, wake }: WebhookS
 
   async function rotateSecret(campaignId: number, id: number): Promise<WebhookWithSecret> {
     const secret = generateSecret();
-    const now = new Date();
+    const now = clock();
     const rotated = await rotateEndpointSecret(
       db,
       campaignId,
       id,
-      box.seal(secret),
+      await box.seal(secret),
       new Date(now.getTime() + ROTATION_GRACE_MS),
       now,
     );
@@ -153,7 +153,7 @@ export function webhookService({ db, box, allowPrivateNetworks, wake }: WebhookS
 
   async function retry(campaignId: number, id: number, deliveryId: number): Promise<Delivery> {
     await enabledEndpoint(campaignId, id);
-    if ((await retryDelivery(db, id, deliveryId, new Date())) === 0) throw new NotFoundError(MESSAGES.deliveryNotFound);
+    if ((await retryDelivery(db, id, deliveryId, clock())) === 0) throw new NotFoundError(MESSAGES.deliveryNotFound);
     wake?.();
     return delivery(id, deliveryId);
   }
@@ -161,10 +161,16 @@ export function webhookService({ db, box, allowPrivateNetworks, wake }: WebhookS
   async function sendTest(campaignId: number, id: number): Promise<Delivery> {
     const row = await enabledEndpoint(campaignId, id);
     const deliveryId = await inTransaction(db, (trx) =>
-      enqueueTestMessage(trx, campaignId, row.id, {
-        webhookId: Number(row.id),
-        message: 'A test event from affiliated: your endpoint receives and verifies webhooks.',
-      }),
+      enqueueTestMessage(
+        trx,
+        campaignId,
+        row.id,
+        {
+          webhookId: Number(row.id),
+          message: 'A test event from affiliated: your endpoint receives and verifies webhooks.',
+        },
+        clock(),
+      ),
     );
     wake?.();
     return delivery(id, deliveryId);

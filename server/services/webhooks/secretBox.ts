@@ -11,14 +11,19 @@ import { sharedSecretKey } from '../../repositories/webhookSettings.js';
  * sealed under another key from a damaged one.
  */
 export interface SecretBox {
-  seal(secret: string): string;
+  seal(secret: string): Promise<string>;
   /** The secret, or undefined when it was sealed under another key or is damaged. */
-  open(sealed: string): string | undefined;
+  open(sealed: string): Promise<string | undefined>;
 }
 
 const AAD = Buffer.from('affiliated webhook secret');
 
-export function secretBox(key: Buffer): SecretBox {
+interface SyncBox {
+  seal(secret: string): string;
+  open(sealed: string): string | undefined;
+}
+
+export function secretBox(key: Buffer): SyncBox {
   const keyId = createHash('sha256').update(key).digest('hex').slice(0, 8);
   return {
     seal(secret) {
@@ -64,13 +69,30 @@ function readOrCreateKeyFile(file: string): Buffer {
  * WEBHOOK_SECRET_KEY when set; else a key generated once and kept beside the SQLite file
  * (mode 0600), or in the MySQL database itself so every daemon sharing it agrees.
  */
-export async function loadSecretBox(config: Readonly<Config>, db: Db): Promise<SecretBox> {
-  if (config.webhooks.secretKey) return secretBox(config.webhooks.secretKey);
+async function loadKey(config: Readonly<Config>, db: Db): Promise<Buffer> {
+  if (config.webhooks.secretKey) return config.webhooks.secretKey;
   const database = config.database;
   if (database.client === 'sqlite') {
-    if (database.filename === ':memory:') return secretBox(randomBytes(32));
-    return secretBox(readOrCreateKeyFile(keyFileOf(database.filename)));
+    if (database.filename === ':memory:') return randomBytes(32);
+    return readOrCreateKeyFile(keyFileOf(database.filename));
   }
-  const stored = await sharedSecretKey(db, randomBytes(32).toString('base64'));
-  return secretBox(Buffer.from(stored, 'base64'));
+  const stored = Buffer.from(await sharedSecretKey(db, randomBytes(32).toString('base64')), 'base64');
+  if (stored.length !== 32) throw new StartupError('webhook_settings.secret_key is not a 32-byte base64 key');
+  return stored;
+}
+
+/** The key is found (or made) on first use, so commands that never touch webhooks never create it. */
+export function lazySecretBox(config: Readonly<Config>, db: Db): SecretBox {
+  let box: Promise<SyncBox> | undefined;
+  const ready = () => {
+    box ??= loadKey(config, db).then(secretBox, (err: unknown) => {
+      box = undefined;
+      throw err;
+    });
+    return box;
+  };
+  return {
+    seal: async (secret) => (await ready()).seal(secret),
+    open: async (sealed) => (await ready()).open(sealed),
+  };
 }

@@ -1,7 +1,5 @@
-import type { WebhookConfig } from '../../config.js';
-import { type Db, inTransaction } from '../../db/knex.js';
+import { inTransaction } from '../../db/knex.js';
 import { toDate } from '../../db/rows.js';
-import type { Logger } from '../../logger.js';
 import { safeStack } from '../../logger.js';
 import {
   type ClaimedDelivery,
@@ -11,14 +9,9 @@ import {
   recordAttempt,
   releaseDeliveries,
 } from '../../repositories/webhookDeliveries.js';
+import type { ServiceDeps, Worker } from '../deps.js';
 import type { SecretBox } from './secretBox.js';
 import { type AttemptResult, createSender, type Sender } from './send.js';
-
-/** A background job the daemon starts after listen and stops before the pool closes. */
-export interface Worker {
-  start(): void;
-  stop(): Promise<void>;
-}
 
 export interface WebhookWorker extends Worker {
   /** Look for due deliveries now rather than at the next poll (after a test or a retry). */
@@ -30,11 +23,8 @@ export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 export const DISABLED_REASON =
   'Disabled automatically: every delivery attempt failed for 5 days. Fix the receiver, then enable the endpoint again.';
 
-export interface WorkerOptions {
-  db: Db;
-  config: WebhookConfig;
+export interface WorkerOptions extends ServiceDeps {
   box: SecretBox;
-  logger: Logger;
   /** In flight at once, per endpoint and in all, in this daemon. */
   perEndpoint?: number;
   maxInFlight?: number;
@@ -48,7 +38,8 @@ export interface WorkerOptions {
  * never stalls the others, and intake only ever writes rows.
  */
 export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
-  const { db, config, box, logger } = options;
+  const { db, box, logger, now: clock } = options;
+  const config = options.config.webhooks;
   const perEndpoint = options.perEndpoint ?? 4;
   const maxInFlight = options.maxInFlight ?? 32;
   const inFlight = new Map<number, number>();
@@ -73,20 +64,20 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   }
 
   /** The secrets that sign now: the current one, and the previous one for 24 h after a rotation. */
-  function secretsOf(delivery: ClaimedDelivery, now: Date): string[] | undefined {
-    const current = box.open(delivery.secretEnc);
+  async function secretsOf(delivery: ClaimedDelivery, now: Date): Promise<string[] | undefined> {
+    const current = await box.open(delivery.secretEnc);
     if (current === undefined) return undefined;
     const { previousSecretEnc, previousSecretExpiresAt } = delivery;
     const previous =
       previousSecretEnc !== null && previousSecretExpiresAt !== null && toDate(previousSecretExpiresAt) > now
-        ? box.open(previousSecretEnc)
+        ? await box.open(previousSecretEnc)
         : undefined;
     return previous === undefined ? [current] : [current, previous];
   }
 
   async function attempt(delivery: ClaimedDelivery): Promise<AttemptResult | undefined> {
-    const at = new Date();
-    const secrets = secretsOf(delivery, at);
+    const at = clock();
+    const secrets = await secretsOf(delivery, at);
     if (!secrets) {
       return {
         at,
@@ -106,7 +97,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   async function deliver(delivery: ClaimedDelivery): Promise<void> {
     const result = await attempt(delivery);
     if (!result) return releaseDeliveries(db, [delivery]);
-    const now = new Date();
+    const now = clock();
     const number = delivery.attemptCount + 1;
     const wait = config.retryScheduleMs[number - 1];
     const next = result.ok
@@ -159,7 +150,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       if (room > 0) {
         const busy = [...inFlight].filter(([, count]) => count >= perEndpoint).map(([id]) => id);
         const claimed = await claimDueDeliveries(db, {
-          now: new Date(),
+          now: clock(),
           leaseMs: config.leaseMs,
           limit: room,
           skipEndpoints: busy,
@@ -182,6 +173,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   }
 
   return {
+    name: 'webhooks',
     start() {
       if (!stopped) return;
       stopped = false;
