@@ -108,7 +108,7 @@ const envSchema = z.object({
       return key;
     })
     .optional(),
-  WEBHOOK_POLL_MS: int(10, 60_000).default(500),
+  WEBHOOK_POLL_MS: int(10, 600_000).default(500),
 });
 
 /**
