@@ -49,3 +49,8 @@ export interface WebhookAttemptRow {
   duration_ms: number;
   response: string | null;
 }
+
+export interface WebhookSettingRow {
+  name: string;
+  value: string;
+}

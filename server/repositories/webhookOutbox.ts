@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { WebhookEventType, WebhookPayload } from '../../shared/schemas/webhook.js';
 import type { Trx } from '../db/knex.js';
 import { centsToMoney, toIso } from '../db/rows.js';
+import type { WebhookDeliveryRow } from '../db/webhookRows.js';
 import { enabledEndpointsOf, eventsOf } from './webhookEndpoints.js';
 
 /**
@@ -20,6 +21,21 @@ const CHUNK = 500;
 /** The `webhook-id` header: Standard Webhooks ids are opaque strings; ours are `msg_` + 128 random bits. */
 export function newMessageId(): string {
   return `msg_${randomBytes(16).toString('base64url')}`;
+}
+
+/** A delivery due now: the worker picks it up at its next poll. */
+function newDelivery(endpointId: number, messageId: number, now: Date): Omit<WebhookDeliveryRow, 'id'> {
+  return {
+    endpoint_id: endpointId,
+    message_id: messageId,
+    status: 'pending',
+    attempt_count: 0,
+    next_attempt_at: now,
+    lease_token: null,
+    lease_until: null,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 function payloadOf(event: OutboxEvent, now: Date): string {
@@ -52,17 +68,11 @@ async function insertMessages(
       )
       .select<{ id: number; message_id: string }[]>('id', 'message_id');
     const idOf = new Map(stored.map((row) => [row.message_id, Number(row.id)]));
-    const deliveries = part.flatMap((row, i) =>
-      (targets[start + i] ?? []).map((endpointId) => ({
-        endpoint_id: endpointId,
-        message_id: idOf.get(row.message_id),
-        status: 'pending',
-        attempt_count: 0,
-        next_attempt_at: now,
-        created_at: now,
-        updated_at: now,
-      })),
-    );
+    const deliveries = part.flatMap((row, i) => {
+      const messageId = idOf.get(row.message_id);
+      if (messageId === undefined) throw new Error('a message just inserted was not found');
+      return (targets[start + i] ?? []).map((endpointId) => newDelivery(endpointId, messageId, now));
+    });
     for (let d = 0; d < deliveries.length; d += CHUNK) {
       await trx('webhook_deliveries').insert(deliveries.slice(d, d + CHUNK));
     }
@@ -118,15 +128,7 @@ export async function enqueueTestMessage(
     payload: payloadOf(event, now),
     created_at: now,
   });
-  const [deliveryId] = await trx('webhook_deliveries').insert({
-    endpoint_id: endpointId,
-    message_id: Number(messageId),
-    status: 'pending',
-    attempt_count: 0,
-    next_attempt_at: now,
-    created_at: now,
-    updated_at: now,
-  });
+  const [deliveryId] = await trx('webhook_deliveries').insert(newDelivery(endpointId, Number(messageId), now));
   return Number(deliveryId);
 }
 

@@ -1,17 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { clientEnv, parseJson, runCli } from '../helpers/cli.js';
+import { clientEnv, parseJson, runCliInProcess } from '../helpers/cli.js';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
 import { Receiver, sleep } from '../helpers/receiver.js';
 import { tempDir } from '../helpers/replay.js';
 
-describe(`webhooks commands, child process (${ENGINE})`, () => {
+describe(`webhooks commands, in-process CLI against a real daemon (${ENGINE})`, () => {
   const t = useTestDaemon({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_MS: '50' });
   let files: ReturnType<typeof tempDir>;
   let env: Record<string, string | undefined>;
   let receiver: Receiver;
-  const cli = (args: string[]) => runCli(args, { env });
+  const cli = (args: string[]) => runCliInProcess(args, { env });
 
   beforeEach(async () => {
     files = tempDir();
