@@ -197,3 +197,16 @@ function conversionData(row: StoredConversion) {
     properties: row.properties === null ? null : (JSON.parse(row.properties) as Record<string, unknown>),
   };
 }
+
+/**
+ * A change of the conversion and payout lifecycle (`conversion.approved`, `payout.paid`, …), as
+ * its services report it from inside their transaction: pass this as their recorder and the
+ * webhook message commits with the change. `data` is the conversion or payout as the API answers it.
+ */
+export async function recordLifecycleWebhook(
+  trx: Trx,
+  event: { type: WebhookEventType; campaignId: number } & ({ conversion: unknown } | { payout: unknown }),
+): Promise<void> {
+  const data = 'conversion' in event ? event.conversion : event.payout;
+  await enqueueWebhookEvent(trx, event.campaignId, event.type, data);
+}
