@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { recordLifecycleWebhook } from '../../server/repositories/webhookOutbox.js';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { createMerchant, type Merchant, useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
@@ -170,6 +171,21 @@ describe(`webhooks API and delivery (${ENGINE})`, () => {
       await sleep(300);
       expect(receiver.received).to.have.length(1);
       expect(await t.db('webhook_messages').count({ n: '*' }).first()).to.deep.equal({ n: 1 });
+    });
+
+    it('a lifecycle change (payout.paid) is sent if its transaction commits, never if it rolls back', async () => {
+      const { secret } = await register(['payout.paid']);
+      const event = { type: 'payout.paid' as const, campaignId: shop.campaignId, payout: { id: 9, amount: 12.5 } };
+      const rolledBack = t.db.transaction(async (trx) => {
+        await recordLifecycleWebhook(trx, event);
+        throw new Error('the payout failed to save');
+      });
+      expect(await rolledBack.then(() => 'committed', (err: Error) => err.message)).to.equal('the payout failed to save');
+      expect(await t.db('webhook_messages').count({ n: '*' }).first()).to.deep.equal({ n: 0 });
+      await t.db.transaction((trx) => recordLifecycleWebhook(trx, event));
+      const [request] = await receiver.waitFor(1);
+      if (!request) throw new Error('no request');
+      expect(verifyWith(secret, request)).to.deep.include({ type: 'payout.paid', data: { id: 9, amount: 12.5 } });
     });
 
     it('conversion.created for each conversion intake stores, with the conversion in camelCase', async () => {
