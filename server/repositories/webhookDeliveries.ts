@@ -37,10 +37,14 @@ export async function claimDueDeliveries(
   options: { now: Date; leaseMs: number; limit: number; skipEndpoints: readonly number[] },
 ): Promise<ClaimedDelivery[]> {
   const { now, limit } = options;
+  // An idle daemon's poll is this one read, with no transaction around it.
+  const enabled = (q: Db | Trx) => q('webhook_endpoints').select('id').where('status', 'enabled');
+  const due = await claimable(db('webhook_deliveries'), now).whereIn('endpoint_id', enabled(db)).first('id');
+  if (!due) return [];
   const token = randomBytes(12).toString('hex');
   const claimed = await db.transaction(async (trx) => {
     const candidates = claimable(trx('webhook_deliveries'), now)
-      .whereIn('endpoint_id', trx('webhook_endpoints').select('id').where('status', 'enabled'))
+      .whereIn('endpoint_id', enabled(trx))
       .orderBy([
         { column: 'next_attempt_at', order: 'asc' },
         { column: 'id', order: 'asc' },
