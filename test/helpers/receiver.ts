@@ -18,6 +18,10 @@ export class Receiver {
   readonly received: Received[] = [];
   private server: Server | undefined;
   private waiters: Array<() => void> = [];
+  private hung: Array<() => void> = [];
+  /** Requests being answered now, and the most there ever were at once. */
+  open = 0;
+  maxOpen = 0;
   url = '';
 
   constructor(private answer: (n: number, body: string) => Answer = () => 200) {}
@@ -33,10 +37,16 @@ export class Receiver {
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
         this.received.push({ headers: req.headers, body, at: Date.now() });
+        this.open++;
+        this.maxOpen = Math.max(this.maxOpen, this.open);
         for (const wake of this.waiters.splice(0)) wake();
+        const reply = (status: number) => {
+          this.open--;
+          res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'nope');
+        };
         const answer = this.answer(this.received.length, body);
-        if (answer === 'hang') return;
-        res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer < 300 ? 'ok' : 'nope');
+        if (answer === 'hang') this.hung.push(() => reply(200));
+        else reply(answer);
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
@@ -61,6 +71,11 @@ export class Receiver {
         });
       });
     }
+  }
+
+  /** Answers 200 to every request left hanging so far. */
+  releaseHung(): void {
+    for (const answer of this.hung.splice(0)) answer();
   }
 
   payloads(): Array<{ type: string; timestamp: string; data: Record<string, unknown> }> {

@@ -254,6 +254,27 @@ describe(`webhooks API and delivery (${ENGINE})`, () => {
       expect(delivery.attempts[0]).to.include({ statusCode: null, error: 'connection refused', response: null });
     });
 
+    it('a slow endpoint holds at most 4 deliveries in flight and never delays another endpoint', async () => {
+      const slow = await new Receiver(() => 'hang').start();
+      try {
+        await api('POST', '/v1/webhooks', { url: slow.url, events: ['affiliate.created'] });
+        await register(['affiliate.created']);
+        for (let i = 0; i < 10; i++) {
+          await api('POST', '/v1/affiliates', { email: `a${i}@example.com`, password: 'secret1' });
+        }
+        await receiver.waitFor(10);
+        await sleep(300);
+        expect(slow.received).to.have.length(4);
+        expect(slow.maxOpen).to.equal(4);
+        slow.respond(() => 200);
+        slow.releaseHung();
+        await slow.waitFor(10);
+        expect(slow.maxOpen).to.equal(4);
+      } finally {
+        await slow.stop();
+      }
+    });
+
     it('a disabled endpoint and a deleted one get nothing', async () => {
       const disabled = await register(['affiliate.created']);
       const deleted = await register(['affiliate.created']);

@@ -14,7 +14,7 @@ import { generateSecret } from '../../../shared/webhooks/signature.js';
 import { inTransaction } from '../../db/knex.js';
 import type { WebhookEndpointRow } from '../../db/webhookRows.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
-import { findDelivery, listDeliveries, retryDelivery } from '../../repositories/webhookDeliveries.js';
+import { findDelivery, listDeliveries, retryDelivery } from '../../repositories/webhookDeliveryHistory.js';
 import {
   deleteEndpoint,
   findEndpoint,
