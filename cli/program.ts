@@ -8,6 +8,7 @@ import { registerInit } from './commands/init/index.js';
 import { registerKeys } from './commands/keys/index.js';
 import { registerPlans } from './commands/plans/index.js';
 import { registerServe } from './commands/serve/index.js';
+import { registerWebhooks } from './commands/webhooks/index.js';
 import type { Io } from './io.js';
 
 /** The commander root: global options and every noun. Actions are imported lazily. */
@@ -38,6 +39,7 @@ export function buildProgram(io: Io): Command {
   registerConfig(program, io);
   registerAffiliates(program, io);
   registerEvents(program, io);
+  registerWebhooks(program, io);
   // Sub-commands throw like the root does, so main.ts alone turns them into exit codes.
   const inherit = (command: Command) => {
     for (const sub of command.commands) {

@@ -19,6 +19,19 @@ export interface Config {
   rateLimit: { eventsPerWindow: number; sdkPerWindow: number; defaultPerWindow: number; windowMs: number };
   apiKeyCacheMs: number;
   shutdownTimeoutMs: number;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** Entry n is the wait after the n-th failed attempt; a message gets one attempt more than entries. */
+  retryScheduleMs: readonly number[];
+  /** How long a claimed delivery stays with the daemon that claimed it. */
+  leaseMs: number;
+  allowPrivateNetworks: boolean;
+  /** 32 bytes that encrypt the signing secrets; unset: generated and kept (docs/webhooks.md). */
+  secretKey: Buffer | undefined;
+  /** How often an idle daemon looks for due deliveries. */
+  pollMs: number;
 }
 
 export class ConfigError extends Error {
@@ -42,6 +55,18 @@ const int = (min: number, max: number) =>
         .max(max, { error: `must be at most ${max}` }),
     );
 
+/** issue 11: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+const DEFAULT_RETRY_SCHEDULE = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6];
+
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1e3, m: 6e4, h: 36e5, d: 864e5 };
+
+/** `250ms`, `5s`, `5m`, `2h`, `1d`. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(text);
+  if (!match?.[1] || !match[2]) return undefined;
+  return Number(match[1]) * (UNIT_MS[match[2]] ?? 0);
+}
+
 const envSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -59,6 +84,31 @@ const envSchema = z.object({
   RATE_LIMIT_WINDOW_MS: int(100, 3_600_000).default(60_000),
   API_KEY_CACHE_MS: int(0, 60_000).default(5_000),
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .transform((value, ctx) => {
+      const entries = value.split(',').map((entry) => parseDuration(entry.trim()));
+      if (entries.some((ms) => ms === undefined)) {
+        ctx.addIssue({ code: 'custom', message: 'must be durations separated by commas, e.g. 5s,5m,30m,2h' });
+        return z.NEVER;
+      }
+      return entries.filter((ms): ms is number => ms !== undefined);
+    })
+    .default(DEFAULT_RETRY_SCHEDULE),
+  WEBHOOK_LEASE_MS: int(1_000, 3_600_000).default(30_000),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  WEBHOOK_SECRET_KEY: z
+    .string()
+    .transform((value, ctx) => {
+      const key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
+      if (key.length !== 32) {
+        ctx.addIssue({ code: 'custom', message: 'must be 32 bytes as 64 hex digits or base64' });
+        return z.NEVER;
+      }
+      return key;
+    })
+    .optional(),
+  WEBHOOK_POLL_MS: int(10, 600_000).default(500),
 });
 
 /**
@@ -106,7 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     const name = issue?.path.join('.') ?? 'environment';
     // URLs may carry passwords: never echo them.
     const shown =
-      typeof issue?.input === 'string' && !name.endsWith('_URL')
+      typeof issue?.input === 'string' && !name.endsWith('_URL') && !name.endsWith('_KEY')
         ? ` (got "${issue.input.slice(0, 40)}")`
         : '';
     throw new ConfigError(`${name} ${issue?.message ?? 'is invalid'}${shown}`);
@@ -128,5 +178,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     }),
     apiKeyCacheMs: e.API_KEY_CACHE_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    webhooks: Object.freeze({
+      retryScheduleMs: Object.freeze(e.WEBHOOK_RETRY_SCHEDULE),
+      leaseMs: e.WEBHOOK_LEASE_MS,
+      allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      secretKey: e.WEBHOOK_SECRET_KEY,
+      pollMs: e.WEBHOOK_POLL_MS,
+    }),
   });
 }

@@ -35,6 +35,12 @@ export const MESSAGES = Object.freeze({
   affiliateNotFound: 'Affiliate not found',
   conversionNotFound: 'Conversion not found',
   payoutNotFound: 'Payout not found',
+  webhookNotFound: 'Webhook not found',
+  deliveryNotFound: 'Delivery not found',
+  webhookDisabled: 'Webhook is disabled: enable it first (PATCH status enabled)',
+  webhookPrivateUrl: (address: string) =>
+    `url resolves to ${address}, a private, loopback or link-local address: use a public address ` +
+    '(or set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the daemon)',
   emailTaken: 'Email is not available',
   referralTaken: 'Referral ID is not available',
   numericId: 'Validation failed (numeric string is expected)',

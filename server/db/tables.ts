@@ -8,6 +8,13 @@ import type {
   PlanRow,
   TrackingEventRow,
 } from './rows.js';
+import type {
+  WebhookAttemptRow,
+  WebhookDeliveryRow,
+  WebhookEndpointRow,
+  WebhookMessageRow,
+  WebhookSettingRow,
+} from './webhookRows.js';
 
 /**
  * Knex's table map (its documented `knex/types/tables` augmentation, `.js` under ESM resolution): `db('affiliates')` is typed
@@ -23,5 +30,10 @@ declare module 'knex/types/tables.js' {
     conversions: ConversionRow;
     payouts: PayoutRow;
     monthly_usage: MonthlyUsageRow;
+    webhook_endpoints: WebhookEndpointRow;
+    webhook_messages: WebhookMessageRow;
+    webhook_deliveries: WebhookDeliveryRow;
+    webhook_attempts: WebhookAttemptRow;
+    webhook_settings: WebhookSettingRow;
   }
 }

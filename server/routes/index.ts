@@ -4,6 +4,7 @@ import { affiliateHandlers } from './affiliates.js';
 import { campaignHandlers } from './campaign.js';
 import { eventHandlers } from './events.js';
 import { systemHandlers } from './system.js';
+import { webhookHandlers } from './webhooks.js';
 
 /** One handler per contract route, grouped as the contract is; a missing one does not compile. */
 export const handlers: { [G in keyof Contract]: Handlers<Contract[G]> } = {
@@ -11,4 +12,5 @@ export const handlers: { [G in keyof Contract]: Handlers<Contract[G]> } = {
   events: eventHandlers,
   campaign: campaignHandlers,
   system: systemHandlers,
+  webhooks: webhookHandlers,
 };

@@ -27,6 +27,7 @@ import {
   visibleRow,
   withFields,
 } from '../repositories/affiliates.js';
+import { enqueueWebhookEvent } from '../repositories/webhookOutbox.js';
 import type { ServiceDeps } from './deps.js';
 import { randomReferralCode } from './random.js';
 
@@ -60,6 +61,7 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
     const passwordHash = await bcrypt.hash(input.password, bcryptRounds);
     // product §3.3: generated codes are retried on collision; a code the merchant chose is a 409.
     for (let attempt = 1; ; attempt++) {
+      const createdAt = now();
       const row = newAffiliateRow(
         campaignId,
         {
@@ -71,7 +73,7 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
           status: input.status ?? 'active',
         },
         passwordHash,
-        now(),
+        createdAt,
       );
       try {
         const id = await inTransaction(db, async (trx) => {
@@ -81,7 +83,11 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
               MESSAGES.affiliateLimit(usage.plan, usage.count, usage.max ?? usage.count),
             );
           }
-          return insertAffiliate(trx, row);
+          const created = await insertAffiliate(trx, row);
+          // The webhook message commits, or rolls back, with the affiliate (docs/webhooks.md).
+          const affiliate = toAffiliate(visibleRow(created, row));
+          await enqueueWebhookEvent(trx, campaignId, 'affiliate.created', affiliate, createdAt);
+          return created;
         });
         return toAffiliate(visibleRow(id, row));
       } catch (err) {
@@ -119,7 +125,7 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
     const passwordHash =
       input.password === undefined ? undefined : await bcrypt.hash(input.password, bcryptRounds);
     try {
-      const row = await inTransaction(db, async (trx) => {
+      return await inTransaction(db, async (trx) => {
         const current = await findAffiliateForUpdate(trx, campaignId, id);
         if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
         // spec 4.4: fields not sent stay unchanged.
@@ -129,10 +135,12 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
         if (input.name !== undefined) fields.name = input.name;
         if (input.phone !== undefined) fields.phone = input.phone;
         if (input.status !== undefined) fields.status = input.status;
-        await updateAffiliateRow(trx, campaignId, id, fields, passwordHash, now());
-        return withFields(current, fields);
+        const at = now();
+        await updateAffiliateRow(trx, campaignId, id, fields, passwordHash, at);
+        const affiliate = toAffiliate(withFields(current, fields), (await totalsFor(trx, [id])).get(id));
+        await enqueueWebhookEvent(trx, campaignId, 'affiliate.updated', affiliate, at);
+        return affiliate;
       });
-      return withTotals(row);
     } catch (err) {
       throw conflictOf(err) ?? err;
     }
@@ -141,9 +149,14 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
   /** spec 4.5.1: one statement removes the affiliate; foreign keys cascade to every child row. */
   async function remove(campaignId: number, id: number): Promise<void> {
     await inTransaction(db, async (trx) => {
+      // affiliate.deleted carries the affiliate as it was, so it is read first.
+      const current = await findAffiliateForUpdate(trx, campaignId, id);
+      if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
+      const affiliate = toAffiliate(current, (await totalsFor(trx, [id])).get(id));
       const deleted = await deleteAffiliateRow(trx, campaignId, id);
       if (deleted === 0) throw new NotFoundError(MESSAGES.affiliateNotFound);
       await releaseAffiliateSlot(trx, campaignId);
+      await enqueueWebhookEvent(trx, campaignId, 'affiliate.deleted', affiliate, now());
     });
   }
 

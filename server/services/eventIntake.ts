@@ -11,6 +11,7 @@ import {
   trackingEventsOfIntake,
 } from '../repositories/events.js';
 import { ensureMonthlyUsage, monthKey, reserveConversions } from '../repositories/usage.js';
+import { enqueueConversionsCreated } from '../repositories/webhookOutbox.js';
 import { type Candidate, type ConversionRules, newConversion, newTrackingEvent } from './eventRecords.js';
 
 interface Skip {
@@ -158,12 +159,12 @@ export function createEventIntake(db: Db): EventIntake {
           rules.maxMonthlyConversions,
         );
         if (!reservation.ok) throw new MonthlyLimitReached(reservation.current);
-        await insertConversions(
-          trx,
-          conversions.map(({ candidate, trackingEventId }) =>
-            newConversion(candidate, trackingEventId, rules, now),
-          ),
+        const created = conversions.map(({ candidate, trackingEventId }) =>
+          newConversion(candidate, trackingEventId, rules, now),
         );
+        await insertConversions(trx, created);
+        // conversion.created webhooks commit with the conversions (docs/webhooks.md).
+        await enqueueConversionsCreated(trx, created, now);
       }
       return { accepted, skipped: await whyIgnored(trx, ignored) };
     });

@@ -10,6 +10,9 @@ import { type EventService, eventService } from './events.js';
 import { type HealthService, healthService } from './health.js';
 import { type PlanService, planService } from './plans.js';
 import { type ReferenceService, referenceService } from './reference.js';
+import { type WebhookService, webhookService } from './webhooks/endpoints.js';
+import { lazySecretBox } from './webhooks/secretBox.js';
+import { createWebhookWorker } from './webhooks/worker.js';
 
 export type { ServiceDeps, Worker } from './deps.js';
 
@@ -23,6 +26,7 @@ export interface Services {
   plans: PlanService;
   health: HealthService;
   reference: ReferenceService;
+  webhooks: WebhookService;
   /** Background work the daemon runs while it serves (none for operator commands). */
   workers: Worker[];
 }
@@ -35,6 +39,8 @@ export function createServices(options: {
   now?: () => Date;
 }): Services {
   const deps: ServiceDeps = { ...options, now: options.now ?? (() => new Date()) };
+  const box = lazySecretBox(deps.config, deps.db);
+  const webhookWorker = createWebhookWorker({ ...deps, box });
   return {
     authenticator: apiKeyAuthenticator(deps),
     affiliates: affiliateService(deps),
@@ -44,6 +50,7 @@ export function createServices(options: {
     plans: planService(deps),
     health: healthService(deps),
     reference: referenceService(),
-    workers: [],
+    webhooks: webhookService({ ...deps, box, wake: webhookWorker.wake }),
+    workers: [webhookWorker],
   };
 }

@@ -3,6 +3,7 @@ import { campaignRoutes } from './campaign.js';
 import { eventRoutes } from './events.js';
 import type { RouteSpec } from './route.js';
 import { systemRoutes } from './system.js';
+import { webhookRoutes } from './webhooks.js';
 
 /**
  * Every route of the daemon, grouped by resource. A new route is one entry here (in its
@@ -13,6 +14,7 @@ export const contract = {
   events: eventRoutes,
   campaign: campaignRoutes,
   system: systemRoutes,
+  webhooks: webhookRoutes,
 };
 
 export type Contract = typeof contract;

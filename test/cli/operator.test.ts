@@ -142,16 +142,17 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
   });
 
   it('db status, rollback and migrate', async () => {
+    const all = ['20261121100000_initial_schema', '20261122110000_webhooks'];
     const status = parseJson(await runCli(['db', 'status', '--json'], { env }));
-    expect(status).to.deep.equal({ applied: ['20261121100000_initial_schema'], pending: [] });
+    expect(status).to.deep.equal({ applied: all, pending: [] });
     const back = parseJson(await runCli(['db', 'rollback', '--json'], { env }));
-    expect(back.rolledBack).to.deep.equal(['20261121100000_initial_schema']);
+    expect(back.rolledBack).to.deep.equal([...all].reverse());
     expect(parseJson(await runCli(['db', 'status', '--json'], { env }))).to.deep.equal({
       applied: [],
-      pending: ['20261121100000_initial_schema'],
+      pending: all,
     });
     const forward = parseJson(await runCli(['db', 'migrate', '--json'], { env }));
-    expect(forward.applied).to.deep.equal(['20261121100000_initial_schema']);
+    expect(forward.applied).to.deep.equal(all);
   });
 });
 

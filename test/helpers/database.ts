@@ -60,6 +60,10 @@ export async function createTestDatabase(
 }
 
 const CHILD_TABLES = [
+  'webhook_attempts',
+  'webhook_deliveries',
+  'webhook_messages',
+  'webhook_endpoints',
   'conversions',
   'tracking_events',
   'payouts',

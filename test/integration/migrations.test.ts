@@ -10,7 +10,13 @@ const TABLES = [
   'tracking_events',
   'conversions',
   'monthly_usage',
+  'webhook_endpoints',
+  'webhook_messages',
+  'webhook_deliveries',
+  'webhook_attempts',
+  'webhook_settings',
 ];
+const MIGRATIONS = ['20261121100000_initial_schema', '20261122110000_webhooks'];
 
 describe(`migrations (${ENGINE})`, () => {
   let t: TestDatabase;
@@ -21,7 +27,7 @@ describe(`migrations (${ENGINE})`, () => {
 
   it('creates the whole schema with the built-in plans, rolls it back, and applies it again', async () => {
     const [, applied] = await t.db.migrate.latest();
-    expect(applied).to.deep.equal(['20261121100000_initial_schema']);
+    expect(applied).to.deep.equal(MIGRATIONS);
     for (const table of TABLES) expect(await t.db.schema.hasTable(table), table).to.equal(true);
     const plans = await t
       .db('plans')
@@ -35,7 +41,7 @@ describe(`migrations (${ENGINE})`, () => {
     ]);
 
     const [, undone] = await t.db.migrate.rollback();
-    expect(undone).to.deep.equal(['20261121100000_initial_schema']);
+    expect(undone).to.deep.equal([...MIGRATIONS].reverse());
     for (const table of TABLES) expect(await t.db.schema.hasTable(table), table).to.equal(false);
 
     await t.db.migrate.latest();

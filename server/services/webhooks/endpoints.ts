@@ -1,0 +1,180 @@
+import { MESSAGES } from '../../../shared/errors.js';
+import type {
+  CreateWebhookInput,
+  Delivery,
+  DeliveryList,
+  ListDeliveriesQuery,
+  ListWebhooksQuery,
+  UpdateWebhookInput,
+  Webhook,
+  WebhookList,
+  WebhookWithSecret,
+} from '../../../shared/schemas/webhook.js';
+import { generateSecret } from '../../../shared/webhooks/signature.js';
+import { inTransaction } from '../../db/knex.js';
+import type { WebhookEndpointRow } from '../../db/webhookRows.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
+import { findDelivery, listDeliveries, retryDelivery } from '../../repositories/webhookDeliveryHistory.js';
+import {
+  deleteEndpoint,
+  findEndpoint,
+  insertEndpoint,
+  listEndpoints,
+  rotateEndpointSecret,
+  toWebhook,
+  updateEndpoint,
+} from '../../repositories/webhookEndpoints.js';
+import { enqueueTestMessage } from '../../repositories/webhookOutbox.js';
+import { privateAddressOf } from './address.js';
+import type { ServiceDeps } from '../deps.js';
+import type { SecretBox } from './secretBox.js';
+
+/** issue 11: during a rotation the previous secret keeps signing for 24 hours. */
+export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+export interface WebhookService {
+  create(campaignId: number, input: CreateWebhookInput): Promise<WebhookWithSecret>;
+  list(campaignId: number, query: ListWebhooksQuery): Promise<WebhookList>;
+  get(campaignId: number, id: number): Promise<Webhook>;
+  update(campaignId: number, id: number, input: UpdateWebhookInput): Promise<Webhook>;
+  remove(campaignId: number, id: number): Promise<void>;
+  rotateSecret(campaignId: number, id: number): Promise<WebhookWithSecret>;
+  deliveries(campaignId: number, id: number, query: ListDeliveriesQuery): Promise<DeliveryList>;
+  retry(campaignId: number, id: number, deliveryId: number): Promise<Delivery>;
+  sendTest(campaignId: number, id: number): Promise<Delivery>;
+}
+
+export interface WebhookServiceDeps extends ServiceDeps {
+  box: SecretBox;
+  /** Tells this daemon's worker that a delivery is due now. */
+  wake?: () => void;
+}
+
+export function webhookService({ db, config, now: clock, box, wake }: WebhookServiceDeps): WebhookService {
+  const { allowPrivateNetworks } = config.webhooks;
+  /** Registration check; the worker checks the resolved address again at every attempt. */
+  async function checkDestination(url: string): Promise<void> {
+    if (allowPrivateNetworks) return;
+    const address = await privateAddressOf(new URL(url));
+    if (address !== undefined) throw new ValidationError([MESSAGES.webhookPrivateUrl(address)]);
+  }
+
+  async function endpoint(campaignId: number, id: number): Promise<WebhookEndpointRow> {
+    const row = await findEndpoint(db, campaignId, id);
+    if (!row) throw new NotFoundError(MESSAGES.webhookNotFound);
+    return row;
+  }
+
+  /** A disabled endpoint gets nothing, a test or a retry included. */
+  async function enabledEndpoint(campaignId: number, id: number): Promise<WebhookEndpointRow> {
+    const row = await endpoint(campaignId, id);
+    if (row.status !== 'enabled') throw new ConflictError(MESSAGES.webhookDisabled);
+    return row;
+  }
+
+  async function create(campaignId: number, input: CreateWebhookInput): Promise<WebhookWithSecret> {
+    await checkDestination(input.url);
+    const secret = generateSecret();
+    const now = clock();
+    const row: Omit<WebhookEndpointRow, 'id'> = {
+      campaign_id: campaignId,
+      url: input.url,
+      events: JSON.stringify(input.events),
+      description: input.description ?? null,
+      status: 'enabled',
+      disabled_reason: null,
+      secret_enc: await box.seal(secret),
+      previous_secret_enc: null,
+      previous_secret_expires_at: null,
+      failing_since: null,
+      created_at: now,
+      updated_at: now,
+    };
+    const id = await insertEndpoint(db, row);
+    return { ...toWebhook({ id, ...row }), secret };
+  }
+
+  async function list(campaignId: number, query: ListWebhooksQuery): Promise<WebhookList> {
+    const { rows, total } = await listEndpoints(db, campaignId, query);
+    return {
+      webhooks: rows.map(toWebhook),
+      total,
+      page: query.page,
+      limit: query.limit,
+      totalPages: Math.ceil(total / query.limit),
+    };
+  }
+
+  async function update(campaignId: number, id: number, input: UpdateWebhookInput): Promise<Webhook> {
+    if (input.url !== undefined) await checkDestination(input.url);
+    const changes: Partial<WebhookEndpointRow> = { updated_at: clock() };
+    if (input.url !== undefined) changes.url = input.url;
+    if (input.events !== undefined) changes.events = JSON.stringify(input.events);
+    if (input.description !== undefined) changes.description = input.description;
+    if (input.status !== undefined) {
+      changes.status = input.status;
+      // Enabled again by the merchant: a fresh start, the old failing streak forgotten.
+      if (input.status === 'enabled') Object.assign(changes, { disabled_reason: null, failing_since: null });
+    }
+    if ((await updateEndpoint(db, campaignId, id, changes)) === 0) throw new NotFoundError(MESSAGES.webhookNotFound);
+    return toWebhook(await endpoint(campaignId, id));
+  }
+
+  async function remove(campaignId: number, id: number): Promise<void> {
+    if ((await deleteEndpoint(db, campaignId, id)) === 0) throw new NotFoundError(MESSAGES.webhookNotFound);
+  }
+
+  async function rotateSecret(campaignId: number, id: number): Promise<WebhookWithSecret> {
+    const secret = generateSecret();
+    const now = clock();
+    const rotated = await rotateEndpointSecret(
+      db,
+      campaignId,
+      id,
+      await box.seal(secret),
+      new Date(now.getTime() + ROTATION_GRACE_MS),
+      now,
+    );
+    if (rotated === 0) throw new NotFoundError(MESSAGES.webhookNotFound);
+    return { ...toWebhook(await endpoint(campaignId, id)), secret };
+  }
+
+  async function deliveries(campaignId: number, id: number, query: ListDeliveriesQuery): Promise<DeliveryList> {
+    await endpoint(campaignId, id);
+    const { deliveries: page, total } = await listDeliveries(db, id, query);
+    return { deliveries: page, total, page: query.page, limit: query.limit, totalPages: Math.ceil(total / query.limit) };
+  }
+
+  async function delivery(endpointId: number, deliveryId: number): Promise<Delivery> {
+    const found = await findDelivery(db, endpointId, deliveryId);
+    if (!found) throw new NotFoundError(MESSAGES.deliveryNotFound);
+    return found;
+  }
+
+  async function retry(campaignId: number, id: number, deliveryId: number): Promise<Delivery> {
+    await enabledEndpoint(campaignId, id);
+    if ((await retryDelivery(db, id, deliveryId, clock())) === 0) throw new NotFoundError(MESSAGES.deliveryNotFound);
+    wake?.();
+    return delivery(id, deliveryId);
+  }
+
+  async function sendTest(campaignId: number, id: number): Promise<Delivery> {
+    const row = await enabledEndpoint(campaignId, id);
+    const deliveryId = await inTransaction(db, (trx) =>
+      enqueueTestMessage(
+        trx,
+        campaignId,
+        row.id,
+        {
+          webhookId: Number(row.id),
+          message: 'A test event from affiliated: your endpoint receives and verifies webhooks.',
+        },
+        clock(),
+      ),
+    );
+    wake?.();
+    return delivery(id, deliveryId);
+  }
+
+  return { create, list, get: async (campaignId, id) => toWebhook(await endpoint(campaignId, id)), update, remove, rotateSecret, deliveries, retry, sendTest };
+}

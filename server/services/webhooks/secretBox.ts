@@ -1,0 +1,98 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/knex.js';
+import { StartupError } from '../../errors.js';
+import { sharedSecretKey } from '../../repositories/webhookSettings.js';
+
+/**
+ * Webhook secrets must be usable to sign, so they are stored encrypted (AES-256-GCM), never
+ * hashed. A stored value is `v1.<key id>.<iv>.<tag>.<ciphertext>`; the key id tells a value
+ * sealed under another key from a damaged one.
+ */
+export interface SecretBox {
+  seal(secret: string): Promise<string>;
+  /** The secret, or undefined when it was sealed under another key or is damaged. */
+  open(sealed: string): Promise<string | undefined>;
+}
+
+const AAD = Buffer.from('affiliated webhook secret');
+
+interface SyncBox {
+  seal(secret: string): string;
+  open(sealed: string): string | undefined;
+}
+
+export function secretBox(key: Buffer): SyncBox {
+  const keyId = createHash('sha256').update(key).digest('hex').slice(0, 8);
+  return {
+    seal(secret) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(AAD);
+      const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+      const parts = [iv, cipher.getAuthTag(), sealed].map((part) => part.toString('base64'));
+      return ['v1', keyId, ...parts].join('.');
+    },
+    open(value) {
+      const [version, id, iv, tag, sealed] = value.split('.');
+      if (version !== 'v1' || id !== keyId || !iv || !tag || sealed === undefined) return undefined;
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64')).setAAD(AAD);
+        decipher.setAuthTag(Buffer.from(tag, 'base64'));
+        return Buffer.concat([decipher.update(Buffer.from(sealed, 'base64')), decipher.final()]).toString('utf8');
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+/** The key file kept beside a SQLite database: a copy of the database alone does not reveal secrets. */
+export function keyFileOf(sqliteFile: string): string {
+  return `${sqliteFile}.webhook-key`;
+}
+
+function readOrCreateKeyFile(file: string): Buffer {
+  try {
+    fs.writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw new StartupError(`cannot create the webhook key file ${file}: set WEBHOOK_SECRET_KEY instead`);
+    }
+  }
+  const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new StartupError(`${file} does not hold a 32-byte base64 key`);
+  return key;
+}
+
+/**
+ * WEBHOOK_SECRET_KEY when set; else a key generated once and kept beside the SQLite file
+ * (mode 0600), or in the MySQL database itself so every daemon sharing it agrees.
+ */
+async function loadKey(config: Readonly<Config>, db: Db): Promise<Buffer> {
+  if (config.webhooks.secretKey) return config.webhooks.secretKey;
+  const database = config.database;
+  if (database.client === 'sqlite') {
+    if (database.filename === ':memory:') return randomBytes(32);
+    return readOrCreateKeyFile(keyFileOf(database.filename));
+  }
+  const stored = Buffer.from(await sharedSecretKey(db, randomBytes(32).toString('base64')), 'base64');
+  if (stored.length !== 32) throw new StartupError('webhook_settings.secret_key is not a 32-byte base64 key');
+  return stored;
+}
+
+/** The key is found (or made) on first use, so commands that never touch webhooks never create it. */
+export function lazySecretBox(config: Readonly<Config>, db: Db): SecretBox {
+  let box: Promise<SyncBox> | undefined;
+  const ready = () => {
+    box ??= loadKey(config, db).then(secretBox, (err: unknown) => {
+      box = undefined;
+      throw err;
+    });
+    return box;
+  };
+  return {
+    seal: async (secret) => (await ready()).seal(secret),
+    open: async (sealed) => (await ready()).open(sealed),
+  };
+}

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { deleteResponseSchema, idParam, idParams } from '../schemas/common.js';
+import {
+  createWebhookSchema,
+  deliveryListSchema,
+  deliverySchema,
+  listDeliveriesQuerySchema,
+  listWebhooksQuerySchema,
+  updateWebhookSchema,
+  webhookListSchema,
+  webhookSchema,
+  webhookWithSecretSchema,
+} from '../schemas/webhook.js';
+import { defineRoute } from './route.js';
+
+const common = { tag: 'Webhooks', auth: 'apiKey', rateLimit: 'default' } as const;
+const deliveryParams = z.object({ id: idParam, deliveryId: idParam });
+
+/** Signed webhooks (docs/webhooks.md): endpoints, their secrets and their deliveries. */
+export const webhookRoutes = {
+  create: defineRoute({
+    ...common,
+    operationId: 'createWebhook',
+    method: 'post',
+    path: '/v1/webhooks',
+    summary: 'Register a webhook endpoint',
+    description:
+      'The answer carries the signing `secret`, shown this once. Private, loopback and link-local addresses are refused unless the daemon allows them.',
+    body: createWebhookSchema,
+    responses: { 201: webhookWithSecretSchema },
+    errors: [400, 401, 413, 415],
+  }),
+  list: defineRoute({
+    ...common,
+    operationId: 'listWebhooks',
+    method: 'get',
+    path: '/v1/webhooks',
+    summary: 'List webhook endpoints, newest first',
+    query: listWebhooksQuerySchema,
+    responses: { 200: webhookListSchema },
+    errors: [400, 401],
+  }),
+  get: defineRoute({
+    ...common,
+    operationId: 'getWebhook',
+    method: 'get',
+    path: '/v1/webhooks/{id}',
+    summary: 'Get a webhook endpoint',
+    params: idParams,
+    responses: { 200: webhookSchema },
+    errors: [400, 401, 404],
+  }),
+  update: defineRoute({
+    ...common,
+    operationId: 'updateWebhook',
+    method: 'patch',
+    path: '/v1/webhooks/{id}',
+    summary: 'Change a webhook endpoint, or disable or enable it',
+    params: idParams,
+    body: updateWebhookSchema,
+    responses: { 200: webhookSchema },
+    errors: [400, 401, 404, 413, 415],
+  }),
+  remove: defineRoute({
+    ...common,
+    operationId: 'deleteWebhook',
+    method: 'delete',
+    path: '/v1/webhooks/{id}',
+    summary: 'Delete a webhook endpoint and its delivery history',
+    params: idParams,
+    responses: { 200: deleteResponseSchema },
+    errors: [400, 401, 404],
+  }),
+  rotateSecret: defineRoute({
+    ...common,
+    operationId: 'rotateWebhookSecret',
+    method: 'post',
+    path: '/v1/webhooks/{id}/rotate-secret',
+    summary: 'Replace the signing secret; the old one keeps signing for 24 hours',
+    params: idParams,
+    responses: { 200: webhookWithSecretSchema },
+    errors: [400, 401, 404],
+  }),
+  deliveries: defineRoute({
+    ...common,
+    operationId: 'listWebhookDeliveries',
+    method: 'get',
+    path: '/v1/webhooks/{id}/deliveries',
+    summary: 'List deliveries to an endpoint with their attempts, newest first',
+    params: idParams,
+    query: listDeliveriesQuerySchema,
+    responses: { 200: deliveryListSchema },
+    errors: [400, 401, 404],
+  }),
+  retry: defineRoute({
+    ...common,
+    operationId: 'retryWebhookDelivery',
+    method: 'post',
+    path: '/v1/webhooks/{id}/deliveries/{deliveryId}/retry',
+    summary: 'Send a delivery again now',
+    params: deliveryParams,
+    responses: { 202: deliverySchema },
+    errors: [400, 401, 404, 409],
+  }),
+  test: defineRoute({
+    ...common,
+    operationId: 'testWebhook',
+    method: 'post',
+    path: '/v1/webhooks/{id}/test',
+    summary: 'Send a webhook.test event to the endpoint',
+    params: idParams,
+    responses: { 202: deliverySchema },
+    errors: [400, 401, 404, 409],
+  }),
+};

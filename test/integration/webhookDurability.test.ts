@@ -1,0 +1,130 @@
+import { expect } from 'chai';
+import { startServe } from '../helpers/cli.js';
+import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
+import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
+import { addAffiliate, conversion } from '../helpers/events.js';
+import { call } from '../helpers/http.js';
+import { Receiver, sleep } from '../helpers/receiver.js';
+
+/** Daemons as separate processes (`affiliated serve`), so one can be SIGKILLed. */
+const serveEnv = (t: TestDatabase, env: Record<string, string> = {}) => ({
+  DATABASE_URL: t.url,
+  BCRYPT_ROUNDS: '4',
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  WEBHOOK_POLL_MS: '50',
+  ...env,
+});
+
+describe(`webhook outbox survives a killed daemon; several daemons deliver once (${ENGINE})`, () => {
+  let t: TestDatabase;
+  let shop: Merchant;
+  let receiver: Receiver;
+  const kill: Array<() => void> = [];
+
+  before(async () => {
+    t = await createTestDatabase();
+  });
+  after(async () => t.drop());
+  beforeEach(async () => {
+    shop = await createMerchant(t.db);
+    receiver = await new Receiver().start();
+  });
+  afterEach(async () => {
+    for (const k of kill.splice(0)) k();
+    await receiver.stop();
+  });
+
+  const serve = async (env: Record<string, string> = {}) => {
+    const daemon = await startServe({ env: serveEnv(t, env) });
+    kill.push(() => daemon.child.kill('SIGKILL'));
+    return daemon;
+  };
+
+  it('a daemon SIGKILLed right after the commit: the next daemon delivers the message', async () => {
+    // This daemon looks for due deliveries once, at start, and then not for ten minutes.
+    const first = await serve({ WEBHOOK_POLL_MS: '600000' });
+    const registered = await call(first.url, 'POST', '/v1/webhooks', {
+      key: shop.key,
+      body: { url: receiver.url, events: ['affiliate.created'] },
+    });
+    expect(registered.status).to.equal(201);
+    const created = await call(first.url, 'POST', '/v1/affiliates', {
+      key: shop.key,
+      body: { email: 'ana@example.com', password: 'secret1' },
+    });
+    expect(created.status).to.equal(201);
+    first.child.kill('SIGKILL');
+    await first.done;
+    expect(receiver.received).to.have.length(0);
+
+    await serve();
+    const [request] = await receiver.waitFor(1);
+    const payload = JSON.parse(request?.body ?? '{}');
+    expect(payload.type).to.equal('affiliate.created');
+    expect(payload.data).to.deep.equal(created.body);
+    await sleep(300);
+    expect(receiver.received).to.have.length(1);
+  });
+
+  it('a daemon killed mid-attempt leaves the delivery to another after the lease', async () => {
+    receiver.respond((n) => (n === 1 ? 'hang' : 200));
+    const first = await serve({ WEBHOOK_LEASE_MS: '1500' });
+    const registered = await call(first.url, 'POST', '/v1/webhooks', {
+      key: shop.key,
+      body: { url: receiver.url, events: ['affiliate.created'] },
+    });
+    await call(first.url, 'POST', `/v1/webhooks/${registered.body.id}/test`, { key: shop.key });
+    await receiver.waitFor(1);
+    first.child.kill('SIGKILL');
+    await first.done;
+
+    const second = await serve({ WEBHOOK_LEASE_MS: '1500' });
+    const requests = await receiver.waitFor(2);
+    expect(requests[1]?.headers['webhook-id']).to.equal(requests[0]?.headers['webhook-id']);
+    // Not before the first daemon's lease ran out.
+    expect((requests[1]?.at ?? 0) - (requests[0]?.at ?? 0)).to.be.at.least(1000);
+    const list = await call(second.url, 'GET', `/v1/webhooks/${registered.body.id}/deliveries`, { key: shop.key });
+    expect(list.body.deliveries[0].attempts.map((a: { statusCode: number }) => a.statusCode)).to.deep.equal([200]);
+  });
+
+  it('two daemons on one MariaDB deliver each message exactly once', async function () {
+    if (ENGINE !== 'mysql') this.skip(); // A SQLite file serves one daemon at a time.
+    const env = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_MS: '20' };
+    const daemons = [await startTestDaemon(t.url, env), await startTestDaemon(t.url, env)];
+    kill.push(() => void Promise.all(daemons.map((d) => d.close())));
+    try {
+      const [a, b] = daemons.map((d) => d.url);
+      if (!a || !b) throw new Error('two daemons');
+      receiver.respond(() => 200);
+      const endpoint = await call(a, 'POST', '/v1/webhooks', {
+        key: shop.key,
+        body: { url: receiver.url, events: ['conversion.created'] },
+      });
+      const affiliate = await addAffiliate(t.db, shop.campaignId);
+      const batch = (from: number) =>
+        Array.from({ length: 50 }, (_, i) => conversion(shop.publicId, affiliate.code, `order-${from + i}`, 10));
+      await Promise.all([
+        call(a, 'POST', '/v1/events', { key: shop.key, body: { events: batch(0) } }),
+        call(b, 'POST', '/v1/events', { key: shop.key, body: { events: batch(50) } }),
+      ]);
+      await receiver.waitFor(100, 30_000);
+      await sleep(1000);
+      const ids = receiver.received.map((r) => String(r.headers['webhook-id']));
+      expect(ids).to.have.length(100);
+      expect(new Set(ids).size).to.equal(100);
+      const orders = receiver.payloads().map((p) => p.data.orderId);
+      expect(new Set(orders).size).to.equal(100);
+      // One attempt each: no daemon sent what the other had claimed.
+      const attempts = await t
+        .db('webhook_attempts as a')
+        .join('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+        .where('d.endpoint_id', endpoint.body.id)
+        .count({ n: '*' })
+        .first();
+      expect(Number(attempts?.n)).to.equal(100);
+    } finally {
+      await Promise.all(daemons.map((d) => d.close()));
+      kill.pop();
+    }
+  });
+});
