@@ -56,6 +56,8 @@ export const MESSAGES = Object.freeze({
     `Conversion limit exceeded: Monthly conversion limit reached for ${plan} plan. Current: ${current}/${max}`,
   bodyTooLarge: (limitBytes: number) => `Request body must not be larger than ${limitBytes} bytes`,
   routeNotFound: (method: string, path: string) => `Cannot ${method} ${path}`,
+  reportRangeReversed: (from: string, to: string) =>
+    `from must not be after to (${from} is after ${to})`,
   illegalTransition: (kind: string, from: string, to: string) => `${kind} cannot move from ${from} to ${to}`,
 });
 
