@@ -58,7 +58,7 @@
     if (sessionId) return sessionId;
     try {
       sessionId = window.sessionStorage.getItem(SESSION_KEY);
-    } catch (e) {
+    } catch {
       // storage disabled: one id for this page
     }
     if (!sessionId) {
@@ -66,7 +66,7 @@
       sessionId = Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join('');
       try {
         window.sessionStorage.setItem(SESSION_KEY, sessionId);
-      } catch (e) {
+      } catch {
         // kept in memory only
       }
     }

@@ -15,8 +15,9 @@ const TABLES = [
   'webhook_deliveries',
   'webhook_attempts',
   'webhook_settings',
+  'affiliate_daily_stats',
 ];
-const MIGRATIONS = ['20261121100000_initial_schema', '20261122110000_webhooks'];
+const MIGRATIONS = ['20261121100000_initial_schema', '20261122110000_webhooks', '20261122120000_affiliate_daily_stats'];
 
 describe(`migrations (${ENGINE})`, () => {
   let t: TestDatabase;

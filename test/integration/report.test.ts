@@ -188,7 +188,7 @@ describe(`GET /v1/reports/affiliates (${ENGINE})`, () => {
       });
       expect((await send(events)).body).to.include({ accepted: 1000 });
     }
-    const truth = await database
+    const truth: Record<string, number | string>[] = await database
       .db('conversions')
       .where('campaign_id', merchant.campaignId)
       .groupBy('affiliate_id')
@@ -207,7 +207,7 @@ describe(`GET /v1/reports/affiliates (${ENGINE})`, () => {
       });
     }
     const cents = (field: 'revenue' | 'commissions') =>
-      truth.reduce((sum: number, row: Record<string, unknown>) => sum + Number(row[field]), 0) / 100;
+      truth.reduce((sum, row) => sum + Number(row[field]), 0) / 100;
     expect(answer.totals).to.include({ conversions: 3000, revenue: cents('revenue'), commissions: cents('commissions') });
   });
 
