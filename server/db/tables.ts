@@ -1,4 +1,5 @@
 import type {
+  AffiliateDailyStatsRow,
   AffiliateRow,
   ApiKeyRow,
   CampaignRow,
@@ -35,5 +36,6 @@ declare module 'knex/types/tables.js' {
     webhook_deliveries: WebhookDeliveryRow;
     webhook_attempts: WebhookAttemptRow;
     webhook_settings: WebhookSettingRow;
+    affiliate_daily_stats: AffiliateDailyStatsRow;
   }
 }

@@ -1,18 +1,6 @@
 import type { Db, Trx } from '../db/knex.js';
 import { engineOf } from '../db/knex.js';
-import { type DbDate, toDate } from '../db/rows.js';
-
-/** One affiliate's activity on one UTC day: a row of `affiliate_daily_stats`. */
-export interface DailyStatsRow {
-  campaign_id: number;
-  day: string;
-  affiliate_id: number;
-  page_views: number;
-  leads: number;
-  conversions: number;
-  revenue_cents: number;
-  commission_cents: number;
-}
+import { type AffiliateDailyStatsRow, type DbDate, toDate } from '../db/rows.js';
 
 /** The affiliate's activity summed over a range of days, with what the report shows of it. */
 export interface AffiliateTotalsRow {
@@ -43,8 +31,8 @@ interface StoredEvent {
 }
 
 /** Sums one request's stored events per (campaign, day, affiliate), in primary-key order. */
-function dailyTotals(events: readonly StoredEvent[]): DailyStatsRow[] {
-  const rows = new Map<string, DailyStatsRow>();
+function dailyTotals(events: readonly StoredEvent[]): AffiliateDailyStatsRow[] {
+  const rows = new Map<string, AffiliateDailyStatsRow>();
   for (const event of events) {
     const day = utcDay(event.occurred_at);
     const key = `${event.campaign_id}\n${day}\n${event.affiliate_id}`;
@@ -74,7 +62,7 @@ function dailyTotals(events: readonly StoredEvent[]): DailyStatsRow[] {
   return [...rows.keys()]
     .sort()
     .map((key) => rows.get(key))
-    .filter((row): row is DailyStatsRow => row !== undefined);
+    .filter((row): row is AffiliateDailyStatsRow => row !== undefined);
 }
 
 /**

@@ -3,6 +3,8 @@ import type { Handlers } from '../http/register.js';
 import { affiliateHandlers } from './affiliates.js';
 import { campaignHandlers } from './campaign.js';
 import { eventHandlers } from './events.js';
+import { reportHandlers } from './reports.js';
+import { sdkHandlers } from './sdk.js';
 import { systemHandlers } from './system.js';
 import { webhookHandlers } from './webhooks.js';
 
@@ -11,6 +13,8 @@ export const handlers: { [G in keyof Contract]: Handlers<Contract[G]> } = {
   affiliates: affiliateHandlers,
   events: eventHandlers,
   campaign: campaignHandlers,
+  reports: reportHandlers,
+  sdk: sdkHandlers,
   system: systemHandlers,
   webhooks: webhookHandlers,
 };

@@ -10,6 +10,8 @@ import { type EventService, eventService } from './events.js';
 import { type HealthService, healthService } from './health.js';
 import { type PlanService, planService } from './plans.js';
 import { type ReferenceService, referenceService } from './reference.js';
+import { type ReportService, reportService } from './reports.js';
+import { type SdkService, sdkService } from './sdk.js';
 import { type WebhookService, webhookService } from './webhooks/endpoints.js';
 import { lazySecretBox } from './webhooks/secretBox.js';
 import { createWebhookWorker } from './webhooks/worker.js';
@@ -27,6 +29,8 @@ export interface Services {
   health: HealthService;
   reference: ReferenceService;
   webhooks: WebhookService;
+  reports: ReportService;
+  sdk: SdkService;
   /** Background work the daemon runs while it serves (none for operator commands). */
   workers: Worker[];
 }
@@ -51,6 +55,8 @@ export function createServices(options: {
     health: healthService(deps),
     reference: referenceService(),
     webhooks: webhookService({ ...deps, box, wake: webhookWorker.wake }),
+    reports: reportService(deps),
+    sdk: sdkService(deps),
     workers: [webhookWorker],
   };
 }

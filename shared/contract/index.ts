@@ -1,7 +1,9 @@
 import { affiliateRoutes } from './affiliates.js';
 import { campaignRoutes } from './campaign.js';
 import { eventRoutes } from './events.js';
+import { reportRoutes } from './reports.js';
 import type { RouteSpec } from './route.js';
+import { sdkRoutes } from './sdk.js';
 import { systemRoutes } from './system.js';
 import { webhookRoutes } from './webhooks.js';
 
@@ -13,6 +15,8 @@ export const contract = {
   affiliates: affiliateRoutes,
   events: eventRoutes,
   campaign: campaignRoutes,
+  reports: reportRoutes,
+  sdk: sdkRoutes,
   system: systemRoutes,
   webhooks: webhookRoutes,
 };

@@ -11,3 +11,14 @@ export const referralLookupSchema = z.object({
   cookieDays: z.number().int(),
 });
 export type ReferralLookup = z.infer<typeof referralLookupSchema>;
+
+/** `GET /v1/sdk/referrals/{code}`: any text reaches the service, which treats a malformed code as no code. */
+export const referralLookupParamsSchema = z.object({ code: z.string() });
+
+/**
+ * The tracking script's body: its JavaScript source, sent as is or gzip-compressed (bytes). Typed
+ * as a string in the OpenAPI document, where it is `application/javascript`.
+ */
+export const trackerScriptSchema = z
+  .custom<string | Uint8Array>((value) => typeof value === 'string' || value instanceof Uint8Array)
+  .meta({ type: 'string', description: 'The tracking script (JavaScript)' });

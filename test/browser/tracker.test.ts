@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Cookie, Page, Request } from 'playwright-core';
-import type { Daemon } from '../../server/main.js';
 import { launchBrowser } from '../helpers/browser.js';
-import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
-import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
+import { type Merchant, useTestDaemon } from '../helpers/daemon.js';
+import { ENGINE } from '../helpers/database.js';
 import { addAffiliate } from '../helpers/events.js';
 import { call } from '../helpers/http.js';
 import { type Shop, startShop } from '../helpers/shop.js';
@@ -32,8 +31,7 @@ async function eventually<T>(check: () => Promise<T>, timeoutMs = 5000): Promise
 }
 
 describe(`the tracking script in Chromium, shop and daemon on different origins (${ENGINE})`, () => {
-  let database: TestDatabase;
-  let daemon: Daemon;
+  const t = useTestDaemon();
   let browser: Browser;
   let merchant: Merchant;
   let shop: Shop;
@@ -44,13 +42,19 @@ describe(`the tracking script in Chromium, shop and daemon on different origins 
   const affiliates: Record<string, number> = {};
 
   const report = async () => {
-    const answer = await call(daemon.url, 'GET', '/v1/reports/affiliates', { key: merchant.key });
+    const answer = await call(t.url, 'GET', '/v1/reports/affiliates', { key: merchant.key });
     expect(answer.status, answer.text).to.equal(200);
     return answer.body as { affiliates: { referralId: string; pageViews: number; leads: number; conversions: number; revenue: number }[] };
   };
   const rowOf = async (code: string) => (await report()).affiliates.find((row) => row.referralId === code);
-  const events = () =>
-    database.db('tracking_events').where('campaign_id', merchant.campaignId).orderBy('id').select('*');
+  const events = async () =>
+    (await t.db('tracking_events').where('campaign_id', merchant.campaignId).orderBy('id').select('*')).map(
+      (row) => ({
+        ...row,
+        properties: JSON.parse(row.properties ?? 'null'),
+        device_info: JSON.parse(row.device_info ?? 'null'),
+      }),
+    );
   const refCookie = async (): Promise<Cookie | undefined> =>
     (await context.cookies()).find((c) => c.name === 'affiliated_ref');
   /** Opens a shop page and waits until the script has decided on the referral. */
@@ -63,10 +67,6 @@ describe(`the tracking script in Chromium, shop and daemon on different origins 
   const sdkCalls = (path: string) => requests.filter((r) => new URL(r.url()).pathname.endsWith(path));
 
   before(async () => {
-    database = await createTestDatabase();
-    daemon = await startTestDaemon(database.url);
-    const port = new URL(daemon.url).port;
-    daemonOrigin = `http://daemon.test:${port}`;
     // Two sites on loopback: Chromium resolves both names to 127.0.0.1 and nothing else.
     browser = await launchBrowser({
       args: ['--host-resolver-rules=MAP shop.test 127.0.0.1, MAP daemon.test 127.0.0.1, MAP * ~NOTFOUND'],
@@ -74,24 +74,22 @@ describe(`the tracking script in Chromium, shop and daemon on different origins 
   });
   after(async () => {
     await browser?.close();
-    await daemon?.close();
-    await database?.drop();
   });
 
   beforeEach(async () => {
-    await cleanTables(database.db);
-    merchant = await createMerchant(database.db, { commission: { type: 'percent', value: 10 } });
-    await database.db('campaigns').where({ id: merchant.campaignId }).update({ cookie_days: COOKIE_DAYS });
+    daemonOrigin = `http://daemon.test:${new URL(t.url).port}`;
+    merchant = t.merchant;
+    await t.db('campaigns').where({ id: merchant.campaignId }).update({ cookie_days: COOKIE_DAYS });
     for (const [code, status] of [
       ['MARIA10', 'active'],
       ['JOAO', 'active'],
       ['GONE', 'inactive'],
     ] as const) {
-      affiliates[code] = (await addAffiliate(database.db, merchant.campaignId, { code, status })).id;
+      affiliates[code] = (await addAffiliate(t.db, merchant.campaignId, { code, status })).id;
     }
     shop = await startShop({
       scriptBase: daemonOrigin,
-      daemonUrl: daemon.url,
+      daemonUrl: t.url,
       apiKey: merchant.key,
       campaign: merchant.publicId,
     });
@@ -126,9 +124,9 @@ describe(`the tracking script in Chromium, shop and daemon on different origins 
     expect(row).to.include({ conversions: 0 });
     const [stored] = await events();
     expect(stored).to.include({ affiliate_id: affiliates.MARIA10, event_type: 'page_view' });
-    expect(stored.session_id).to.match(/^[0-9a-f]{32}$/);
-    expect(JSON.parse(stored.properties)).to.deep.include({ url: `${shop.url}/shop/?ref=maria10` });
-    const device = JSON.parse(stored.device_info);
+    expect(stored?.session_id).to.match(/^[0-9a-f]{32}$/);
+    expect(stored?.properties).to.deep.include({ url: `${shop.url}/shop/?ref=maria10` });
+    const device = stored?.device_info;
     expect(device.user_agent).to.include('Chrome');
     expect(device).to.include({ language: 'en-US' });
     expect(device.screen_width).to.be.above(0);
@@ -152,8 +150,8 @@ describe(`the tracking script in Chromium, shop and daemon on different origins 
     expect(accepted).to.equal(true);
     expect(await rowOf('MARIA10')).to.include({ pageViews: 1, leads: 1 });
     const [view, lead] = await events();
-    expect(lead).to.include({ event_type: 'lead', affiliate_id: affiliates.MARIA10, session_id: view.session_id });
-    expect(JSON.parse(lead.properties)).to.include({ plan: 'pro', url: `${shop.url}/shop/cart` });
+    expect(lead).to.include({ event_type: 'lead', affiliate_id: affiliates.MARIA10, session_id: view?.session_id });
+    expect(lead?.properties).to.include({ plan: 'pro', url: `${shop.url}/shop/cart` });
     // Only lead and page_view can be sent from a browser.
     expect(await page.evaluate(() => window.affiliated.track('conversion'))).to.equal(false);
   });
@@ -233,27 +231,22 @@ describe(`the tracking script in Chromium, shop and daemon on different origins 
 });
 
 describe(`the tracking script on an https shop that proxies the daemon under /affiliated (${ENGINE})`, () => {
-  let database: TestDatabase;
-  let daemon: Daemon;
+  const t = useTestDaemon();
   let browser: Browser;
   let shop: Shop;
 
   before(async () => {
-    database = await createTestDatabase();
-    daemon = await startTestDaemon(database.url);
     browser = await launchBrowser({ args: ['--host-resolver-rules=MAP shop.test 127.0.0.1, MAP * ~NOTFOUND'] });
   });
   after(async () => {
     await shop?.close();
     await browser?.close();
-    await daemon?.close();
-    await database?.drop();
   });
 
   it('sets a Secure cookie and sends the daemon none of the shop’s cookies', async () => {
-    const merchant = await createMerchant(database.db);
-    await addAffiliate(database.db, merchant.campaignId, { code: 'MARIA10' });
-    shop = await startShop({ daemonUrl: daemon.url, apiKey: merchant.key, campaign: merchant.publicId, https: true });
+    const { merchant } = t;
+    await addAffiliate(t.db, merchant.campaignId, { code: 'MARIA10' });
+    shop = await startShop({ daemonUrl: t.url, apiKey: merchant.key, campaign: merchant.publicId, https: true });
     const context = await browser.newContext({ ignoreHTTPSErrors: true });
     await context.addCookies([{ name: 'shop_session', value: 'secret', url: shop.url }]);
     const sent: Request[] = [];
@@ -270,7 +263,7 @@ describe(`the tracking script on an https shop that proxies the daemon under /af
     expect(cookie).to.include({ value: 'MARIA10', secure: true, sameSite: 'Lax' });
 
     await eventually(async () => {
-      const stored = await database.db('tracking_events').where('campaign_id', merchant.campaignId);
+      const stored = await t.db('tracking_events').where('campaign_id', merchant.campaignId);
       expect(stored).to.have.length(1);
     });
     const sdkRequests = sent.filter((r) => /\/affiliated\/v1\/sdk\/(events|referrals)/.test(r.url()));

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { affiliateReport } from '../../server/services/reports.js';
+import { servicesFor } from '../helpers/daemon.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { addAffiliate } from '../helpers/events.js';
 
@@ -80,7 +80,7 @@ describe(`daily stats migration (${ENGINE})`, () => {
         row(ana.id, '2026-04-30', [1, 0, 0, 0, 0]),
       ].sort((a, b) => a.affiliate_id - b.affiliate_id || a.day.localeCompare(b.day)));
 
-    const report = await affiliateReport(t.db, Number(campaignId), { from: '2026-05-01', to: '2026-05-31' });
+    const report = await servicesFor(t.db).reports.affiliates(Number(campaignId), { from: '2026-05-01', to: '2026-05-31' });
     expect(report.affiliates.map((a) => [a.referralId, a.pageViews, a.conversions, a.revenue])).to.deep.equal([
       ['MARIA', 2, 2, 20],
     ]);

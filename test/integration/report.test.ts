@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import type { Daemon } from '../../server/main.js';
 import { MESSAGES } from '../../shared/errors.js';
-import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
-import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
+import { createMerchant, type Merchant, useTestDaemon } from '../helpers/daemon.js';
+import { ENGINE } from '../helpers/database.js';
 import { addAffiliate, conversion, lead, pageView } from '../helpers/events.js';
 import { call } from '../helpers/http.js';
 
@@ -12,32 +11,20 @@ const daysAgo = (n: number) => new Date(Date.now() - n * DAY_MS).toISOString().s
 const at = (day: string) => ({ properties: { timestamp: `${day}T12:00:00.000Z` } });
 
 describe(`GET /v1/reports/affiliates (${ENGINE})`, () => {
-  let database: TestDatabase;
-  let daemon: Daemon;
+  const t = useTestDaemon();
   let merchant: Merchant;
 
-  const send = (events: object[], key = merchant.key) =>
-    call(daemon.url, 'POST', '/v1/events', { key, body: { events } });
-  const report = (query = '', key = merchant.key) =>
-    call(daemon.url, 'GET', `/v1/reports/affiliates${query}`, { key });
+  const send = (events: object[], key = merchant.key) => call(t.url, 'POST', '/v1/events', { key, body: { events } });
+  const report = (query = '', key = merchant.key) => call(t.url, 'GET', `/v1/reports/affiliates${query}`, { key });
 
-  before(async () => {
-    database = await createTestDatabase();
-    daemon = await startTestDaemon(database.url);
-  });
-  after(async () => {
-    await daemon?.close();
-    await database?.drop();
-  });
   beforeEach(async () => {
-    await cleanTables(database.db);
-    merchant = await createMerchant(database.db, { commission: { type: 'percent', value: 12.5 } });
+    merchant = await createMerchant(t.db, { commission: { type: 'percent', value: 12.5 } });
   });
 
   it('counts page views, leads and conversions per affiliate, with revenue and commissions to the centavo', async () => {
-    const maria = await addAffiliate(database.db, merchant.campaignId, { code: 'MARIA10' });
-    const joao = await addAffiliate(database.db, merchant.campaignId, { code: 'JOAO' });
-    await addAffiliate(database.db, merchant.campaignId, { code: 'IDLE' });
+    const maria = await addAffiliate(t.db, merchant.campaignId, { code: 'MARIA10' });
+    const joao = await addAffiliate(t.db, merchant.campaignId, { code: 'JOAO' });
+    await addAffiliate(t.db, merchant.campaignId, { code: 'IDLE' });
     const reply = await send([
       pageView(merchant.publicId, 'maria10'),
       pageView(merchant.publicId, 'MARIA10'),
@@ -98,7 +85,7 @@ describe(`GET /v1/reports/affiliates (${ENGINE})`, () => {
   });
 
   it('takes the range from the events’ days, both ends included, and checks it', async () => {
-    const { code } = await addAffiliate(database.db, merchant.campaignId);
+    const { code } = await addAffiliate(t.db, merchant.campaignId);
     await send([
       pageView(merchant.publicId, code, at('2026-03-01')),
       pageView(merchant.publicId, code, at('2026-03-02')),
@@ -159,24 +146,24 @@ describe(`GET /v1/reports/affiliates (${ENGINE})`, () => {
   });
 
   it('shows only the key’s campaign, and forgets a deleted affiliate', async () => {
-    const other = await createMerchant(database.db);
-    const theirs = await addAffiliate(database.db, other.campaignId);
-    const ours = await addAffiliate(database.db, merchant.campaignId);
+    const other = await createMerchant(t.db);
+    const theirs = await addAffiliate(t.db, other.campaignId);
+    const ours = await addAffiliate(t.db, merchant.campaignId);
     await send([pageView(other.publicId, theirs.code)], other.key);
     await send([pageView(merchant.publicId, ours.code)]);
     const rows = (await report()).body.affiliates;
     expect(rows.map((row: { affiliateId: number }) => row.affiliateId)).to.deep.equal([ours.id]);
 
-    const deleted = await call(daemon.url, 'DELETE', `/v1/affiliates/${ours.id}`, { key: merchant.key });
+    const deleted = await call(t.url, 'DELETE', `/v1/affiliates/${ours.id}`, { key: merchant.key });
     expect(deleted.status).to.equal(200);
     expect((await report()).body.affiliates).to.deep.equal([]);
   });
 
   it('sums thousands of awkward amounts exactly, as the conversions table does', async () => {
     const affiliates = [
-      await addAffiliate(database.db, merchant.campaignId),
-      await addAffiliate(database.db, merchant.campaignId),
-      await addAffiliate(database.db, merchant.campaignId),
+      await addAffiliate(t.db, merchant.campaignId),
+      await addAffiliate(t.db, merchant.campaignId),
+      await addAffiliate(t.db, merchant.campaignId),
     ];
     for (let batch = 0; batch < 3; batch++) {
       const events = Array.from({ length: 1000 }, (_, i) => {
@@ -188,7 +175,7 @@ describe(`GET /v1/reports/affiliates (${ENGINE})`, () => {
       });
       expect((await send(events)).body).to.include({ accepted: 1000 });
     }
-    const truth: Record<string, number | string>[] = await database
+    const truth: Record<string, number | string>[] = await t
       .db('conversions')
       .where('campaign_id', merchant.campaignId)
       .groupBy('affiliate_id')
@@ -212,7 +199,7 @@ describe(`GET /v1/reports/affiliates (${ENGINE})`, () => {
   });
 
   it('loses no count to concurrent requests for the same affiliate and day', async () => {
-    const { id, code } = await addAffiliate(database.db, merchant.campaignId);
+    const { id, code } = await addAffiliate(t.db, merchant.campaignId);
     const replies = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         send(
