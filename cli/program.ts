@@ -7,7 +7,9 @@ import { registerEvents } from './commands/events/index.js';
 import { registerInit } from './commands/init/index.js';
 import { registerKeys } from './commands/keys/index.js';
 import { registerPlans } from './commands/plans/index.js';
+import { registerReport } from './commands/report/index.js';
 import { registerServe } from './commands/serve/index.js';
+import { registerSnippet } from './commands/snippet/index.js';
 import { registerWebhooks } from './commands/webhooks/index.js';
 import type { Io } from './io.js';
 
@@ -40,6 +42,8 @@ export function buildProgram(io: Io): Command {
   registerAffiliates(program, io);
   registerEvents(program, io);
   registerWebhooks(program, io);
+  registerReport(program, io);
+  registerSnippet(program, io);
   // Sub-commands throw like the root does, so main.ts alone turns them into exit codes.
   const inherit = (command: Command) => {
     for (const sub of command.commands) {
