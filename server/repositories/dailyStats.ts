@@ -1,6 +1,7 @@
 import type { Db, Trx } from '../db/knex.js';
 import { engineOf } from '../db/knex.js';
 import { type AffiliateDailyStatsRow, type DbDate, toDate } from '../db/rows.js';
+import { INSERT_CHUNK_ROWS } from './events.js';
 
 /** The affiliate's activity summed over a range of days, with what the report shows of it. */
 export interface AffiliateTotalsRow {
@@ -70,9 +71,9 @@ function dailyTotals(events: readonly StoredEvent[]): AffiliateDailyStatsRow[] {
  * id) to the daily counters, in the intake's transaction: the report counts exactly what is on
  * disk. Call it after the conversions are inserted.
  *
- * Two statements: a plain read (no locks; it sees this transaction's own rows) and one multi-row
- * upsert that increments. An INSERT … SELECT would take shared next-key locks on the events'
- * index on MySQL and make concurrent intakes wait for one another.
+ * A plain read (no locks; it sees this transaction's own rows), then multi-row upserts that
+ * increment (one per 500 counter rows: one for most intakes). An INSERT … SELECT would take
+ * shared next-key locks on the events' index on MySQL and make concurrent intakes wait.
  */
 export async function countIntakeInDailyStats(trx: Trx, intakeId: string): Promise<void> {
   const events = await trx('tracking_events as e')
@@ -92,11 +93,14 @@ export async function countIntakeInDailyStats(trx: Trx, intakeId: string): Promi
     engineOf(trx) === 'mysql'
       ? trx.raw('?? + VALUES(??)', [column, column])
       : trx.raw('?? + excluded.??', [column, column]);
-  // An intake holds at most 1,000 events, so this stays within one statement's parameter limits.
-  await trx('affiliate_daily_stats')
-    .insert(rows)
-    .onConflict(['campaign_id', 'day', 'affiliate_id'])
-    .merge(Object.fromEntries(COUNTERS.map((column) => [column, add(column)])));
+  const increments = Object.fromEntries(COUNTERS.map((column) => [column, add(column)]));
+  // One statement per INSERT_CHUNK_ROWS rows: SQLite takes no more terms in one multi-row insert.
+  for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
+    await trx('affiliate_daily_stats')
+      .insert(rows.slice(start, start + INSERT_CHUNK_ROWS))
+      .onConflict(['campaign_id', 'day', 'affiliate_id'])
+      .merge(increments);
+  }
 }
 
 /**
