@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import { report } from '../../cli/commands/report/actions.js';
 import type { Io } from '../../cli/io.js';
+import { TRACKER_SCRIPT_URL } from '../../server/services/trackerScript.js';
 import { createApiClient } from '../../shared/client/index.js';
-import { clientEnv, parseJson, runCli, runCliInProcess } from '../helpers/cli.js';
+import { clientEnv, parseJson, runCli, runCliInProcess, startServe } from '../helpers/cli.js';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
 import { addAffiliate, conversion, pageView } from '../helpers/events.js';
@@ -119,5 +121,17 @@ describe(`affiliated report and snippet (${ENGINE})`, () => {
     expect(parseJson(result).affiliates).to.have.length(2);
     const help = await runCli(['--help']);
     expect(help.stdout).to.match(/report \[options\]/).and.to.match(/snippet \[options\]/);
+  });
+
+  it('the built daemon (affiliated serve) serves the tracking script: npm run build copies it', async () => {
+    const { url, child, done } = await startServe({ env: { DATABASE_URL: t.database.url } });
+    try {
+      const reply = await call(url, 'GET', '/v1/sdk/tracker.js');
+      expect(reply.status).to.equal(200);
+      expect(reply.text).to.equal(readFileSync(TRACKER_SCRIPT_URL, 'utf8'));
+    } finally {
+      child.kill('SIGTERM');
+      await done;
+    }
   });
 });
