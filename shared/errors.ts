@@ -55,6 +55,11 @@ export const MESSAGES = Object.freeze({
   conversionLimit: (plan: string, current: number, max: number) =>
     `Conversion limit exceeded: Monthly conversion limit reached for ${plan} plan. Current: ${current}/${max}`,
   bodyTooLarge: (limitBytes: number) => `Request body must not be larger than ${limitBytes} bytes`,
+  bodyTooDeep: (levels: number) => `body must not be nested more than ${levels} levels deep`,
+  illFormedText: (path: string) =>
+    `${path} must be well-formed Unicode text (it holds an unpaired surrogate)`,
+  illFormedKey: (path: string) =>
+    `${path} has a key that is not well-formed Unicode text (it holds an unpaired surrogate)`,
   routeNotFound: (method: string, path: string) => `Cannot ${method} ${path}`,
   illegalTransition: (kind: string, from: string, to: string) => `${kind} cannot move from ${from} to ${to}`,
 });
