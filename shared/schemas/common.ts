@@ -11,13 +11,17 @@ export const NUMERIC_ID = /^\d+$/;
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 export const NOT_DECIMAL = 'must be written in decimal digits (0-9)';
 
+/**
+ * Over HTTP the value is always a string; the client may pass a number, which it sends in
+ * decimal digits.
+ */
 const integerParam = (name: string, min: number, max?: number) => {
   let number = z.number().int().min(min);
   if (max !== undefined) number = number.max(max);
   return z
-    .string({ error: 'must be a number' })
+    .union([z.string(), z.number()], { error: 'must be a number' })
     .superRefine((value, ctx) => {
-      if (DECIMAL.test(value)) return;
+      if (typeof value === 'number' || DECIMAL.test(value)) return;
       const numeric = value.trim() === '' || !Number.isNaN(Number(value));
       ctx.addIssue({ code: 'custom', message: numeric ? NOT_DECIMAL : 'must be a number' });
     })

@@ -17,14 +17,10 @@ describe(`dedupe keys compare byte for byte (${ENGINE})`, () => {
   let code: string;
 
   const send = (events: unknown[]) => call(daemon.url, 'POST', '/v1/events', { key: merchant.key, body: { events } });
-  const storedOrders = async () =>
-    (await database.db('conversions').where('campaign_id', merchant.campaignId).orderBy('id').select('order_id')).map(
-      (row: { order_id: string }) => row.order_id,
-    );
-  const storedEventIds = async () =>
-    (
-      await database.db('tracking_events').where('campaign_id', merchant.campaignId).orderBy('id').select('event_id')
-    ).map((row: { event_id: string }) => row.event_id);
+  const storedOrders = async (): Promise<string[]> =>
+    database.db('conversions').where('campaign_id', merchant.campaignId).orderBy('id').pluck('order_id');
+  const storedEventIds = async (): Promise<(string | null)[]> =>
+    database.db('tracking_events').where('campaign_id', merchant.campaignId).orderBy('id').pluck('event_id');
 
   before(async () => {
     database = await createTestDatabase();
