@@ -173,7 +173,7 @@ describe(`input bounds (${ENGINE})`, () => {
         .where('campaign_id', merchant.campaignId)
         .orderBy('order_id')
         .select('occurred_at');
-      const stored = rows.map((row: { occurred_at: string | Date }) => toDate(row.occurred_at).toISOString());
+      const stored = rows.map((row) => toDate(row.occurred_at).toISOString());
       expect(stored).to.deep.equal([first, first, last]);
     });
   });
