@@ -33,7 +33,11 @@ export function daemonEnv(databaseUrl: string, extra: Record<string, string> = {
 export async function serve(env: Record<string, string>, port = 0): Promise<ServedDaemon> {
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env, PORT: String(port) };
   delete childEnv.NODE_OPTIONS;
-  const child = spawn(process.execPath, [CLI, 'serve'], { env: childEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'serve'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Nothing should be printed on stdout, but whatever is gets scanned too.
+  child.stdout?.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) recorder.log(line);
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let pending = '';
   let all = '';
