@@ -62,6 +62,8 @@ export async function startDaemon(
   }
 
   const services = createServices({ db, config, logger, now: options.now });
+  const warnings = await services.health.durabilityWarnings().catch(() => ['its settings could not be read']);
+  for (const warning of warnings) logger.warn(`durability: ${warning}`);
   const app = createApp({ config, logger, services, redis });
   const server = createHttpServer(app.callback(), config, logger);
   await new Promise<void>((resolve, reject) => {
