@@ -20,6 +20,7 @@ const MIGRATIONS = [
   '20261121100000_initial_schema',
   '20261122110000_webhooks',
   '20261122140000_byte_exact_dedupe_keys',
+  '20261122140100_search_key_worst_case',
 ];
 
 describe(`migrations (${ENGINE})`, () => {
