@@ -26,7 +26,8 @@ export function errorHandler(logger: Logger) {
     } catch (err) {
       const { status, messages, headers } = classify(err);
       const e = err as StatusError;
-      if (status === 503) {
+      // Our own HttpErrors are answers, not faults: only the rest is logged as an error.
+      if (status === 503 && !(err instanceof HttpError)) {
         logger.error('database unavailable', { method: ctx.method, path: ctx.path, code: e?.code ?? e?.name });
       } else if (status >= 500 && !(err instanceof HttpError)) {
         logger.error('request failed', {
