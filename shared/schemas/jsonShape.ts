@@ -33,6 +33,20 @@ export function jsonDepth(value: unknown, limit: number): number {
   return deepest;
 }
 
+interface Frame {
+  value: unknown;
+  depth: number;
+  parent: Frame | undefined;
+  key: string | number;
+}
+
+/** A frame's path, built only when there is something to report. */
+function pathOf(frame: Frame): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let at: Frame | undefined = frame; at?.parent; at = at.parent) path.unshift(at.key);
+  return path;
+}
+
 /**
  * Walks a parsed body once, in document order: strings and keys that are not well-formed
  * UTF-16 (a lone surrogate, which no database stores as sent), and nesting past `maxDepth`.
@@ -40,27 +54,27 @@ export function jsonDepth(value: unknown, limit: number): number {
  */
 export function jsonShapeIssues(body: unknown, maxDepth: number): ShapeIssue[] {
   const issues: ShapeIssue[] = [];
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: body, path: [] }];
+  const stack: Frame[] = [{ value: body, depth: 0, parent: undefined, key: '' }];
   while (stack.length > 0) {
-    const { value, path } = stack.pop() as { value: unknown; path: (string | number)[] };
+    const frame = stack.pop() as Frame;
+    const { value } = frame;
     if (typeof value === 'string') {
-      if (!isWellFormed(value)) issues.push({ path, kind: 'ill_formed_text' });
+      if (!isWellFormed(value)) issues.push({ path: pathOf(frame), kind: 'ill_formed_text' });
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
-    if (path.length >= maxDepth) return [{ path: [], kind: 'too_deep' }];
-    const children: { value: unknown; path: (string | number)[] }[] = [];
+    if (frame.depth >= maxDepth) return [{ path: [], kind: 'too_deep' }];
+    const depth = frame.depth + 1;
     if (Array.isArray(value)) {
-      value.forEach((item, index) => children.push({ value: item, path: [...path, index] }));
-    } else {
-      let badKey = false;
-      for (const [key, item] of Object.entries(value)) {
-        if (!isWellFormed(key)) badKey = true;
-        children.push({ value: item, path: [...path, key] });
-      }
-      if (badKey) issues.push({ path, kind: 'ill_formed_key' });
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], depth, parent: frame, key: i });
+      continue;
     }
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as (typeof children)[number]);
+    const keys = Object.keys(value);
+    if (keys.some((key) => !isWellFormed(key))) issues.push({ path: pathOf(frame), kind: 'ill_formed_key' });
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i] as string;
+      stack.push({ value: (value as Record<string, unknown>)[key], depth, parent: frame, key });
+    }
   }
   return issues;
 }
