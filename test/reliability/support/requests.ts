@@ -147,6 +147,20 @@ const CONTENT_TYPES = [
 ];
 const jsonLike = (type: string) => /^application\/(json|[\w.-]+\+json)\b/.test(type);
 
+/** Headers a client may add, sensible or not; the answer must stay in the contract either way. */
+const EXTRA_HEADERS: Record<string, string>[] = [
+  {},
+  { accept: 'text/html' },
+  { accept: 'application/xml;q=1, */*;q=0' },
+  { origin: 'https://evil.example' },
+  { 'x-forwarded-for': '203.0.113.7, not-an-ip' },
+  { 'content-encoding': 'gzip' },
+  { 'accept-encoding': 'br, gzip, identity;q=0' },
+  { 'if-none-match': '*' },
+  { cookie: 'session=1; __proto__=x' },
+  { 'x-api-key-2': 'afk_x', 'x-http-method-override': 'DELETE' },
+];
+
 const RAW_BODIES = ['', '{', '{"a":1', 'null', '[]', '"text"', '\ufeff{}', 'not json', '{"a":1}{"b":2}', ' '.repeat(5000), 'true'];
 const OTHER_METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'PROPFIND', 'TRACE', 'PURGE', 'SEARCH', 'MKCOL'];
 
@@ -195,15 +209,16 @@ export function requestFor(route: RouteSpec, hints: Hints, keys: FuzzKeys): fc.A
     { weight: 19, arbitrary: fc.constant(route.method.toUpperCase()) },
     { weight: 1, arbitrary: fc.constantFrom(...OTHER_METHODS) },
   );
+  const extra = fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.constantFrom(...EXTRA_HEADERS) });
   return fc
-    .record({ segment, pairs: queryPairs(route, hints), body, keyKind, contentType, method })
-    .map(({ segment: id, pairs, body: sent, keyKind: kind, contentType: type, method: verb }) => {
+    .record({ segment, pairs: queryPairs(route, hints), body, keyKind, contentType, method, extra })
+    .map(({ segment: id, pairs, body: sent, keyKind: kind, contentType: type, method: verb, extra: added }) => {
       const mustRefuse: string[] = [];
       const path = route.path.replace('{id}', id);
       if (route.params && !route.params.safeParse({ id: safeDecode(id) }).success) mustRefuse.push('bad path id');
       const query = queryText(pairs);
       if (route.query && !route.query.safeParse({ ...koaQuery(query) }).success) mustRefuse.push('bad query');
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { ...added };
       const key = keyHeader(kind, keys);
       if (key !== undefined) headers['x-api-key'] = key;
       if (route.auth !== 'none' && !['valid', 'padded'].includes(kind)) mustRefuse.push(`${kind} key`);
