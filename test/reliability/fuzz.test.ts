@@ -7,7 +7,7 @@ import { statusName } from '../../shared/errors.js';
 import { createMerchant, type Merchant, revokeKey } from '../helpers/daemon.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import type { Hints } from './support/arbitraries.js';
-import { type Fingerprinter, fingerprinter } from './support/fingerprint.js';
+import { changes, type Fingerprinter, fingerprinter } from './support/fingerprint.js';
 import { ask, send } from './support/http.js';
 import type { Tree } from './support/json.js';
 import { recorder } from './support/recorder.js';
@@ -104,7 +104,8 @@ describe(`fuzzing every contract route (${ENGINE})`, function () {
         Buffer.byteLength(request.body ?? '') > BODY_LIMIT_BYTES ||
         Object.values(request.headers).some((value) => value.length > 16 * 1024);
       expect(oversized, `${describeRequest(request)}: connection cut`).to.equal(true);
-      expect(await fingerprint.take(), `${describeRequest(request)}: a cut request changed the database`).to.equal(before);
+      const changed = changes(before, await fingerprint.take());
+      expect(changed, `${describeRequest(request)}: a cut request changed the database: ${changed.join('; ')}`).to.deep.equal([]);
       recorder.count('fuzz: oversized, connection cut after the answer');
       return;
     }
@@ -126,7 +127,8 @@ describe(`fuzzing every contract route (${ENGINE})`, function () {
       const messages = Array.isArray(body.message) ? body.message : [body.message];
       expect(messages.length, what).to.be.above(0);
       for (const message of messages) expect(message, what).to.be.a('string').and.not.equal('');
-      expect(await fingerprint.take(), `${what}: a refused request changed the database`).to.equal(before);
+      const changed = changes(before, await fingerprint.take());
+      expect(changed, `${what}: a refused request changed the database: ${changed.join('; ')}`).to.deep.equal([]);
     } else if (request.otherMethod) {
       recorder.count('fuzz: another route’s method, accepted (2xx)');
     } else {
