@@ -16,11 +16,14 @@ export const STATUS_NAMES: Readonly<Record<number, string>> = Object.freeze({
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
+  501: 'Not Implemented',
   503: 'Service Unavailable',
 });
 
@@ -55,7 +58,21 @@ export const MESSAGES = Object.freeze({
   conversionLimit: (plan: string, current: number, max: number) =>
     `Conversion limit exceeded: Monthly conversion limit reached for ${plan} plan. Current: ${current}/${max}`,
   bodyTooLarge: (limitBytes: number) => `Request body must not be larger than ${limitBytes} bytes`,
+  bodyTooDeep: (levels: number) => `body must not be nested more than ${levels} levels deep`,
+  illFormedText: (path: string) =>
+    `${path} must be well-formed Unicode text (it holds an unpaired surrogate)`,
+  illFormedKey: (path: string) =>
+    `${path} has a key that is not well-formed Unicode text (it holds an unpaired surrogate)`,
   routeNotFound: (method: string, path: string) => `Cannot ${method} ${path}`,
+  methodNotAllowed: (method: string, path: string, allowed: string) =>
+    `${method} is not allowed on ${path}: use ${allowed}`,
+  methodNotImplemented: (method: string) =>
+    `${method} is not supported: the API answers GET, POST, PATCH, DELETE and OPTIONS`,
+  malformedRequest: 'Malformed HTTP request: check the request line and the headers',
+  headersTooLarge: (bytes: number) => `Request headers must not be larger than ${bytes} bytes in all`,
+  requestTimeout: (headersMs: number, requestMs: number) =>
+    `Request timed out: send the headers within ${headersMs} ms and the whole request within ${requestMs} ms`,
+  databaseUnavailable: 'The database is unavailable: retry in a few seconds',
   illegalTransition: (kind: string, from: string, to: string) => `${kind} cannot move from ${from} to ${to}`,
 });
 

@@ -87,6 +87,27 @@ export function violatedIndex(err: Error): string {
   return err.message.slice(err.message.lastIndexOf(' - ') + 3);
 }
 
+/** The server is down, restarting, unreachable or out of connections; SQLite is locked past busy_timeout. */
+const UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CONNECTION_KILLED',
+  'ER_CON_COUNT_ERROR',
+  'SQLITE_BUSY',
+]);
+
+/** A database that cannot answer now and may later: the request is answered 503, not 500. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: string }).code;
+  return (code !== undefined && UNAVAILABLE.has(code)) || err.name === 'KnexTimeoutError';
+}
+
 /** InnoDB deadlock / lock wait: safe to retry the whole transaction. */
 export function isRetryableTxError(err: unknown): boolean {
   const code = (err as { code?: string } | undefined)?.code;

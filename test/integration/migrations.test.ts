@@ -16,7 +16,12 @@ const TABLES = [
   'webhook_attempts',
   'webhook_settings',
 ];
-const MIGRATIONS = ['20261121100000_initial_schema', '20261122110000_webhooks'];
+const MIGRATIONS = [
+  '20261121100000_initial_schema',
+  '20261122110000_webhooks',
+  '20261122140000_byte_exact_dedupe_keys',
+  '20261122140100_search_key_worst_case',
+];
 
 describe(`migrations (${ENGINE})`, () => {
   let t: TestDatabase;

@@ -19,6 +19,7 @@ describe('config', () => {
       defaultPerWindow: 100,
       windowMs: 60_000,
     });
+    expect(config.http).to.deep.equal({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 });
     expect(Object.isFrozen(config)).to.equal(true);
   });
 
@@ -34,6 +35,9 @@ describe('config', () => {
       RATE_LIMIT_EVENTS_PER_MIN: '5',
       RATE_LIMIT_SDK_PER_MIN: '6',
       RATE_LIMIT_DEFAULT_PER_MIN: '7',
+      HEADERS_TIMEOUT_MS: '2000',
+      REQUEST_TIMEOUT_MS: '4000',
+      KEEP_ALIVE_TIMEOUT_MS: '1000',
     });
     expect(config.port).to.equal(8080);
     expect(config.database).to.include({ client: 'mysql', host: 'db.internal', database: 'affiliated' });
@@ -42,6 +46,7 @@ describe('config', () => {
     expect(config.trustProxy).to.equal(true);
     expect(config.logLevel).to.equal('warn');
     expect(config.rateLimit).to.include({ eventsPerWindow: 5, sdkPerWindow: 6, defaultPerWindow: 7 });
+    expect(config.http).to.deep.equal({ headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 1000 });
   });
 
   it('refuses bad values with one line naming the variable', () => {
@@ -53,6 +58,8 @@ describe('config', () => {
       [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL /],
       [{ DATABASE_URL: 'postgres://x@y/z' }, /^DATABASE_URL: unsupported scheme postgres:/],
       [{ DATABASE_URL: 'mysql://user@host' }, /^DATABASE_URL: a MySQL URL needs a host and a database/],
+      [{ REQUEST_TIMEOUT_MS: '0' }, /^REQUEST_TIMEOUT_MS must be at least 100/],
+      [{ HEADERS_TIMEOUT_MS: '40000' }, /^HEADERS_TIMEOUT_MS must not be greater than REQUEST_TIMEOUT_MS \(30000\)$/],
     ];
     for (const [env, message] of cases) {
       expect(() => loadConfig(env), JSON.stringify(env)).to.throw(ConfigError, message);
