@@ -20,6 +20,8 @@ export interface Config {
   apiKeyCacheMs: number;
   shutdownTimeoutMs: number;
   webhooks: WebhookConfig;
+  /** How often the hold-period job runs; 0: not in this daemon. */
+  autoApproveIntervalMs: number;
 }
 
 export interface WebhookConfig {
@@ -109,6 +111,7 @@ const envSchema = z.object({
     })
     .optional(),
   WEBHOOK_POLL_MS: int(10, 600_000).default(500),
+  AUTO_APPROVE_INTERVAL_MS: int(0, 86_400_000).default(60_000),
 });
 
 /**
@@ -185,5 +188,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       secretKey: e.WEBHOOK_SECRET_KEY,
       pollMs: e.WEBHOOK_POLL_MS,
     }),
+    autoApproveIntervalMs: e.AUTO_APPROVE_INTERVAL_MS,
   });
 }
