@@ -1,7 +1,8 @@
 /**
  * Money is BRL held as integer centavos (product §2). Amounts arrive as JSON numbers or CLI
- * text; they are rounded to the centavo half up *as written in decimal*: `1.045` is 1.05,
- * although the double nearest to 1.045 lies below it and `Math.round(1.045 * 100)` gives 104.
+ * text; they are rounded to the centavo half up *as written in decimal*: `1.045` is 1.05 and
+ * `1.005` is 1.01, although the doubles nearest to them lie below (`(1.045).toFixed(2)` is
+ * `1.04`, `Math.round(1.005 * 100)` is 100).
  */
 
 /** `1e-7`, `12.345`, `-3`: what `String(number)` and a person may write. */
