@@ -9,7 +9,7 @@ import type {
   SettableConversionStatus,
 } from '../../shared/schemas/conversion.js';
 import { MAX_BULK_CONVERSIONS } from '../../shared/schemas/conversion.js';
-import { inTransaction, type Trx } from '../db/knex.js';
+import { inLockingTransaction, type Trx } from '../db/knex.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import {
   countPendingBefore,
@@ -95,7 +95,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
     const results: BulkResult[] = [];
     for (let start = 0; start < unique.length; start += CHUNK) {
       const part = unique.slice(start, start + CHUNK);
-      results.push(...(await inTransaction(db, (trx) => moveInTransaction(trx, campaignId, part, to))));
+      results.push(...(await inLockingTransaction(db, (trx) => moveInTransaction(trx, campaignId, part, to))));
     }
     return summary(results, null);
   }
@@ -110,7 +110,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
     const results: BulkResult[] = [];
     while (results.length < limit) {
       const take = Math.min(CHUNK, limit - results.length);
-      const part = await inTransaction(db, async (trx) => {
+      const part = await inLockingTransaction(db, async (trx) => {
         const ids = await lockPendingBefore(trx, campaignId, { ...filter, limit: take });
         return moveInTransaction(trx, campaignId, ids, to);
       });
@@ -143,7 +143,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
     },
 
     async update(campaignId, id, to) {
-      return inTransaction(db, async (trx) => {
+      return inLockingTransaction(db, async (trx) => {
         // A payout that fails meanwhile can make a refused move legal: judge again, a few times.
         for (let attempt = 1; ; attempt++) {
           const changed = await moveConversions(trx, campaignId, [id], to, clock());

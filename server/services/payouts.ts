@@ -7,7 +7,7 @@ import type {
   PayoutList,
   UpdatePayoutInput,
 } from '../../shared/schemas/payout.js';
-import { type Db, inTransaction, type Trx } from '../db/knex.js';
+import { type Db, inLockingTransaction, type Trx } from '../db/knex.js';
 import { ConflictError, HttpError, NotFoundError } from '../errors.js';
 import { findAffiliateForUpdate } from '../repositories/affiliates.js';
 import { payoutMinimumCents } from '../repositories/campaigns.js';
@@ -53,7 +53,7 @@ export function payoutService({ db, now: clock }: ServiceDeps, record: Lifecycle
    * netted with another, and a refusal (409) rolls all of it back.
    */
   async function create(campaignId: number, affiliateId: number): Promise<Payout> {
-    return inTransaction(db, async (trx) => {
+    return inLockingTransaction(db, async (trx) => {
       if (!(await findAffiliateForUpdate(trx, campaignId, affiliateId))) {
         throw new NotFoundError(MESSAGES.affiliateNotFound);
       }
@@ -81,7 +81,7 @@ export function payoutService({ db, now: clock }: ServiceDeps, record: Lifecycle
   }
 
   async function update(campaignId: number, id: number, to: UpdatePayoutInput['status']): Promise<Payout> {
-    return inTransaction(db, async (trx) => {
+    return inLockingTransaction(db, async (trx) => {
       const now = clock();
       if (!(await settlePayout(trx, campaignId, id, to, now))) {
         const current = await load(trx, campaignId, id);

@@ -1,6 +1,6 @@
 import { MESSAGES } from '../../shared/errors.js';
 import type { Conversion, RefundInput } from '../../shared/schemas/conversion.js';
-import { inTransaction } from '../db/knex.js';
+import { inLockingTransaction } from '../db/knex.js';
 import { NotFoundError } from '../errors.js';
 import { insertClawback } from '../repositories/clawbacks.js';
 import { findConversion, lockConversionByOrder, markRefunded, toConversion } from '../repositories/conversions.js';
@@ -22,7 +22,7 @@ export interface RefundService {
 export function refundService({ db, now: clock }: ServiceDeps, record: LifecycleRecorder): RefundService {
   return {
     async refund(campaignId, input) {
-      return inTransaction(db, async (trx) => {
+      return inLockingTransaction(db, async (trx) => {
         const locked = await lockConversionByOrder(trx, campaignId, input.order_id);
         if (!locked) throw new NotFoundError(MESSAGES.conversionNotFound);
         let changed = false;

@@ -64,6 +64,8 @@ const CHILD_TABLES = [
   'webhook_deliveries',
   'webhook_messages',
   'webhook_endpoints',
+  'clawbacks',
+  'payout_conversions',
   'conversions',
   'tracking_events',
   'payouts',
