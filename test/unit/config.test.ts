@@ -19,6 +19,7 @@ describe('config', () => {
       defaultPerWindow: 100,
       windowMs: 60_000,
     });
+    expect(config.autoApproveIntervalMs).to.equal(60_000);
     expect(Object.isFrozen(config)).to.equal(true);
   });
 
@@ -34,6 +35,7 @@ describe('config', () => {
       RATE_LIMIT_EVENTS_PER_MIN: '5',
       RATE_LIMIT_SDK_PER_MIN: '6',
       RATE_LIMIT_DEFAULT_PER_MIN: '7',
+      AUTO_APPROVE_INTERVAL_MS: '0',
     });
     expect(config.port).to.equal(8080);
     expect(config.database).to.include({ client: 'mysql', host: 'db.internal', database: 'affiliated' });
@@ -42,6 +44,7 @@ describe('config', () => {
     expect(config.trustProxy).to.equal(true);
     expect(config.logLevel).to.equal('warn');
     expect(config.rateLimit).to.include({ eventsPerWindow: 5, sdkPerWindow: 6, defaultPerWindow: 7 });
+    expect(config.autoApproveIntervalMs).to.equal(0);
   });
 
   it('refuses bad values with one line naming the variable', () => {
@@ -51,6 +54,7 @@ describe('config', () => {
       [{ BCRYPT_ROUNDS: '2' }, /^BCRYPT_ROUNDS must be at least 4/],
       [{ TRUST_PROXY: 'maybe' }, /^TRUST_PROXY must be true or false/],
       [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL /],
+      [{ AUTO_APPROVE_INTERVAL_MS: '-1' }, /^AUTO_APPROVE_INTERVAL_MS must be a whole number/],
       [{ DATABASE_URL: 'postgres://x@y/z' }, /^DATABASE_URL: unsupported scheme postgres:/],
       [{ DATABASE_URL: 'mysql://user@host' }, /^DATABASE_URL: a MySQL URL needs a host and a database/],
     ];
