@@ -171,8 +171,12 @@ describe(`conversions, refunds and payouts commands in detail, in-process CLI ($
     const all = await cli('conversions', 'approve', '--all-pending');
     expect(all.code, all.stderr).to.equal(0);
     expect(all.stdout).to.equal('Approved 9500 conversions (0 already approved, 0 failed).\n');
-    const counts = await t.db('conversions').where('campaign_id', t.merchant.campaignId).groupBy('status').select('status', t.db.raw('count(*) as n'));
-    expect(Object.fromEntries(counts.map((r: { status: string; n: number }) => [r.status, Number(r.n)]))).to.deep.equal({
+    const counts = await t
+      .db('conversions')
+      .where('campaign_id', t.merchant.campaignId)
+      .groupBy('status')
+      .select<{ status: string; n: number | string }[]>('status', t.db.raw('count(*) as n'));
+    expect(Object.fromEntries(counts.map((r) => [r.status, Number(r.n)]))).to.deep.equal({
       approved: 9500,
       rejected: 500,
     });
