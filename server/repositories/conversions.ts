@@ -26,7 +26,10 @@ export type ConversionView = Pick<
 > & { referral_id: string };
 
 /** Enough of a conversion to judge a transition. */
-export type ConversionState = Pick<ConversionRow, 'id' | 'affiliate_id' | 'status' | 'payout_id' | 'commission_cents'>;
+export type ConversionState = Pick<
+  ConversionRow,
+  'id' | 'affiliate_id' | 'status' | 'payout_id' | 'commission_cents'
+>;
 
 const COLUMNS = [
   'c.id',
@@ -77,7 +80,9 @@ function withAffiliate(db: Db | Trx) {
 export function whereMayBecome(query: Knex.QueryBuilder, to: SettableConversionStatus): Knex.QueryBuilder {
   if (to === 'approved') return query.where('status', 'pending');
   return query.where((q) =>
-    q.where('status', 'pending').orWhere((approved) => approved.where('status', 'approved').whereNull('payout_id')),
+    q
+      .where('status', 'pending')
+      .orWhere((approved) => approved.where('status', 'approved').whereNull('payout_id')),
   );
 }
 

@@ -46,7 +46,9 @@ function withAffiliate(db: Db | Trx) {
 }
 
 export async function findPayout(db: Db | Trx, campaignId: number, id: number) {
-  return withAffiliate(db).where({ 'p.campaign_id': campaignId, 'p.id': id }).first<PayoutView | undefined>(COLUMNS);
+  return withAffiliate(db)
+    .where({ 'p.campaign_id': campaignId, 'p.id': id })
+    .first<PayoutView | undefined>(COLUMNS);
 }
 
 export async function listPayoutRows(
@@ -74,7 +76,10 @@ export async function listPayoutRows(
 }
 
 /** The conversions each payout covered (kept after a failed payout released them), ascending. */
-export async function conversionIdsOf(db: Db | Trx, payoutIds: readonly number[]): Promise<Map<number, number[]>> {
+export async function conversionIdsOf(
+  db: Db | Trx,
+  payoutIds: readonly number[],
+): Promise<Map<number, number[]>> {
   const ids = new Map<number, number[]>(payoutIds.map((id) => [id, []]));
   for (let start = 0; start < payoutIds.length; start += IN_CHUNK) {
     const rows = await db('payout_conversions')

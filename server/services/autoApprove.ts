@@ -31,7 +31,11 @@ export function autoApproveWorker(
   let stopping = false;
 
   const failed = (err: unknown, fields: Record<string, unknown> = {}) =>
-    logger.error('auto-approve failed', { ...fields, code: (err as { code?: string }).code, stack: safeStack(err) });
+    logger.error('auto-approve failed', {
+      ...fields,
+      code: (err as { code?: string }).code,
+      stack: safeStack(err),
+    });
 
   async function runOnce(): Promise<number> {
     const at = now().getTime();

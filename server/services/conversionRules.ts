@@ -20,6 +20,8 @@ export function judgeTransition(
       ? { kind: 'move' }
       : { kind: 'conflict', message: MESSAGES.conversionInPayout(current.payoutId) };
   }
-  if (to === 'rejected' && current.status === 'paid') return { kind: 'conflict', message: MESSAGES.conversionPaid };
+  if (to === 'rejected' && current.status === 'paid') {
+    return { kind: 'conflict', message: MESSAGES.conversionPaid };
+  }
   return { kind: 'conflict', message: MESSAGES.illegalTransition('Conversion', current.status, to) };
 }

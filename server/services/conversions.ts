@@ -41,7 +41,10 @@ const CHUNK = 500;
 
 const eventOf = { approved: 'conversion.approved', rejected: 'conversion.rejected' } as const;
 
-export function conversionService({ db, now: clock }: ServiceDeps, record: LifecycleRecorder): ConversionService {
+export function conversionService(
+  { db, now: clock }: ServiceDeps,
+  record: LifecycleRecorder,
+): ConversionService {
   /**
    * Moves the campaign's conversions among `ids` to `to` inside `trx`: row locks, the rule,
    * one conditional update, then the rows as they are now, so each id's outcome is what
@@ -59,7 +62,8 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
       return row && judgeTransition({ status: row.status, payoutId: row.payout_id }, to).kind === 'move';
     });
     await moveConversions(trx, campaignId, movable, to, clock());
-    const now = new Map((await findConversions(trx, campaignId, [...locked.keys()])).map((row) => [Number(row.id), row]));
+    const after = await findConversions(trx, campaignId, [...locked.keys()]);
+    const now = new Map(after.map((row) => [Number(row.id), row]));
     const moved = new Set(movable);
     const results: BulkResult[] = [];
     for (const id of ids) {
@@ -95,7 +99,8 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
     const results: BulkResult[] = [];
     for (let start = 0; start < unique.length; start += CHUNK) {
       const part = unique.slice(start, start + CHUNK);
-      results.push(...(await inLockingTransaction(db, (trx) => moveInTransaction(trx, campaignId, part, to))));
+      const moved = await inLockingTransaction(db, (trx) => moveInTransaction(trx, campaignId, part, to));
+      results.push(...moved);
     }
     return summary(results, null);
   }
@@ -168,7 +173,8 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
         before: input.filter?.before === undefined ? undefined : new Date(input.filter.before),
         affiliateId: input.filter?.affiliateId,
       };
-      const results = await movePending(campaignId, filter, input.status, input.limit ?? MAX_BULK_CONVERSIONS);
+      const limit = input.limit ?? MAX_BULK_CONVERSIONS;
+      const results = await movePending(campaignId, filter, input.status, limit);
       return summary(results, await countPendingBefore(db, campaignId, filter));
     },
 

@@ -40,7 +40,10 @@ export interface PayoutService {
   update(campaignId: number, id: number, to: UpdatePayoutInput['status']): Promise<Payout>;
 }
 
-export function payoutService({ db, now: clock }: ServiceDeps, record: LifecycleRecorder): PayoutService {
+export function payoutService(
+  { db, now: clock }: ServiceDeps,
+  record: LifecycleRecorder,
+): PayoutService {
   async function load(trx: Db | Trx, campaignId: number, id: number): Promise<Payout> {
     const row = await findPayout(trx, campaignId, id);
     if (!row) throw new NotFoundError(MESSAGES.payoutNotFound);
@@ -58,7 +61,11 @@ export function payoutService({ db, now: clock }: ServiceDeps, record: Lifecycle
         throw new NotFoundError(MESSAGES.affiliateNotFound);
       }
       const now = clock();
-      const id = await insertPendingPayout(trx, { campaign_id: campaignId, affiliate_id: affiliateId, created_at: now });
+      const id = await insertPendingPayout(trx, {
+        campaign_id: campaignId,
+        affiliate_id: affiliateId,
+        created_at: now,
+      });
       const taken = await takeApprovedConversions(trx, campaignId, affiliateId, id, now);
       if (taken.count === 0) throw new ConflictError(MESSAGES.nothingToPay(affiliateId));
       const clawbackCents = await markNetted(trx, await nettableClawbackIds(trx, affiliateId), id);
@@ -71,7 +78,9 @@ export function payoutService({ db, now: clock }: ServiceDeps, record: Lifecycle
       const amountCents = taken.commissionCents - clawbackCents;
       const minimumCents = await payoutMinimumCents(trx, campaignId);
       if (amountCents < minimumCents) {
-        throw new ConflictError(MESSAGES.belowPayoutMinimum(formatCents(amountCents), formatCents(minimumCents)));
+        throw new ConflictError(
+          MESSAGES.belowPayoutMinimum(formatCents(amountCents), formatCents(minimumCents)),
+        );
       }
       await setPayoutAmounts(trx, id, { commission: taken.commissionCents, clawback: clawbackCents });
       const payout = await load(trx, campaignId, id);

@@ -11,8 +11,9 @@ function commissionOf(options: { commissionPercent?: number; commissionFixed?: n
   if (options.commissionPercent !== undefined && options.commissionFixed !== undefined) {
     throw new UsageError('give either --commission-percent or --commission-fixed, not both');
   }
-  if (options.commissionFixed !== undefined) return { type: 'fixed' as const, value: options.commissionFixed };
-  if (options.commissionPercent !== undefined) return { type: 'percent' as const, value: options.commissionPercent };
+  const { commissionFixed: fixed, commissionPercent: percent } = options;
+  if (fixed !== undefined) return { type: 'fixed' as const, value: fixed };
+  if (percent !== undefined) return { type: 'percent' as const, value: percent };
   return undefined;
 }
 

@@ -9,7 +9,15 @@ import {
 } from '../../../shared/schemas/conversion.js';
 import { AlreadyReported, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
-import { type GlobalOptions, note, printJson, printLine, printRecord, printTable, withSpinner } from '../../output.js';
+import {
+  type GlobalOptions,
+  note,
+  printJson,
+  printLine,
+  printRecord,
+  printTable,
+  withSpinner,
+} from '../../output.js';
 
 export const brl = (amount: number) => formatCents(toCents(amount));
 
@@ -95,7 +103,11 @@ async function byIds(client: ApiClient, status: SettableConversionStatus, ids: n
 }
 
 /** A thousand oldest pending conversions a request, until none is left (or none moved). */
-async function allPending(client: ApiClient, status: SettableConversionStatus, before?: string): Promise<Outcome> {
+async function allPending(
+  client: ApiClient,
+  status: SettableConversionStatus,
+  before?: string,
+): Promise<Outcome> {
   const outcome: Outcome = { results: [], updated: 0, unchanged: 0, failed: 0 };
   for (;;) {
     const answer = await client.conversions.bulkUpdate({

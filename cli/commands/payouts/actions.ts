@@ -79,11 +79,10 @@ export async function create(
   if (answer.created.length > 0) table(io, answer.created);
   for (const skip of answer.skipped) note(io, `affiliate ${skip.affiliateId}: ${skip.message}`);
   const cents = answer.created.reduce((sum, p) => sum + toCents(p.amount), 0);
+  const count = answer.created.length;
   printLine(
     io,
-    answer.created.length === 0
-      ? 'Nothing to pay.'
-      : `Created ${answer.created.length} payout${answer.created.length === 1 ? '' : 's'}, BRL ${formatCents(cents)} in all.`,
+    count === 0 ? 'Nothing to pay.' : `Created ${count} payout${count === 1 ? '' : 's'}, BRL ${formatCents(cents)} in all.`,
   );
 }
 
@@ -119,9 +118,11 @@ export async function exportPayouts(
   flags: { status: PayoutStatus; format: 'csv' | 'json'; output?: string },
 ): Promise<void> {
   const payouts = await allOf(client, flags.status);
-  const text = options.json || flags.format === 'json' ? `${JSON.stringify(payouts, null, 2)}\n` : payoutsCsv(payouts);
+  const json = options.json || flags.format === 'json';
+  const text = json ? `${JSON.stringify(payouts, null, 2)}\n` : payoutsCsv(payouts);
   const cents = payouts.reduce((sum, p) => sum + toCents(p.amount), 0);
-  const summary = `${payouts.length} ${flags.status} payout${payouts.length === 1 ? '' : 's'}, BRL ${formatCents(cents)} in all`;
+  const plural = payouts.length === 1 ? '' : 's';
+  const summary = `${payouts.length} ${flags.status} payout${plural}, BRL ${formatCents(cents)} in all`;
   if (flags.output === undefined) {
     io.stdout.write(text);
     note(io, summary);
