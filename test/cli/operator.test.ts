@@ -142,7 +142,7 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
   });
 
   it('db status, rollback and migrate', async () => {
-    const all = ['20261121100000_initial_schema', '20261122110000_webhooks'];
+    const all = ['20261121100000_initial_schema', '20261122100000_payouts_lifecycle', '20261122110000_webhooks'];
     const status = parseJson(await runCli(['db', 'status', '--json'], { env }));
     expect(status).to.deep.equal({ applied: all, pending: [] });
     const back = parseJson(await runCli(['db', 'rollback', '--json'], { env }));
