@@ -7,6 +7,7 @@ import { type ConversionService, conversionService } from '../../server/services
 import type { ServiceDeps } from '../../server/services/index.js';
 import type { LifecycleEvent } from '../../server/services/lifecycleEvents.js';
 import { payoutService } from '../../server/services/payouts.js';
+import { refundService } from '../../server/services/refunds.js';
 import { createMerchant, type Merchant, servicesFor, testConfig } from '../helpers/daemon.js';
 import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { addAffiliate } from '../helpers/events.js';
@@ -142,6 +143,32 @@ describe(`conversion and payout races (${ENGINE})`, () => {
       }
       if (typeof made !== 'string') expect(made.amount).to.equal(inPayout.length * 2.5);
       else expect(made).to.match(/^Nothing to pay/);
+      await t.db('conversions').where('affiliate_id', affiliateId).delete();
+    }
+  });
+
+  it('refunds racing a payout: a refunded conversion taken by the payout is clawed back, one left out is not', async () => {
+    const [a, b] = daemons();
+    if (!a || !b) throw new Error('two daemons');
+    const refunds = refundService(depsOf(second), record);
+    for (let round = 0; round < 3; round++) {
+      const ids = await addConversions(t.db, shop.campaignId, affiliateId, Array(30).fill(125), { status: 'approved' });
+      const orders = await t.db('conversions').whereIn('id', ids).orderBy('id').pluck('order_id');
+      const [made] = await Promise.all([
+        a.payouts.create(shop.campaignId, affiliateId).catch((err: Error) => err.message),
+        ...orders.map((order_id) => refunds.refund(shop.campaignId, { order_id })),
+      ]);
+      const inPayout = typeof made === 'string' ? [] : made.conversionIds;
+      const states = await statusesOf(t.db, ids);
+      const clawed = new Set(
+        (await t.db('clawbacks').whereIn('conversion_id', ids).pluck('conversion_id')).map(Number),
+      );
+      for (const id of ids) {
+        expect(states.get(id)?.status, `conversion ${id}`).to.equal('rejected');
+        expect(clawed.has(id), `clawback of ${id}`).to.equal(inPayout.includes(id));
+      }
+      if (typeof made !== 'string') expect(made.amount).to.equal(inPayout.length * 1.25);
+      await t.db('payouts').where('affiliate_id', affiliateId).delete();
       await t.db('conversions').where('affiliate_id', affiliateId).delete();
     }
   });
