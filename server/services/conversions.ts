@@ -56,7 +56,8 @@ export function conversionService(
     ids: readonly number[],
     to: SettableConversionStatus,
   ): Promise<BulkResult[]> {
-    const locked = new Map((await lockConversions(trx, campaignId, ids)).map((row) => [Number(row.id), row]));
+    const rows = await lockConversions(trx, campaignId, ids);
+    const locked = new Map(rows.map((row) => [Number(row.id), row]));
     const movable = ids.filter((id) => {
       const row = locked.get(id);
       return row && judgeTransition({ status: row.status, payoutId: row.payout_id }, to).kind === 'move';
