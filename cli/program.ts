@@ -2,11 +2,14 @@ import { Command } from 'commander';
 import { registerAffiliates } from './commands/affiliates/index.js';
 import { registerCampaigns } from './commands/campaigns/index.js';
 import { registerConfig } from './commands/config/index.js';
+import { registerConversions } from './commands/conversions/index.js';
 import { registerDb } from './commands/db/index.js';
 import { registerEvents } from './commands/events/index.js';
 import { registerInit } from './commands/init/index.js';
 import { registerKeys } from './commands/keys/index.js';
+import { registerPayouts } from './commands/payouts/index.js';
 import { registerPlans } from './commands/plans/index.js';
+import { registerRefunds } from './commands/refunds/index.js';
 import { registerServe } from './commands/serve/index.js';
 import { registerWebhooks } from './commands/webhooks/index.js';
 import type { Io } from './io.js';
@@ -40,6 +43,9 @@ export function buildProgram(io: Io): Command {
   registerAffiliates(program, io);
   registerEvents(program, io);
   registerWebhooks(program, io);
+  registerConversions(program, io);
+  registerRefunds(program, io);
+  registerPayouts(program, io);
   // Sub-commands throw like the root does, so main.ts alone turns them into exit codes.
   const inherit = (command: Command) => {
     for (const sub of command.commands) {

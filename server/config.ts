@@ -22,6 +22,8 @@ export interface Config {
   webhooks: WebhookConfig;
   /** What a slow client may hold a connection for (docs/reliability.md). */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+  /** How often the hold-period job runs; 0: not in this daemon. */
+  autoApproveIntervalMs: number;
 }
 
 export interface WebhookConfig {
@@ -114,6 +116,7 @@ const envSchema = z.object({
   HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
   REQUEST_TIMEOUT_MS: int(100, 600_000).default(30_000),
   KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(5_000),
+  AUTO_APPROVE_INTERVAL_MS: int(0, 86_400_000).default(60_000),
 });
 
 /**
@@ -201,5 +204,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     }),
+    autoApproveIntervalMs: e.AUTO_APPROVE_INTERVAL_MS,
   });
 }

@@ -74,6 +74,15 @@ export const MESSAGES = Object.freeze({
     `Request timed out: send the headers within ${headersMs} ms and the whole request within ${requestMs} ms`,
   databaseUnavailable: 'The database is unavailable: retry in a few seconds',
   illegalTransition: (kind: string, from: string, to: string) => `${kind} cannot move from ${from} to ${to}`,
+  conversionInPayout: (payoutId: number) =>
+    `Conversion cannot move from approved to rejected while it is in payout ${payoutId}: refund the order instead (POST /v1/refunds)`,
+  conversionPaid: 'Conversion cannot move from paid to rejected: refund the order instead (POST /v1/refunds)',
+  nothingToPay: (affiliateId: number) =>
+    `Nothing to pay: affiliate ${affiliateId} has no approved conversions that are not in a payout yet`,
+  clawbacksCoverPayout: (commission: string, clawbacks: string) =>
+    `Nothing to pay: unsettled clawbacks of ${clawbacks} BRL cover the approved commissions of ${commission} BRL; they carry forward to a later payout`,
+  belowPayoutMinimum: (amount: string, minimum: string) =>
+    `Payout of ${amount} BRL is below the campaign's payout minimum of ${minimum} BRL: wait for more approved commissions`,
 });
 
 /** The body of every error answer, built one way. */

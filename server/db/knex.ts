@@ -114,11 +114,27 @@ export function isRetryableTxError(err: unknown): boolean {
   return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'SQLITE_BUSY';
 }
 
+/**
+ * For work whose correctness rests on row locks and conditional updates alone (the conversion
+ * and payout transitions): READ COMMITTED on MySQL, where InnoDB takes no gap locks, so
+ * approvals inserting index entries and payouts scanning them do not deadlock one another.
+ * An UPDATE still re-reads the latest committed row and re-checks its condition. SQLite
+ * transactions are serialisable whatever is asked.
+ */
+export function inLockingTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+  return inTransaction(db, work, 8, engineOf(db) === 'mysql' ? { isolationLevel: 'read committed' } : {});
+}
+
 /** Runs `work` in a transaction, retrying a few times when the engine picked it as a deadlock victim. */
-export async function inTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>, attempts = 5): Promise<T> {
+export async function inTransaction<T>(
+  db: Db,
+  work: (trx: Trx) => Promise<T>,
+  attempts = 5,
+  config: Knex.TransactionConfig = {},
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction(work);
+      return await db.transaction(work, config);
     } catch (err) {
       if (attempt >= attempts || !isRetryableTxError(err)) throw err;
       await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 20));

@@ -2,8 +2,10 @@ import type {
   AffiliateRow,
   ApiKeyRow,
   CampaignRow,
+  ClawbackRow,
   ConversionRow,
   MonthlyUsageRow,
+  PayoutConversionRow,
   PayoutRow,
   PlanRow,
   TrackingEventRow,
@@ -35,5 +37,7 @@ declare module 'knex/types/tables.js' {
     webhook_deliveries: WebhookDeliveryRow;
     webhook_attempts: WebhookAttemptRow;
     webhook_settings: WebhookSettingRow;
+    payout_conversions: PayoutConversionRow;
+    clawbacks: ClawbackRow;
   }
 }

@@ -2,7 +2,9 @@ import type { Contract } from '../../shared/contract/index.js';
 import type { Handlers } from '../http/register.js';
 import { affiliateHandlers } from './affiliates.js';
 import { campaignHandlers } from './campaign.js';
+import { conversionHandlers, refundHandlers } from './conversions.js';
 import { eventHandlers } from './events.js';
+import { payoutHandlers } from './payouts.js';
 import { systemHandlers } from './system.js';
 import { webhookHandlers } from './webhooks.js';
 
@@ -11,6 +13,9 @@ export const handlers: { [G in keyof Contract]: Handlers<Contract[G]> } = {
   affiliates: affiliateHandlers,
   events: eventHandlers,
   campaign: campaignHandlers,
+  conversions: conversionHandlers,
+  refunds: refundHandlers,
+  payouts: payoutHandlers,
   system: systemHandlers,
   webhooks: webhookHandlers,
 };

@@ -1,15 +1,21 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/knex.js';
 import type { Logger } from '../logger.js';
+import { recordLifecycleWebhook } from '../repositories/webhookOutbox.js';
 import { type AffiliateService, affiliateService } from './affiliates.js';
 import { type ApiKeyService, apiKeyService } from './apiKeys.js';
 import { type ApiKeyAuthenticator, apiKeyAuthenticator } from './auth.js';
+import { autoApproveWorker } from './autoApprove.js';
 import { type CampaignService, campaignService } from './campaigns.js';
+import { type ConversionService, conversionService } from './conversions.js';
 import type { ServiceDeps, Worker } from './deps.js';
 import { type EventService, eventService } from './events.js';
 import { type HealthService, healthService } from './health.js';
+import type { LifecycleRecorder } from './lifecycleEvents.js';
+import { type PayoutService, payoutService } from './payouts.js';
 import { type PlanService, planService } from './plans.js';
 import { type ReferenceService, referenceService } from './reference.js';
+import { type RefundService, refundService } from './refunds.js';
 import { type WebhookService, webhookService } from './webhooks/endpoints.js';
 import { lazySecretBox } from './webhooks/secretBox.js';
 import { createWebhookWorker } from './webhooks/worker.js';
@@ -27,6 +33,9 @@ export interface Services {
   health: HealthService;
   reference: ReferenceService;
   webhooks: WebhookService;
+  conversions: ConversionService;
+  refunds: RefundService;
+  payouts: PayoutService;
   /** Background work the daemon runs while it serves (none for operator commands). */
   workers: Worker[];
 }
@@ -41,6 +50,9 @@ export function createServices(options: {
   const deps: ServiceDeps = { ...options, now: options.now ?? (() => new Date()) };
   const box = lazySecretBox(deps.config, deps.db);
   const webhookWorker = createWebhookWorker({ ...deps, box });
+  // Conversion and payout changes are written to the webhook outbox inside their transaction.
+  const lifecycle: LifecycleRecorder = recordLifecycleWebhook;
+  const conversions = conversionService(deps, lifecycle);
   return {
     authenticator: apiKeyAuthenticator(deps),
     affiliates: affiliateService(deps),
@@ -51,6 +63,9 @@ export function createServices(options: {
     health: healthService(deps),
     reference: referenceService(),
     webhooks: webhookService({ ...deps, box, wake: webhookWorker.wake }),
-    workers: [webhookWorker],
+    conversions,
+    refunds: refundService(deps, lifecycle),
+    payouts: payoutService(deps, lifecycle),
+    workers: [webhookWorker, autoApproveWorker(deps, conversions)],
   };
 }

@@ -1,6 +1,8 @@
 import { affiliateRoutes } from './affiliates.js';
 import { campaignRoutes } from './campaign.js';
+import { conversionRoutes, refundRoutes } from './conversions.js';
 import { eventRoutes } from './events.js';
+import { payoutRoutes } from './payouts.js';
 import type { RouteSpec } from './route.js';
 import { systemRoutes } from './system.js';
 import { webhookRoutes } from './webhooks.js';
@@ -13,6 +15,9 @@ export const contract = {
   affiliates: affiliateRoutes,
   events: eventRoutes,
   campaign: campaignRoutes,
+  conversions: conversionRoutes,
+  refunds: refundRoutes,
+  payouts: payoutRoutes,
   system: systemRoutes,
   webhooks: webhookRoutes,
 };

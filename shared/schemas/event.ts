@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jsonBytes, jsonDepth } from './jsonShape.js';
+import { toCents } from '../money.js';
 
 export const EVENT_TYPES = ['conversion', 'lead', 'page_view'] as const;
 export const eventType = z.enum(EVENT_TYPES);
@@ -15,7 +16,11 @@ const POSITIVE = 'must be a positive number';
 /** seed-spec §2.2: positive; product: at least one centavo once rounded to two decimals. */
 export const orderValue = z
   .number({ error: POSITIVE })
-  .refine((value) => Math.round(value * 100) >= 1, { error: POSITIVE, abort: true })
+  // Rounded half up as written (`0.005` is one centavo), as intake stores it (shared/money.ts).
+  .refine((value) => Number.isFinite(value) && value > 0 && (value >= 1 || toCents(value) >= 1), {
+    error: POSITIVE,
+    abort: true,
+  })
   .refine((value) => value <= MAX_ORDER_VALUE, { error: `must not be greater than ${MAX_ORDER_VALUE}` });
 
 /** Bounds of the open objects: enough for a cart of items, small enough to store and read back. */
