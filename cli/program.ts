@@ -2,12 +2,15 @@ import { Command } from 'commander';
 import { registerAffiliates } from './commands/affiliates/index.js';
 import { registerCampaigns } from './commands/campaigns/index.js';
 import { registerConfig } from './commands/config/index.js';
+import { registerConversions } from './commands/conversions/index.js';
 import { registerDb } from './commands/db/index.js';
 import { registerEvents } from './commands/events/index.js';
 import { registerInit } from './commands/init/index.js';
 import { registerKeys } from './commands/keys/index.js';
+import { registerPayouts } from './commands/payouts/index.js';
 import { registerPlans } from './commands/plans/index.js';
 import { registerReport } from './commands/report/index.js';
+import { registerRefunds } from './commands/refunds/index.js';
 import { registerServe } from './commands/serve/index.js';
 import { registerSnippet } from './commands/snippet/index.js';
 import { registerWebhooks } from './commands/webhooks/index.js';
@@ -44,6 +47,9 @@ export function buildProgram(io: Io): Command {
   registerWebhooks(program, io);
   registerReport(program, io);
   registerSnippet(program, io);
+  registerConversions(program, io);
+  registerRefunds(program, io);
+  registerPayouts(program, io);
   // Sub-commands throw like the root does, so main.ts alone turns them into exit codes.
   const inherit = (command: Command) => {
     for (const sub of command.commands) {

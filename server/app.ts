@@ -45,6 +45,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(rateLimit(deps.config, deps.logger, table, deps.redis));
   app.use(docsAssets());
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+  // 405 and 501 are set without a body; the error handler gives them the spec's body.
+  app.use(router.allowedMethods());
   return app;
 }

@@ -20,6 +20,10 @@ export interface Config {
   apiKeyCacheMs: number;
   shutdownTimeoutMs: number;
   webhooks: WebhookConfig;
+  /** What a slow client may hold a connection for (docs/reliability.md). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
+  /** How often the hold-period job runs; 0: not in this daemon. */
+  autoApproveIntervalMs: number;
 }
 
 export interface WebhookConfig {
@@ -109,6 +113,10 @@ const envSchema = z.object({
     })
     .optional(),
   WEBHOOK_POLL_MS: int(10, 600_000).default(500),
+  HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  REQUEST_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(5_000),
+  AUTO_APPROVE_INTERVAL_MS: int(0, 86_400_000).default(60_000),
 });
 
 /**
@@ -162,6 +170,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new ConfigError(`${name} ${issue?.message ?? 'is invalid'}${shown}`);
   }
   const e = result.data;
+  // Node refuses a header timeout longer than the request timeout that contains it.
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(
+      `HEADERS_TIMEOUT_MS must not be greater than REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`,
+    );
+  }
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -185,5 +199,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       secretKey: e.WEBHOOK_SECRET_KEY,
       pollMs: e.WEBHOOK_POLL_MS,
     }),
+    http: Object.freeze({
+      headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    }),
+    autoApproveIntervalMs: e.AUTO_APPROVE_INTERVAL_MS,
   });
 }

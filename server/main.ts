@@ -1,10 +1,11 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { createDb, type Db } from './db/knex.js';
 import { StartupError } from './errors.js';
+import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
 import { defineFixedWindowCommand } from './middleware/rateLimit.js';
 import { createServices, type Services } from './services/index.js';
@@ -61,8 +62,10 @@ export async function startDaemon(
   }
 
   const services = createServices({ db, config, logger, now: options.now });
+  const warnings = await services.health.durabilityWarnings().catch(() => ['its settings could not be read']);
+  for (const warning of warnings) logger.warn(`durability: ${warning}`);
   const app = createApp({ config, logger, services, redis });
-  const server = createServer(app.callback());
+  const server = createHttpServer(app.callback(), config, logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       reject(new StartupError(`cannot listen on ${config.host}:${config.port} (${err.code ?? err.message})`));

@@ -16,11 +16,14 @@ export const STATUS_NAMES: Readonly<Record<number, string>> = Object.freeze({
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
+  501: 'Not Implemented',
   503: 'Service Unavailable',
 });
 
@@ -55,10 +58,33 @@ export const MESSAGES = Object.freeze({
   conversionLimit: (plan: string, current: number, max: number) =>
     `Conversion limit exceeded: Monthly conversion limit reached for ${plan} plan. Current: ${current}/${max}`,
   bodyTooLarge: (limitBytes: number) => `Request body must not be larger than ${limitBytes} bytes`,
+  bodyTooDeep: (levels: number) => `body must not be nested more than ${levels} levels deep`,
+  illFormedText: (path: string) =>
+    `${path} must be well-formed Unicode text (it holds an unpaired surrogate)`,
+  illFormedKey: (path: string) =>
+    `${path} has a key that is not well-formed Unicode text (it holds an unpaired surrogate)`,
   routeNotFound: (method: string, path: string) => `Cannot ${method} ${path}`,
   reportRangeReversed: (from: string, to: string) =>
     `from must not be after to (${from} is after ${to})`,
+  methodNotAllowed: (method: string, path: string, allowed: string) =>
+    `${method} is not allowed on ${path}: use ${allowed}`,
+  methodNotImplemented: (method: string) =>
+    `${method} is not supported: the API answers GET, POST, PATCH, DELETE and OPTIONS`,
+  malformedRequest: 'Malformed HTTP request: check the request line and the headers',
+  headersTooLarge: (bytes: number) => `Request headers must not be larger than ${bytes} bytes in all`,
+  requestTimeout: (headersMs: number, requestMs: number) =>
+    `Request timed out: send the headers within ${headersMs} ms and the whole request within ${requestMs} ms`,
+  databaseUnavailable: 'The database is unavailable: retry in a few seconds',
   illegalTransition: (kind: string, from: string, to: string) => `${kind} cannot move from ${from} to ${to}`,
+  conversionInPayout: (payoutId: number) =>
+    `Conversion cannot move from approved to rejected while it is in payout ${payoutId}: refund the order instead (POST /v1/refunds)`,
+  conversionPaid: 'Conversion cannot move from paid to rejected: refund the order instead (POST /v1/refunds)',
+  nothingToPay: (affiliateId: number) =>
+    `Nothing to pay: affiliate ${affiliateId} has no approved conversions that are not in a payout yet`,
+  clawbacksCoverPayout: (commission: string, clawbacks: string) =>
+    `Nothing to pay: unsettled clawbacks of ${clawbacks} BRL cover the approved commissions of ${commission} BRL; they carry forward to a later payout`,
+  belowPayoutMinimum: (amount: string, minimum: string) =>
+    `Payout of ${amount} BRL is below the campaign's payout minimum of ${minimum} BRL: wait for more approved commissions`,
 });
 
 /** The body of every error answer, built one way. */

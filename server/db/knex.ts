@@ -87,17 +87,54 @@ export function violatedIndex(err: Error): string {
   return err.message.slice(err.message.lastIndexOf(' - ') + 3);
 }
 
+/** The server is down, restarting, unreachable or out of connections; SQLite is locked past busy_timeout. */
+const UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CONNECTION_KILLED',
+  'ER_CON_COUNT_ERROR',
+  'SQLITE_BUSY',
+]);
+
+/** A database that cannot answer now and may later: the request is answered 503, not 500. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: string }).code;
+  return (code !== undefined && UNAVAILABLE.has(code)) || err.name === 'KnexTimeoutError';
+}
+
 /** InnoDB deadlock / lock wait: safe to retry the whole transaction. */
 export function isRetryableTxError(err: unknown): boolean {
   const code = (err as { code?: string } | undefined)?.code;
   return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'SQLITE_BUSY';
 }
 
+/**
+ * For work whose correctness rests on row locks and conditional updates alone (the conversion
+ * and payout transitions): READ COMMITTED on MySQL, where InnoDB takes no gap locks, so
+ * approvals inserting index entries and payouts scanning them do not deadlock one another.
+ * An UPDATE still re-reads the latest committed row and re-checks its condition. SQLite
+ * transactions are serialisable whatever is asked.
+ */
+export function inLockingTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+  return inTransaction(db, work, 8, engineOf(db) === 'mysql' ? { isolationLevel: 'read committed' } : {});
+}
+
 /** Runs `work` in a transaction, retrying a few times when the engine picked it as a deadlock victim. */
-export async function inTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>, attempts = 5): Promise<T> {
+export async function inTransaction<T>(
+  db: Db,
+  work: (trx: Trx) => Promise<T>,
+  attempts = 5,
+  config: Knex.TransactionConfig = {},
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction(work);
+      return await db.transaction(work, config);
     } catch (err) {
       if (attempt >= attempts || !isRetryableTxError(err)) throw err;
       await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 20));

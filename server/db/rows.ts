@@ -1,3 +1,5 @@
+import { fromCents, toCents } from '../../shared/money.js';
+
 /** Column types of each table, as the repositories read and write them. */
 export type DbDate = Date | number | string;
 
@@ -18,6 +20,9 @@ export interface CampaignRow {
   commission_value: number;
   cookie_days: number;
   affiliate_count: number;
+  /** Hold period in days; null: conversions wait for a person to approve them. */
+  auto_approve_days: number | null;
+  payout_minimum_cents: number;
   created_at: DbDate;
 }
 
@@ -62,13 +67,10 @@ export function toIso(value: DbDate): string {
 }
 
 /** Integer centavos → BRL as a JSON number with at most two decimals. */
-export function centsToMoney(cents: number | string | null | undefined): number {
-  return Number(cents ?? 0) / 100;
-}
+export const centsToMoney = fromCents;
 
-export function moneyToCents(amount: number): number {
-  return Math.round(amount * 100);
-}
+/** Half up as written in decimal: `1.045` → 105 centavos (see shared/money.ts). */
+export const moneyToCents = toCents;
 
 export interface TrackingEventRow {
   id: number;
@@ -99,16 +101,43 @@ export interface ConversionRow {
   occurred_at: DbDate;
   created_at: DbDate;
   updated_at: DbDate;
+  refunded_at: DbDate | null;
+  refund_reason: string | null;
 }
 
 export interface PayoutRow {
   id: number;
   campaign_id: number;
   affiliate_id: number;
+  /** `commission_cents - clawback_cents`: what is transferred. */
   amount_cents: number;
+  commission_cents: number;
+  clawback_cents: number;
   status: 'pending' | 'paid' | 'failed';
   created_at: DbDate;
   paid_at: DbDate | null;
+  failed_at: DbDate | null;
+}
+
+/** The conversions a payout covered, kept after a failed payout released them. */
+export interface PayoutConversionRow {
+  payout_id: number;
+  conversion_id: number;
+}
+
+/** A refunded conversion's commission owed back (docs/payouts.md). */
+export interface ClawbackRow {
+  id: number;
+  campaign_id: number;
+  affiliate_id: number;
+  conversion_id: number;
+  /** The payout the conversion sat in: the clawback is owed once that payout is paid. */
+  source_payout_id: number;
+  /** The payout that nets it off; null while unsettled. */
+  netted_payout_id: number | null;
+  amount_cents: number;
+  reason: string | null;
+  created_at: DbDate;
 }
 
 export interface MonthlyUsageRow {

@@ -3,8 +3,10 @@ import type {
   AffiliateRow,
   ApiKeyRow,
   CampaignRow,
+  ClawbackRow,
   ConversionRow,
   MonthlyUsageRow,
+  PayoutConversionRow,
   PayoutRow,
   PlanRow,
   TrackingEventRow,
@@ -37,5 +39,7 @@ declare module 'knex/types/tables.js' {
     webhook_attempts: WebhookAttemptRow;
     webhook_settings: WebhookSettingRow;
     affiliate_daily_stats: AffiliateDailyStatsRow;
+    payout_conversions: PayoutConversionRow;
+    clawbacks: ClawbackRow;
   }
 }

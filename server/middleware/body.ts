@@ -1,10 +1,13 @@
 import type { Context, Next } from 'koa';
 import getRawBody from 'raw-body';
 import { MESSAGES } from '../../shared/errors.js';
+import { jsonShapeIssues } from '../../shared/schemas/jsonShape.js';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
 
 /** product §3.6: 2 MiB a body. */
 export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+/** No route reads deeper than a dozen levels; past this, a body is refused before any code walks it. */
+export const BODY_MAX_DEPTH = 32;
 
 declare module 'koa' {
   interface Request {
@@ -39,11 +42,31 @@ export function jsonBody(limitBytes = BODY_LIMIT_BYTES) {
       throw new ValidationError(MESSAGES.malformedJson);
     }
     if (text.trim() === '') return next();
+    let body: unknown;
     try {
-      ctx.request.body = JSON.parse(text);
+      body = JSON.parse(text);
     } catch {
       throw new ValidationError(MESSAGES.malformedJson);
     }
+    refuseUnstorableShape(body);
+    ctx.request.body = body;
     return next();
   };
+}
+
+/**
+ * Checked once for every body, before any route sees it: a lone surrogate is stored by both
+ * engines as U+FFFD, so the row would no longer match the event that asked for it (and dedupe
+ * keys would collide with other text); deep nesting would overflow JSON.stringify's stack.
+ */
+function refuseUnstorableShape(body: unknown): void {
+  const issues = jsonShapeIssues(body, BODY_MAX_DEPTH);
+  if (issues.length === 0) return;
+  throw new ValidationError(
+    issues.map((issue) => {
+      const path = issue.path.length > 0 ? issue.path.join('.') : 'body';
+      if (issue.kind === 'too_deep') return MESSAGES.bodyTooDeep(BODY_MAX_DEPTH);
+      return issue.kind === 'ill_formed_key' ? MESSAGES.illFormedKey(path) : MESSAGES.illFormedText(path);
+    }),
+  );
 }

@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { errorBody, MESSAGES } from '../../shared/errors.js';
+import { isDatabaseUnavailable } from '../db/knex.js';
 import { HttpError } from '../errors.js';
 import { type Logger, safeStack } from '../logger.js';
 
@@ -21,14 +22,14 @@ export function errorHandler(logger: Logger) {
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body == null) {
-        ctx.status = 404;
-        ctx.body = errorBody(404, MESSAGES.routeNotFound(ctx.method, ctx.path));
-      }
+      if (ctx.body == null) answerBodiless(ctx);
     } catch (err) {
       const { status, messages, headers } = classify(err);
-      if (status >= 500) {
-        const e = err as StatusError;
+      const e = err as StatusError;
+      // Our own HttpErrors are answers, not faults: only the rest is logged as an error.
+      if (status === 503 && !(err instanceof HttpError)) {
+        logger.error('database unavailable', { method: ctx.method, path: ctx.path, code: e?.code ?? e?.name });
+      } else if (status >= 500 && !(err instanceof HttpError)) {
         logger.error('request failed', {
           method: ctx.method,
           path: ctx.path,
@@ -44,12 +45,32 @@ export function errorHandler(logger: Logger) {
   };
 }
 
+/**
+ * Statuses set without a body: no route (404), and the router's answers for a method the path
+ * lacks (405) or that no route has (501, a client's doing: logged as a request, not an error).
+ */
+function answerBodiless(ctx: Context): void {
+  if (ctx.status === 404) {
+    ctx.status = 404;
+    ctx.body = errorBody(404, MESSAGES.routeNotFound(ctx.method, ctx.path));
+  } else if (ctx.status === 405) {
+    ctx.body = errorBody(405, MESSAGES.methodNotAllowed(ctx.method, ctx.path, ctx.response.get('Allow')));
+  } else if (ctx.status === 501) {
+    ctx.remove('Allow');
+    ctx.body = errorBody(501, MESSAGES.methodNotImplemented(ctx.method));
+  }
+}
+
 function classify(err: unknown): {
   status: number;
   messages: string | string[];
   headers: Record<string, string>;
 } {
   if (err instanceof HttpError) return { status: err.status, messages: err.messages, headers: err.headers };
+  // A fault of the database's, not of the request: a client may retry it (the replay does).
+  if (isDatabaseUnavailable(err)) {
+    return { status: 503, messages: MESSAGES.databaseUnavailable, headers: { 'Retry-After': '1' } };
+  }
   const e = (err ?? {}) as StatusError;
   const status = e.status ?? e.statusCode ?? 500;
   const headers: Record<string, string> = {};

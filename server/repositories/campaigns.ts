@@ -18,6 +18,8 @@ export function toCampaign(row: CampaignWithPlanRow): Campaign {
     // Stored in hundredths: of a percent, or of a real (centavos).
     commissionValue: centsToMoney(row.commission_value),
     cookieDays: row.cookie_days,
+    autoApproveDays: row.auto_approve_days === null ? null : Number(row.auto_approve_days),
+    payoutMinimum: centsToMoney(row.payout_minimum_cents),
     createdAt: toIso(row.created_at),
   };
 }
@@ -75,4 +77,32 @@ export async function insertCampaign(
     created_at: campaign.createdAt,
   });
   return Number(id);
+}
+
+export interface CampaignChanges {
+  plan_id?: number;
+  commission_type?: 'percent' | 'fixed';
+  commission_value?: number;
+  auto_approve_days?: number | null;
+  payout_minimum_cents?: number;
+}
+
+export async function updateCampaignRow(db: Db | Trx, id: number, changes: CampaignChanges): Promise<number> {
+  return db('campaigns').where('id', id).update(changes);
+}
+
+/** Campaigns with a hold period, for the auto-approve worker. */
+export async function campaignsWithHoldPeriod(db: Db | Trx): Promise<{ id: number; days: number }[]> {
+  const rows = await db<CampaignRow>('campaigns')
+    .whereNotNull('auto_approve_days')
+    .orderBy('id')
+    .select<{ id: number; auto_approve_days: number }[]>('id', 'auto_approve_days');
+  return rows.map((row) => ({ id: Number(row.id), days: Number(row.auto_approve_days) }));
+}
+
+export async function payoutMinimumCents(db: Db | Trx, campaignId: number): Promise<number> {
+  const row = await db('campaigns')
+    .where('id', campaignId)
+    .first<{ payout_minimum_cents: number | string } | undefined>('payout_minimum_cents');
+  return Number(row?.payout_minimum_cents ?? 0);
 }

@@ -4,3 +4,26 @@ import type { Db } from '../db/knex.js';
 export async function pingDatabase(db: Db): Promise<void> {
   await db.raw('select 1');
 }
+
+/** What makes a commit durable on each engine (docs/reliability.md). */
+export type DurabilitySettings =
+  | { engine: 'sqlite'; journalMode: string; synchronous: number }
+  | { engine: 'mysql'; flushLogAtTrxCommit: number; logBin: boolean; syncBinlog: number };
+
+export async function durabilitySettings(db: Db): Promise<DurabilitySettings> {
+  if (db.client.config.client === 'mysql2') {
+    const [rows] = (await db.raw(
+      'SELECT @@innodb_flush_log_at_trx_commit AS flush, @@log_bin AS log_bin, @@sync_binlog AS sync_binlog',
+    )) as [{ flush: number | string; log_bin: number | string; sync_binlog: number | string }[]];
+    const row = rows[0];
+    return {
+      engine: 'mysql',
+      flushLogAtTrxCommit: Number(row?.flush),
+      logBin: Number(row?.log_bin) === 1,
+      syncBinlog: Number(row?.sync_binlog),
+    };
+  }
+  const [journal] = (await db.raw('PRAGMA journal_mode')) as { journal_mode: string }[];
+  const [synchronous] = (await db.raw('PRAGMA synchronous')) as { synchronous: number }[];
+  return { engine: 'sqlite', journalMode: journal?.journal_mode ?? '', synchronous: Number(synchronous?.synchronous) };
+}

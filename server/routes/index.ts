@@ -2,9 +2,11 @@ import type { Contract } from '../../shared/contract/index.js';
 import type { Handlers } from '../http/register.js';
 import { affiliateHandlers } from './affiliates.js';
 import { campaignHandlers } from './campaign.js';
+import { conversionHandlers, refundHandlers } from './conversions.js';
 import { eventHandlers } from './events.js';
 import { reportHandlers } from './reports.js';
 import { sdkHandlers } from './sdk.js';
+import { payoutHandlers } from './payouts.js';
 import { systemHandlers } from './system.js';
 import { webhookHandlers } from './webhooks.js';
 
@@ -15,6 +17,9 @@ export const handlers: { [G in keyof Contract]: Handlers<Contract[G]> } = {
   campaign: campaignHandlers,
   reports: reportHandlers,
   sdk: sdkHandlers,
+  conversions: conversionHandlers,
+  refunds: refundHandlers,
+  payouts: payoutHandlers,
   system: systemHandlers,
   webhooks: webhookHandlers,
 };

@@ -1,7 +1,21 @@
-import { type Campaign, type CampaignWithUsage, PUBLIC_ID } from '../../shared/schemas/campaign.js';
+import { toCents } from '../../shared/money.js';
+import {
+  type Campaign,
+  type CampaignWithUsage,
+  MAX_AUTO_APPROVE_DAYS,
+  PUBLIC_ID,
+} from '../../shared/schemas/campaign.js';
+import { MAX_ORDER_VALUE } from '../../shared/schemas/event.js';
 import { isUniqueViolation } from '../db/knex.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { findCampaign, insertCampaign, listCampaigns, toCampaign } from '../repositories/campaigns.js';
+import {
+  type CampaignChanges,
+  findCampaign,
+  insertCampaign,
+  listCampaigns,
+  toCampaign,
+  updateCampaignRow,
+} from '../repositories/campaigns.js';
 import { findPlanByName } from '../repositories/plans.js';
 import { readMonthlyUsage } from '../repositories/usage.js';
 import type { ServiceDeps } from './deps.js';
@@ -15,17 +29,30 @@ export interface CreateCampaignInput {
   cookieDays?: number;
 }
 
+export interface UpdateCampaignInput {
+  plan?: string;
+  commission?: { type: 'percent' | 'fixed'; value: number };
+  /** null turns the hold period off: conversions wait for a person. */
+  autoApproveDays?: number | null;
+  payoutMinimum?: number;
+}
+
 export interface CampaignService {
   create(input: CreateCampaignInput): Promise<Campaign>;
   /** By integer id or public id. */
   get(ref: string | number): Promise<Campaign>;
   list(): Promise<Campaign[]>;
+  /** `campaigns update` (operator): plan, commission rule, hold period, payout minimum. */
+  update(ref: string | number, input: UpdateCampaignInput): Promise<Campaign>;
   /** `GET /v1/campaign`: the campaign, its plan limits and this month's usage. */
   withUsage(campaignId: number): Promise<CampaignWithUsage>;
 }
 
 const notFound = (ref: string | number) =>
   new NotFoundError(`Campaign ${ref} not found: see \`affiliated campaigns list\``);
+
+/** The rule is stored in an unsigned 32-bit column of hundredths. */
+const MAX_FIXED_COMMISSION = 10_000_000;
 
 function validCommission(commission: { type: 'percent' | 'fixed'; value: number }) {
   if (!Number.isFinite(commission.value) || commission.value < 0) {
@@ -34,7 +61,40 @@ function validCommission(commission: { type: 'percent' | 'fixed'; value: number 
   if (commission.type === 'percent' && commission.value > 100) {
     throw new ValidationError('commission percent must not be greater than 100');
   }
+  if (commission.type === 'fixed' && commission.value > MAX_FIXED_COMMISSION) {
+    throw new ValidationError(`fixed commission must not be greater than ${MAX_FIXED_COMMISSION}`);
+  }
   return commission;
+}
+
+/** The columns an update changes, each checked; a 400 names the first value that is wrong. */
+async function changesOf(db: ServiceDeps['db'], input: UpdateCampaignInput): Promise<CampaignChanges> {
+  const changes: CampaignChanges = {};
+  if (input.plan !== undefined) {
+    const plan = await findPlanByName(db, input.plan);
+    if (!plan) throw new NotFoundError(`Plan "${input.plan}" not found: see \`affiliated plans list\``);
+    changes.plan_id = plan.id;
+  }
+  if (input.commission !== undefined) {
+    const commission = validCommission(input.commission);
+    changes.commission_type = commission.type;
+    changes.commission_value = toCents(commission.value);
+  }
+  const days = input.autoApproveDays;
+  if (days !== undefined) {
+    if (days !== null && (!Number.isInteger(days) || days < 0 || days > MAX_AUTO_APPROVE_DAYS)) {
+      throw new ValidationError(`auto-approve days must be a whole number from 0 to ${MAX_AUTO_APPROVE_DAYS}`);
+    }
+    changes.auto_approve_days = days;
+  }
+  const minimum = input.payoutMinimum;
+  if (minimum !== undefined) {
+    if (!Number.isFinite(minimum) || minimum < 0 || minimum > MAX_ORDER_VALUE) {
+      throw new ValidationError(`payout minimum must be a number from 0 to ${MAX_ORDER_VALUE}`);
+    }
+    changes.payout_minimum_cents = toCents(minimum);
+  }
+  return changes;
 }
 
 export function campaignService({ db, now }: ServiceDeps): CampaignService {
@@ -63,7 +123,7 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
           name,
           planId: plan.id,
           commissionType: commission.type,
-          commissionHundredths: Math.round(commission.value * 100),
+          commissionHundredths: toCents(commission.value),
           cookieDays: input.cookieDays ?? 30,
           createdAt: now(),
         });
@@ -87,5 +147,20 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
     };
   }
 
-  return { create, get, list: () => listCampaigns(db), withUsage };
+  /**
+   * A new commission rule applies to conversions that arrive from now on (daemons see it within
+   * API_KEY_CACHE_MS); stored conversions keep theirs (product §2). A new hold period applies to
+   * the pending conversions already there, at the next scheduled run.
+   */
+  async function update(ref: string | number, input: UpdateCampaignInput): Promise<Campaign> {
+    const campaign = await get(ref);
+    const changes = await changesOf(db, input);
+    if (Object.keys(changes).length === 0) {
+      throw new ValidationError('nothing to update: give a plan, a commission, a hold period or a payout minimum');
+    }
+    await updateCampaignRow(db, campaign.id, changes);
+    return get(campaign.id);
+  }
+
+  return { create, get, list: () => listCampaigns(db), update, withUsage };
 }

@@ -1,16 +1,22 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/knex.js';
 import type { Logger } from '../logger.js';
+import { recordLifecycleWebhook } from '../repositories/webhookOutbox.js';
 import { type AffiliateService, affiliateService } from './affiliates.js';
 import { type ApiKeyService, apiKeyService } from './apiKeys.js';
 import { type ApiKeyAuthenticator, apiKeyAuthenticator } from './auth.js';
+import { autoApproveWorker } from './autoApprove.js';
 import { type CampaignService, campaignService } from './campaigns.js';
+import { type ConversionService, conversionService } from './conversions.js';
 import type { ServiceDeps, Worker } from './deps.js';
 import { type EventService, eventService } from './events.js';
 import { type HealthService, healthService } from './health.js';
+import type { LifecycleRecorder } from './lifecycleEvents.js';
+import { type PayoutService, payoutService } from './payouts.js';
 import { type PlanService, planService } from './plans.js';
 import { type ReferenceService, referenceService } from './reference.js';
 import { type ReportService, reportService } from './reports.js';
+import { type RefundService, refundService } from './refunds.js';
 import { type SdkService, sdkService } from './sdk.js';
 import { type WebhookService, webhookService } from './webhooks/endpoints.js';
 import { lazySecretBox } from './webhooks/secretBox.js';
@@ -31,6 +37,9 @@ export interface Services {
   webhooks: WebhookService;
   reports: ReportService;
   sdk: SdkService;
+  conversions: ConversionService;
+  refunds: RefundService;
+  payouts: PayoutService;
   /** Background work the daemon runs while it serves (none for operator commands). */
   workers: Worker[];
 }
@@ -45,6 +54,9 @@ export function createServices(options: {
   const deps: ServiceDeps = { ...options, now: options.now ?? (() => new Date()) };
   const box = lazySecretBox(deps.config, deps.db);
   const webhookWorker = createWebhookWorker({ ...deps, box });
+  // Conversion and payout changes are written to the webhook outbox inside their transaction.
+  const lifecycle: LifecycleRecorder = recordLifecycleWebhook;
+  const conversions = conversionService(deps, lifecycle);
   return {
     authenticator: apiKeyAuthenticator(deps),
     affiliates: affiliateService(deps),
@@ -57,6 +69,9 @@ export function createServices(options: {
     webhooks: webhookService({ ...deps, box, wake: webhookWorker.wake }),
     reports: reportService(deps),
     sdk: sdkService(deps),
-    workers: [webhookWorker],
+    conversions,
+    refunds: refundService(deps, lifecycle),
+    payouts: payoutService(deps, lifecycle),
+    workers: [webhookWorker, autoApproveWorker(deps, conversions)],
   };
 }

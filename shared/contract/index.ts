@@ -1,7 +1,9 @@
 import { affiliateRoutes } from './affiliates.js';
 import { campaignRoutes } from './campaign.js';
+import { conversionRoutes, refundRoutes } from './conversions.js';
 import { eventRoutes } from './events.js';
 import { reportRoutes } from './reports.js';
+import { payoutRoutes } from './payouts.js';
 import type { RouteSpec } from './route.js';
 import { sdkRoutes } from './sdk.js';
 import { systemRoutes } from './system.js';
@@ -17,6 +19,9 @@ export const contract = {
   campaign: campaignRoutes,
   reports: reportRoutes,
   sdk: sdkRoutes,
+  conversions: conversionRoutes,
+  refunds: refundRoutes,
+  payouts: payoutRoutes,
   system: systemRoutes,
   webhooks: webhookRoutes,
 };

@@ -19,6 +19,10 @@ export const campaignSchema = z.object({
   /** percent: 10 means 10 %; fixed: BRL per conversion. */
   commissionValue: z.number(),
   cookieDays: z.number().int(),
+  /** Hold period: pending conversions older than this many days are approved; null: by hand. */
+  autoApproveDays: z.number().int().nullable(),
+  /** Smallest payout in BRL (0: any amount). */
+  payoutMinimum: z.number(),
   createdAt: z.string(),
 });
 export type Campaign = z.infer<typeof campaignSchema>;
@@ -31,6 +35,9 @@ export const campaignUsageSchema = campaignSchema.extend({
   usage: z.object({ month: z.string(), affiliates: z.number().int(), conversions: z.number().int() }),
 });
 export type CampaignWithUsage = z.infer<typeof campaignUsageSchema>;
+
+/** Longest hold period: ten years. */
+export const MAX_AUTO_APPROVE_DAYS = 3650;
 
 export const PUBLIC_ID = /^[A-Za-z0-9_-]{3,64}$/;
 

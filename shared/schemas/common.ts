@@ -3,10 +3,32 @@ import { z } from 'zod';
 /** Path ids (seed-spec §4.3): a numeric string, else 400 `Validation failed (numeric string is expected)`. */
 export const NUMERIC_ID = /^\d+$/;
 
+/**
+ * A whole-number query parameter in decimal digits only: `z.coerce.number()` is JavaScript's
+ * `Number()`, which also reads `0x10`, `0b11`, `0o7`, `1e1`, ` 5` and an empty string (as 0).
+ * A negative or fractional decimal is read, so that its message names the broken rule.
+ */
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+export const NOT_DECIMAL = 'must be written in decimal digits (0-9)';
+
+/**
+ * Over HTTP the value is always a string; the client may pass a number, which it sends in
+ * decimal digits.
+ */
 const integerParam = (name: string, min: number, max?: number) => {
-  let schema = z.coerce.number().int().min(min);
-  if (max !== undefined) schema = schema.max(max);
-  return schema.optional().describe(name);
+  let number = z.number().int().min(min);
+  if (max !== undefined) number = number.max(max);
+  return z
+    .union([z.string(), z.number()], { error: 'must be a number' })
+    .superRefine((value, ctx) => {
+      if (typeof value === 'number' || DECIMAL.test(value)) return;
+      const numeric = value.trim() === '' || !Number.isNaN(Number(value));
+      ctx.addIssue({ code: 'custom', message: numeric ? NOT_DECIMAL : 'must be a number' });
+    })
+    .transform(Number)
+    .pipe(number)
+    .optional()
+    .describe(name);
 };
 
 /** `page` and `limit` query parameters (seed-spec §4.2, product §3.2). */

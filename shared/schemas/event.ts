@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { jsonBytes, jsonDepth } from './jsonShape.js';
+import { toCents } from '../money.js';
 
 export const EVENT_TYPES = ['conversion', 'lead', 'page_view'] as const;
 export const eventType = z.enum(EVENT_TYPES);
@@ -14,8 +16,47 @@ const POSITIVE = 'must be a positive number';
 /** seed-spec §2.2: positive; product: at least one centavo once rounded to two decimals. */
 export const orderValue = z
   .number({ error: POSITIVE })
-  .refine((value) => Math.round(value * 100) >= 1, { error: POSITIVE, abort: true })
+  // Rounded half up as written (`0.005` is one centavo), as intake stores it (shared/money.ts).
+  .refine((value) => Number.isFinite(value) && value > 0 && (value >= 1 || toCents(value) >= 1), {
+    error: POSITIVE,
+    abort: true,
+  })
   .refine((value) => value <= MAX_ORDER_VALUE, { error: `must not be greater than ${MAX_ORDER_VALUE}` });
+
+/** Bounds of the open objects: enough for a cart of items, small enough to store and read back. */
+export const OPEN_OBJECT_MAX_DEPTH = 8;
+export const OPEN_OBJECT_MAX_BYTES = 32 * 1024;
+
+/**
+ * `properties` and `device_info` are kept as JSON text: bounded in depth (stringifying is
+ * recursive) and in size, so that what is accepted is always stored and read back whole.
+ */
+function boundedOpenObject<T extends z.ZodType<object>>(schema: T) {
+  return schema.superRefine((value, ctx) => {
+    if (jsonDepth(value, OPEN_OBJECT_MAX_DEPTH) > OPEN_OBJECT_MAX_DEPTH) {
+      ctx.addIssue({ code: 'custom', message: `must not be nested more than ${OPEN_OBJECT_MAX_DEPTH} levels deep` });
+    } else if (jsonBytes(value) > OPEN_OBJECT_MAX_BYTES) {
+      ctx.addIssue({ code: 'custom', message: `must not be larger than ${OPEN_OBJECT_MAX_BYTES} bytes of JSON` });
+    }
+  });
+}
+
+/**
+ * Both engines store DATETIME(3) (MariaDB and MySQL: years 1000 to 9999), so a timestamp is
+ * bounded once its offset is applied: `9999-12-31T23:59:59.999-01:00` is year 10000 in UTC.
+ */
+export const EARLIEST_TIMESTAMP = '1000-01-01T00:00:00.000Z';
+export const LATEST_TIMESTAMP = '9999-12-31T23:59:59.999Z';
+const timestamp = z
+  .iso.datetime({ offset: true, error: 'must be a valid ISO 8601 date-time' })
+  .refine(
+    (value) => {
+      const at = Date.parse(value);
+      // A malformed value is reported by the format rule alone.
+      return Number.isNaN(at) || (at >= Date.parse(EARLIEST_TIMESTAMP) && at <= Date.parse(LATEST_TIMESTAMP));
+    },
+    { error: `must be between ${EARLIEST_TIMESTAMP} and ${LATEST_TIMESTAMP}` },
+  );
 
 /** `properties` stays open to unlisted fields (seed-spec §2.2); the listed ones are typed. */
 export const eventProperties = z.looseObject({
@@ -25,7 +66,7 @@ export const eventProperties = z.looseObject({
   product: z.string().max(255).optional(),
   customer_email: z.string().max(320).optional(),
   customer_name: z.string().max(255).optional(),
-  timestamp: z.iso.datetime({ offset: true, error: 'must be a valid ISO 8601 date-time' }).optional(),
+  timestamp: timestamp.optional(),
 });
 
 /** `device_info` is descriptive telemetry: typed where the spec names a field, open otherwise. */
@@ -49,8 +90,8 @@ export const trackingEventSchema = z
       affiliate_id: z.string().min(1).max(64),
       event_id: z.string().min(1).max(128).optional(),
       session_id: z.string().min(1).max(255).optional(),
-      properties: eventProperties.optional(),
-      device_info: deviceInfo.optional(),
+      properties: boundedOpenObject(eventProperties).optional(),
+      device_info: boundedOpenObject(deviceInfo).optional(),
     })
     .superRefine(
       (event, ctx) => {

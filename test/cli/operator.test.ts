@@ -142,7 +142,14 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
   });
 
   it('db status, rollback and migrate', async () => {
-    const all = ['20261121100000_initial_schema', '20261122110000_webhooks'];
+    const all = [
+      '20261121100000_initial_schema',
+      '20261122100000_payouts_lifecycle',
+      '20261122110000_webhooks',
+      '20261122120000_affiliate_daily_stats',
+      '20261122140000_byte_exact_dedupe_keys',
+      '20261122140100_search_key_worst_case',
+    ];
     const status = parseJson(await runCli(['db', 'status', '--json'], { env }));
     expect(status).to.deep.equal({ applied: all, pending: [] });
     const back = parseJson(await runCli(['db', 'rollback', '--json'], { env }));

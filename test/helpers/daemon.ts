@@ -1,6 +1,6 @@
 import { type Config, loadConfig } from '../../server/config.js';
 import type { Db } from '../../server/db/knex.js';
-import { createLogger } from '../../server/logger.js';
+import { createLogger, type Logger } from '../../server/logger.js';
 import { type Daemon, startDaemon } from '../../server/main.js';
 import { createServices, type Services } from '../../server/services/index.js';
 import { cleanTables, createTestDatabase, type TestDatabase } from './database.js';
@@ -21,9 +21,13 @@ export function testConfig(databaseUrl: string, env: Record<string, string> = {}
   });
 }
 
-/** A real daemon on a loopback port, in this process, on the given database. */
-export async function startTestDaemon(databaseUrl: string, env: Record<string, string> = {}): Promise<Daemon> {
-  return startDaemon(testConfig(databaseUrl, env), { logger: createLogger('silent') });
+/** A real daemon on a loopback port, in this process, on the given database (silent unless given a logger). */
+export async function startTestDaemon(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  options: { logger?: Logger } = {},
+): Promise<Daemon> {
+  return startDaemon(testConfig(databaseUrl, env), { logger: options.logger ?? createLogger('silent') });
 }
 
 /** The daemon's services over a test database, as the operator commands use them. */

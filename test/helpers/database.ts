@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
 import { parseDatabaseUrl } from '../../server/config.js';
-import { createDb, type Db, type Engine } from '../../server/db/knex.js';
+import { createDb, type Db, type Engine, isRetryableTxError } from '../../server/db/knex.js';
 
 /** The engine a suite runs on: `TEST_ENGINE` (set by scripts/test.mjs), SQLite by default. */
 export const ENGINE: Engine = process.env.TEST_ENGINE === 'mysql' ? 'mysql' : 'sqlite';
@@ -65,6 +65,8 @@ const CHILD_TABLES = [
   'webhook_messages',
   'webhook_endpoints',
   'affiliate_daily_stats',
+  'clawbacks',
+  'payout_conversions',
   'conversions',
   'tracking_events',
   'payouts',
@@ -74,8 +76,22 @@ const CHILD_TABLES = [
   'campaigns',
 ];
 
-/** Empties every table but the built-in plans, between tests. */
+/**
+ * Empties every table but the built-in plans, between tests. A daemon's workers may still be
+ * claiming rows while this runs; InnoDB then picks one side as a deadlock victim, and the
+ * delete is simply tried again.
+ */
 export async function cleanTables(db: Db): Promise<void> {
-  for (const table of CHILD_TABLES) await db(table).delete();
+  for (const table of CHILD_TABLES) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await db(table).delete();
+        break;
+      } catch (err) {
+        if (attempt >= 5 || !isRetryableTxError(err)) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+      }
+    }
+  }
   await db('plans').whereNotIn('name', ['free', 'starter', 'pro', 'unlimited']).delete();
 }

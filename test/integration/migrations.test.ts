@@ -16,8 +16,17 @@ const TABLES = [
   'webhook_attempts',
   'webhook_settings',
   'affiliate_daily_stats',
+  'payout_conversions',
+  'clawbacks',
 ];
-const MIGRATIONS = ['20261121100000_initial_schema', '20261122110000_webhooks', '20261122120000_affiliate_daily_stats'];
+const MIGRATIONS = [
+  '20261121100000_initial_schema',
+  '20261122100000_payouts_lifecycle',
+  '20261122110000_webhooks',
+  '20261122120000_affiliate_daily_stats',
+  '20261122140000_byte_exact_dedupe_keys',
+  '20261122140100_search_key_worst_case',
+];
 
 describe(`migrations (${ENGINE})`, () => {
   let t: TestDatabase;
@@ -47,6 +56,46 @@ describe(`migrations (${ENGINE})`, () => {
 
     await t.db.migrate.latest();
     expect(await t.db('plans').count({ n: '*' }).first()).to.deep.equal({ n: 4 });
+  });
+
+  it('undoes the payouts migration alone without losing a row (SQLite would cascade a rebuilt table)', async () => {
+    const now = new Date();
+    const [planId] = await t.db('plans').where({ name: 'free' }).pluck('id');
+    const [campaignId] = await t.db('campaigns').insert({
+      public_id: 'down-test',
+      name: 'c',
+      plan_id: planId,
+      commission_type: 'percent',
+      commission_value: 1000,
+      cookie_days: 30,
+      auto_approve_days: 3,
+      payout_minimum_cents: 500,
+      created_at: now,
+    });
+    await t.db('affiliates').insert({
+      campaign_id: campaignId,
+      email: 'k@x.co',
+      email_key: 'k@x.co',
+      referral_id: 'KEEP1',
+      referral_key: 'KEEP1',
+      status: 'active',
+      password_hash: 'x',
+      search_key: '',
+      created_at: now,
+      updated_at: now,
+    });
+    const [, undone] = await t.db.migrate.down({ name: '20261122100000_payouts_lifecycle' });
+    expect(undone).to.deep.equal(['20261122100000_payouts_lifecycle']);
+    expect(await t.db.schema.hasTable('clawbacks')).to.equal(false);
+    expect(await t.db.schema.hasColumn('campaigns', 'auto_approve_days')).to.equal(false);
+    expect(await t.db('affiliates').where({ campaign_id: campaignId }).count({ n: '*' }).first()).to.deep.equal({ n: 1 });
+    await t.db.migrate.latest();
+    expect(await t.db('campaigns').where({ id: campaignId }).first('auto_approve_days', 'payout_minimum_cents')).to.deep.equal({
+      auto_approve_days: null,
+      payout_minimum_cents: 0,
+    });
+    await t.db('affiliates').where({ campaign_id: campaignId }).delete();
+    await t.db('campaigns').where({ id: campaignId }).delete();
   });
 
   it('enforces uniqueness in the database, case-insensitively through the key columns', async () => {

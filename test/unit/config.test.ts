@@ -19,6 +19,8 @@ describe('config', () => {
       defaultPerWindow: 100,
       windowMs: 60_000,
     });
+    expect(config.http).to.deep.equal({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 });
+    expect(config.autoApproveIntervalMs).to.equal(60_000);
     expect(Object.isFrozen(config)).to.equal(true);
   });
 
@@ -34,6 +36,10 @@ describe('config', () => {
       RATE_LIMIT_EVENTS_PER_MIN: '5',
       RATE_LIMIT_SDK_PER_MIN: '6',
       RATE_LIMIT_DEFAULT_PER_MIN: '7',
+      HEADERS_TIMEOUT_MS: '2000',
+      REQUEST_TIMEOUT_MS: '4000',
+      KEEP_ALIVE_TIMEOUT_MS: '1000',
+      AUTO_APPROVE_INTERVAL_MS: '0',
     });
     expect(config.port).to.equal(8080);
     expect(config.database).to.include({ client: 'mysql', host: 'db.internal', database: 'affiliated' });
@@ -42,6 +48,8 @@ describe('config', () => {
     expect(config.trustProxy).to.equal(true);
     expect(config.logLevel).to.equal('warn');
     expect(config.rateLimit).to.include({ eventsPerWindow: 5, sdkPerWindow: 6, defaultPerWindow: 7 });
+    expect(config.http).to.deep.equal({ headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 1000 });
+    expect(config.autoApproveIntervalMs).to.equal(0);
   });
 
   it('refuses bad values with one line naming the variable', () => {
@@ -51,8 +59,11 @@ describe('config', () => {
       [{ BCRYPT_ROUNDS: '2' }, /^BCRYPT_ROUNDS must be at least 4/],
       [{ TRUST_PROXY: 'maybe' }, /^TRUST_PROXY must be true or false/],
       [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL /],
+      [{ AUTO_APPROVE_INTERVAL_MS: '-1' }, /^AUTO_APPROVE_INTERVAL_MS must be a whole number/],
       [{ DATABASE_URL: 'postgres://x@y/z' }, /^DATABASE_URL: unsupported scheme postgres:/],
       [{ DATABASE_URL: 'mysql://user@host' }, /^DATABASE_URL: a MySQL URL needs a host and a database/],
+      [{ REQUEST_TIMEOUT_MS: '0' }, /^REQUEST_TIMEOUT_MS must be at least 100/],
+      [{ HEADERS_TIMEOUT_MS: '40000' }, /^HEADERS_TIMEOUT_MS must not be greater than REQUEST_TIMEOUT_MS \(30000\)$/],
     ];
     for (const [env, message] of cases) {
       expect(() => loadConfig(env), JSON.stringify(env)).to.throw(ConfigError, message);

@@ -7,6 +7,22 @@ import { type GlobalOptions, printJson, printRecord, printTable } from '../../ou
 export const commissionText = (c: Campaign) =>
   c.commissionType === 'percent' ? `${c.commissionValue}%` : `BRL ${c.commissionValue.toFixed(2)}`;
 
+function commissionOf(options: { commissionPercent?: number; commissionFixed?: number }) {
+  if (options.commissionPercent !== undefined && options.commissionFixed !== undefined) {
+    throw new UsageError('give either --commission-percent or --commission-fixed, not both');
+  }
+  const { commissionFixed: fixed, commissionPercent: percent } = options;
+  if (fixed !== undefined) return { type: 'fixed' as const, value: fixed };
+  if (percent !== undefined) return { type: 'percent' as const, value: percent };
+  return undefined;
+}
+
+/** The hold period and the payout minimum as a person reads them. */
+const settingsText = (c: Campaign) => ({
+  autoApproveDays: c.autoApproveDays === null ? 'off (manual approval)' : `${c.autoApproveDays} days`,
+  payoutMinimum: `BRL ${c.payoutMinimum.toFixed(2)}`,
+});
+
 export async function create(
   io: Io,
   options: GlobalOptions & {
@@ -18,13 +34,7 @@ export async function create(
     cookieDays: number;
   },
 ): Promise<void> {
-  if (options.commissionPercent !== undefined && options.commissionFixed !== undefined) {
-    throw new UsageError('give either --commission-percent or --commission-fixed, not both');
-  }
-  const commission =
-    options.commissionFixed !== undefined
-      ? { type: 'fixed' as const, value: options.commissionFixed }
-      : { type: 'percent' as const, value: options.commissionPercent ?? 10 };
+  const commission = commissionOf(options) ?? { type: 'percent' as const, value: 10 };
   const campaign = await withServices(({ campaigns }) =>
     campaigns.create({
       name: options.name,
@@ -36,6 +46,33 @@ export async function create(
   );
   if (options.json) return printJson(io, campaign);
   printRecord(io, { ...campaign, commission: commissionText(campaign) });
+}
+
+export async function update(
+  io: Io,
+  options: GlobalOptions & {
+    plan?: string;
+    commissionPercent?: number;
+    commissionFixed?: number;
+    autoApproveDays?: number | 'off';
+    payoutMinimum?: number;
+  },
+  ref: string,
+): Promise<void> {
+  const input = {
+    plan: options.plan,
+    commission: commissionOf(options),
+    autoApproveDays: options.autoApproveDays === 'off' ? null : options.autoApproveDays,
+    payoutMinimum: options.payoutMinimum,
+  };
+  if (Object.values(input).every((value) => value === undefined)) {
+    throw new UsageError(
+      'nothing to update: give at least one of --plan --commission-percent --commission-fixed --auto-approve-days --payout-minimum',
+    );
+  }
+  const campaign = await withServices(({ campaigns }) => campaigns.update(ref, input));
+  if (options.json) return printJson(io, campaign);
+  printRecord(io, { ...campaign, commission: commissionText(campaign), ...settingsText(campaign) });
 }
 
 export async function list(io: Io, options: GlobalOptions): Promise<void> {
@@ -58,6 +95,7 @@ export async function get(io: Io, options: GlobalOptions, ref: string): Promise<
   printRecord(io, {
     ...rest,
     commission: commissionText(campaign),
+    ...settingsText(campaign),
     affiliates: of(usage.affiliates, limits.maxAffiliates),
     [`conversions ${usage.month}`]: of(usage.conversions, limits.maxMonthlyConversions),
   });

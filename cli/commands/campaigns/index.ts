@@ -1,6 +1,16 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+import { MAX_AUTO_APPROVE_DAYS } from '../../../shared/schemas/campaign.js';
 import type { Io } from '../../io.js';
 import { decimalNumber, wholeNumber } from '../../options.js';
+
+/** `--auto-approve-days`: days, or `off` (manual approval; commander turns a null into '', so a word). */
+function holdPeriod(value: string): number | 'off' {
+  if (value === 'off' || value === 'none') return 'off';
+  if (!/^\d+$/.test(value) || Number(value) > MAX_AUTO_APPROVE_DAYS) {
+    throw new InvalidArgumentError(`must be a whole number from 0 to ${MAX_AUTO_APPROVE_DAYS}, or off.`);
+  }
+  return Number(value);
+}
 
 export function registerCampaigns(program: Command, io: Io): void {
   const campaigns = program.command('campaigns').description('campaigns (operator)');
@@ -22,6 +32,28 @@ export function registerCampaigns(program: Command, io: Io): void {
       '\nExample:\n  $ affiliated campaigns create --name "Spring sale" --plan starter --commission-percent 12.5 --json',
     )
     .action(async (options) => (await import('./actions.js')).create(io, { ...program.opts(), ...options }));
+  campaigns
+    .command('update')
+    .description('change a campaign’s plan, commission rule, hold period or payout minimum')
+    .argument('<id>', 'campaign id or public id')
+    .option('--plan <plan>', 'plan name (see `affiliated plans list`)')
+    .option('--commission-percent <x>', 'commission as a percentage of the order value', decimalNumber)
+    .option('--commission-fixed <x>', 'fixed commission in BRL per conversion', decimalNumber)
+    .option(
+      '--auto-approve-days <n>',
+      'approve pending conversions older than N days (0 to 3650); "off" for manual approval',
+      holdPeriod,
+    )
+    .option('--payout-minimum <x>', 'smallest payout in BRL (0: any amount)', decimalNumber)
+    .addHelpText(
+      'after',
+      '\nA new commission rule applies to conversions that arrive from now on; stored ones keep theirs.\n' +
+        'A hold period applies to the pending conversions already there, at the next scheduled run.\n' +
+        '\nExample:\n  $ affiliated campaigns update spring-sale --auto-approve-days 30 --payout-minimum 50',
+    )
+    .action(async (id: string, options) =>
+      (await import('./actions.js')).update(io, { ...program.opts(), ...options }, id),
+    );
   campaigns
     .command('list')
     .description('list campaigns')

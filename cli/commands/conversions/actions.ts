@@ -1,0 +1,159 @@
+import type { ApiClient } from '../../../shared/client/index.js';
+import { formatCents, toCents } from '../../../shared/money.js';
+import {
+  type BulkResult,
+  type Conversion,
+  type ConversionStatus,
+  MAX_BULK_CONVERSIONS,
+  type SettableConversionStatus,
+} from '../../../shared/schemas/conversion.js';
+import { AlreadyReported, UsageError } from '../../errors.js';
+import type { Io } from '../../io.js';
+import {
+  type GlobalOptions,
+  note,
+  printJson,
+  printLine,
+  printRecord,
+  printTable,
+  withSpinner,
+} from '../../output.js';
+
+export const brl = (amount: number) => formatCents(toCents(amount));
+
+function table(io: Io, conversions: Conversion[]): void {
+  printTable(
+    io,
+    ['id', 'affiliate', 'order', 'value', 'commission', 'status', 'payout', 'created'],
+    conversions.map((c) => [
+      c.id,
+      c.affiliateId,
+      c.orderId,
+      brl(c.orderValue),
+      brl(c.commission),
+      c.status,
+      c.payoutId,
+      c.createdAt,
+    ]),
+  );
+}
+
+export function conversionRecord(io: Io, c: Conversion): void {
+  printRecord(io, {
+    id: c.id,
+    affiliate: `${c.affiliateId} (${c.referralId})`,
+    order: c.orderId,
+    'value (BRL)': brl(c.orderValue),
+    'commission (BRL)': brl(c.commission),
+    status: c.status,
+    payout: c.payoutId,
+    occurred: c.occurredAt,
+    created: c.createdAt,
+    refunded: c.refundedAt === null ? null : `${c.refundedAt}${c.refundReason ? ` (${c.refundReason})` : ''}`,
+  });
+}
+
+export async function list(
+  io: Io,
+  client: ApiClient,
+  options: GlobalOptions,
+  flags: {
+    status?: ConversionStatus;
+    affiliate?: number;
+    orderId?: string;
+    from?: string;
+    to?: string;
+    page?: number;
+    limit?: number;
+  },
+): Promise<void> {
+  const { affiliate, ...rest } = flags;
+  const page = await client.conversions.list({ query: { ...rest, affiliateId: affiliate } });
+  if (options.json) return printJson(io, page);
+  table(io, page.conversions);
+  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${page.total} conversions)`);
+}
+
+export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
+  const conversion = await client.conversions.get({ params: { id } });
+  if (options.json) return printJson(io, conversion);
+  conversionRecord(io, conversion);
+}
+
+/** What `approve`/`reject` did, over however many requests it took. */
+interface Outcome {
+  results: BulkResult[];
+  updated: number;
+  unchanged: number;
+  failed: number;
+}
+
+async function byIds(client: ApiClient, status: SettableConversionStatus, ids: number[]): Promise<Outcome> {
+  const outcome: Outcome = { results: [], updated: 0, unchanged: 0, failed: 0 };
+  for (let start = 0; start < ids.length; start += MAX_BULK_CONVERSIONS) {
+    const answer = await client.conversions.bulkUpdate({
+      body: { status, ids: ids.slice(start, start + MAX_BULK_CONVERSIONS) },
+    });
+    outcome.results.push(...answer.results);
+    outcome.updated += answer.updated;
+    outcome.unchanged += answer.unchanged;
+    outcome.failed += answer.failed;
+  }
+  return outcome;
+}
+
+/** A thousand oldest pending conversions a request, until none is left (or none moved). */
+async function allPending(
+  client: ApiClient,
+  status: SettableConversionStatus,
+  before?: string,
+): Promise<Outcome> {
+  const outcome: Outcome = { results: [], updated: 0, unchanged: 0, failed: 0 };
+  for (;;) {
+    const answer = await client.conversions.bulkUpdate({
+      body: { status, filter: { status: 'pending', ...(before !== undefined && { before }) } },
+    });
+    outcome.results.push(...answer.results);
+    outcome.updated += answer.updated;
+    outcome.unchanged += answer.unchanged;
+    outcome.failed += answer.failed;
+    // Another client may hold the rest for a moment: stop rather than spin; running again is safe.
+    if (!answer.remaining || answer.updated === 0) return outcome;
+  }
+}
+
+/** `conversions approve|reject`: ids, or `--all-pending [--before DATE]`. */
+export async function move(
+  io: Io,
+  client: ApiClient,
+  options: GlobalOptions,
+  status: SettableConversionStatus,
+  ids: number[],
+  flags: { allPending?: boolean; before?: string },
+): Promise<void> {
+  if (flags.allPending && ids.length > 0) throw new UsageError('give conversion ids or --all-pending, not both');
+  if (!flags.allPending && ids.length === 0) throw new UsageError('give conversion ids, or --all-pending');
+  if (flags.before !== undefined && !flags.allPending) throw new UsageError('--before goes with --all-pending');
+  const verb = status === 'approved' ? 'Approved' : 'Rejected';
+  const outcome = await withSpinner(io, `${verb.slice(0, -1)}ing conversions…`, () =>
+    flags.allPending ? allPending(client, status, flags.before) : byIds(client, status, [...new Set(ids)]),
+  );
+  if (options.json) printJson(io, outcome);
+  else {
+    // Every id given gets a line; a sweep of all pending ones lists only what did not move.
+    const shown = flags.allPending ? outcome.results.filter((r) => r.outcome !== 'updated') : outcome.results;
+    if (shown.length > 0) {
+      printTable(
+        io,
+        ['id', 'outcome', 'status', 'message'],
+        shown.map((r) => [r.id, r.outcome, r.status, r.message]),
+      );
+    }
+    printLine(
+      io,
+      `${verb} ${outcome.updated} conversion${outcome.updated === 1 ? '' : 's'}` +
+        ` (${outcome.unchanged} already ${status}, ${outcome.failed} failed).`,
+    );
+  }
+  if (outcome.failed > 0) throw new AlreadyReported(`${outcome.failed} conversions failed`);
+}

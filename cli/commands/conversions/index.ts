@@ -1,0 +1,84 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import type { ApiClient } from '../../../shared/client/index.js';
+import { CONVERSION_STATUSES, instant } from '../../../shared/schemas/conversion.js';
+import type { Io } from '../../io.js';
+import { oneOf, wholeNumber } from '../../options.js';
+import type { GlobalOptions } from '../../output.js';
+import type * as Actions from './actions.js';
+
+/** `2026-11-01` or an ISO 8601 date-time, as the API takes it. */
+export function dateOption(value: string): string {
+  if (!instant.safeParse(value).success) {
+    throw new InvalidArgumentError(
+      'must be an ISO 8601 date (2026-11-01) or date-time (2026-11-01T12:00:00Z).',
+    );
+  }
+  return value;
+}
+
+/** Client commands for the conversion lifecycle (docs/payouts.md). */
+export function registerConversions(program: Command, io: Io): void {
+  const conversions = program
+    .command('conversions')
+    .description('list, approve and reject conversions through the API');
+  const run = async (
+    work: (actions: typeof Actions, client: ApiClient, globals: GlobalOptions) => Promise<void>,
+  ) => {
+    const [actions, { connect }] = await Promise.all([import('./actions.js'), import('../../client.js')]);
+    const globals: GlobalOptions = program.opts();
+    return work(actions, await connect(io, globals), globals);
+  };
+  const ids = (value: string, previous: number[] = []) => [...previous, wholeNumber(1)(value)];
+
+  conversions
+    .command('list')
+    .description('list conversions, newest first')
+    .option(
+      '--status <status>',
+      `only this status (${CONVERSION_STATUSES.join(', ')})`,
+      oneOf(CONVERSION_STATUSES),
+    )
+    .option('--affiliate <id>', 'only this affiliate’s', wholeNumber(1))
+    .option('--order-id <id>', 'the conversion of this order')
+    .option('--from <date>', 'arrived on or after (ISO 8601)', dateOption)
+    .option('--to <date>', 'arrived before (ISO 8601)', dateOption)
+    .option('--page <n>', 'page number (from 1)', wholeNumber(1))
+    .option('--limit <n>', 'page size, 1 to 100 (default 50)', wholeNumber(1))
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ affiliated conversions list --status pending --from 2026-11-01 --to 2026-12-01',
+    )
+    .action((flags) => run((a, client, globals) => a.list(io, client, globals, flags)));
+  conversions
+    .command('get')
+    .description('show one conversion')
+    .argument('<id>', 'conversion id', wholeNumber(1))
+    .action((id: number) => run((a, client, globals) => a.get(io, client, globals, id)));
+  for (const [verb, status] of [
+    ['approve', 'approved'],
+    ['reject', 'rejected'],
+  ] as const) {
+    conversions
+      .command(verb)
+      .description(
+        verb === 'approve'
+          ? 'approve pending conversions, by id or all pending ones'
+          : 'reject conversions (pending, or approved and in no payout), by id or all pending ones',
+      )
+      .argument('[ids...]', 'conversion ids', ids)
+      .option('--all-pending', 'every pending conversion (a thousand per request)')
+      .option(
+        '--before <date>',
+        'with --all-pending: only those that arrived before this date (ISO 8601)',
+        dateOption,
+      )
+      .addHelpText(
+        'after',
+        `\nExamples:\n  $ affiliated conversions ${verb} 101 102 103\n` +
+          `  $ affiliated conversions ${verb} --all-pending --before 2026-11-01`,
+      )
+      .action((given: number[], flags) =>
+        run((a, client, globals) => a.move(io, client, globals, status, given, flags)),
+      );
+  }
+}

@@ -1,0 +1,134 @@
+import { writeFile } from 'node:fs/promises';
+import type { ApiClient } from '../../../shared/client/index.js';
+import { formatCents, toCents } from '../../../shared/money.js';
+import type { Payout, PayoutStatus } from '../../../shared/schemas/payout.js';
+import { UsageError } from '../../errors.js';
+import type { Io } from '../../io.js';
+import { type GlobalOptions, note, printJson, printLine, printRecord, printTable } from '../../output.js';
+import { payoutsCsv } from './csv.js';
+
+const brl = (amount: number) => formatCents(toCents(amount));
+
+function table(io: Io, payouts: Payout[]): void {
+  printTable(
+    io,
+    ['id', 'affiliate', 'name', 'email', 'amount', 'status', 'conversions', 'created', 'paid'],
+    payouts.map((p) => [
+      p.id,
+      p.affiliateId,
+      p.affiliateName,
+      p.affiliateEmail,
+      brl(p.amount),
+      p.status,
+      p.conversionIds.length,
+      p.createdAt,
+      p.paidAt,
+    ]),
+  );
+}
+
+function record(io: Io, p: Payout): void {
+  printRecord(io, {
+    id: p.id,
+    affiliate: `${p.affiliateId} ${p.affiliateName ?? ''} <${p.affiliateEmail}>`,
+    status: p.status,
+    'commissions (BRL)': brl(p.commissionAmount),
+    'clawbacks (BRL)': brl(p.clawbackAmount),
+    'amount (BRL)': brl(p.amount),
+    conversions: p.conversionIds.join(', '),
+    created: p.createdAt,
+    paid: p.paidAt,
+    failed: p.failedAt,
+  });
+}
+
+export async function list(
+  io: Io,
+  client: ApiClient,
+  options: GlobalOptions,
+  flags: { affiliate?: number; status?: PayoutStatus; page?: number; limit?: number },
+): Promise<void> {
+  const { affiliate, ...rest } = flags;
+  const page = await client.payouts.list({ query: { ...rest, affiliateId: affiliate } });
+  if (options.json) return printJson(io, page);
+  table(io, page.payouts);
+  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${page.total} payouts)`);
+}
+
+export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
+  const payout = await client.payouts.get({ params: { id } });
+  if (options.json) return printJson(io, payout);
+  record(io, payout);
+}
+
+export async function create(
+  io: Io,
+  client: ApiClient,
+  options: GlobalOptions,
+  flags: { affiliate?: number; all?: boolean },
+): Promise<void> {
+  if ((flags.affiliate === undefined) === !flags.all) throw new UsageError('give --affiliate ID or --all');
+  if (flags.affiliate !== undefined) {
+    const payout = await client.payouts.create({ body: { affiliateId: flags.affiliate } });
+    if (options.json) return printJson(io, payout);
+    note(io, `Created payout ${payout.id} of BRL ${brl(payout.amount)} for affiliate ${payout.affiliateId}.`);
+    return record(io, payout);
+  }
+  const answer = await client.payouts.bulkCreate({ body: {} });
+  if (options.json) return printJson(io, answer);
+  if (answer.created.length > 0) table(io, answer.created);
+  for (const skip of answer.skipped) note(io, `affiliate ${skip.affiliateId}: ${skip.message}`);
+  const cents = answer.created.reduce((sum, p) => sum + toCents(p.amount), 0);
+  const count = answer.created.length;
+  printLine(
+    io,
+    count === 0 ? 'Nothing to pay.' : `Created ${count} payout${count === 1 ? '' : 's'}, BRL ${formatCents(cents)} in all.`,
+  );
+}
+
+export async function settle(
+  io: Io,
+  client: ApiClient,
+  options: GlobalOptions,
+  id: number,
+  status: 'paid' | 'failed',
+): Promise<void> {
+  const payout = await client.payouts.update({ params: { id }, body: { status } });
+  if (options.json) return printJson(io, payout);
+  note(io, `Payout ${payout.id} is ${payout.status}.`);
+  record(io, payout);
+}
+
+/** Every payout of a status, oldest id first; ids seen on an earlier page are not repeated. */
+async function allOf(client: ApiClient, status: PayoutStatus): Promise<Payout[]> {
+  const byId = new Map<number, Payout>();
+  for (let page = 1; ; page++) {
+    const answer = await client.payouts.list({ query: { status, page, limit: 100 } });
+    for (const payout of answer.payouts) byId.set(payout.id, payout);
+    if (answer.payouts.length === 0 || page >= answer.totalPages) break;
+  }
+  return [...byId.values()].sort((a, b) => a.id - b.id);
+}
+
+/** `payouts export`: the file a merchant uploads to a bank or a PayPal mass payment. */
+export async function exportPayouts(
+  io: Io,
+  client: ApiClient,
+  options: GlobalOptions,
+  flags: { status: PayoutStatus; format: 'csv' | 'json'; output?: string },
+): Promise<void> {
+  const payouts = await allOf(client, flags.status);
+  const json = options.json || flags.format === 'json';
+  const text = json ? `${JSON.stringify(payouts, null, 2)}\n` : payoutsCsv(payouts);
+  const cents = payouts.reduce((sum, p) => sum + toCents(p.amount), 0);
+  const plural = payouts.length === 1 ? '' : 's';
+  const summary = `${payouts.length} ${flags.status} payout${plural}, BRL ${formatCents(cents)} in all`;
+  if (flags.output === undefined) {
+    io.stdout.write(text);
+    note(io, summary);
+    return;
+  }
+  await writeFile(flags.output, text, { mode: 0o600 });
+  if (options.json) return printJson(io, { file: flags.output, payouts: payouts.length, amount: cents / 100 });
+  printLine(io, `Wrote ${summary} to ${flags.output}.`);
+}

@@ -1,0 +1,41 @@
+import type { Trx } from '../db/knex.js';
+import type { ClawbackRow } from '../db/rows.js';
+
+
+/** The unique index on conversion_id means one clawback per conversion, whatever races. */
+export async function insertClawback(trx: Trx, row: Omit<ClawbackRow, 'id'>): Promise<void> {
+  await trx('clawbacks').insert(row).onConflict('conversion_id').ignore();
+}
+
+/**
+ * Ids of the affiliate's clawbacks a new payout may net off: not netted by a live payout, and
+ * owed, which means the payout that held the refunded conversion was paid (docs/payouts.md).
+ * A plain read; `markNetted` is the conditional update that decides.
+ */
+export async function nettableClawbackIds(trx: Trx, affiliateId: number): Promise<number[]> {
+  const rows = await trx('clawbacks as k')
+    .join('payouts as source', 'source.id', 'k.source_payout_id')
+    .where({ 'k.affiliate_id': affiliateId, 'source.status': 'paid' })
+    .whereNull('k.netted_payout_id')
+    .select<{ id: number }[]>('k.id');
+  return rows.map((row) => Number(row.id));
+}
+
+/** Nets the clawbacks no other payout took meanwhile; answers the sum this payout took. */
+export async function markNetted(trx: Trx, ids: readonly number[], payoutId: number): Promise<number> {
+  for (let start = 0; start < ids.length; start += 500) {
+    await trx('clawbacks')
+      .whereIn('id', ids.slice(start, start + 500))
+      .whereNull('netted_payout_id')
+      .update({ netted_payout_id: payoutId });
+  }
+  const [row] = await trx('clawbacks')
+    .where('netted_payout_id', payoutId)
+    .sum<{ cents: number | string | null }[]>({ cents: 'amount_cents' });
+  return Number(row?.cents ?? 0);
+}
+
+/** A failed payout nets nothing: its clawbacks are unsettled again. */
+export async function releaseNetted(trx: Trx, payoutId: number): Promise<void> {
+  await trx('clawbacks').where('netted_payout_id', payoutId).update({ netted_payout_id: null });
+}

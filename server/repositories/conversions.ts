@@ -1,0 +1,235 @@
+import type { Knex } from 'knex';
+import type {
+  Conversion,
+  ConversionStatus,
+  SettableConversionStatus,
+} from '../../shared/schemas/conversion.js';
+import { type Db, engineOf, type Trx } from '../db/knex.js';
+import { centsToMoney, type ConversionRow, toIso } from '../db/rows.js';
+
+/** A conversion with its affiliate's referral code: what the API shows. */
+export type ConversionView = Pick<
+  ConversionRow,
+  | 'id'
+  | 'campaign_id'
+  | 'affiliate_id'
+  | 'order_id'
+  | 'order_value_cents'
+  | 'commission_cents'
+  | 'status'
+  | 'payout_id'
+  | 'properties'
+  | 'occurred_at'
+  | 'created_at'
+  | 'refunded_at'
+  | 'refund_reason'
+> & { referral_id: string };
+
+/** Enough of a conversion to judge a transition. */
+export type ConversionState = Pick<
+  ConversionRow,
+  'id' | 'affiliate_id' | 'status' | 'payout_id' | 'commission_cents'
+>;
+
+const COLUMNS = [
+  'c.id',
+  'c.campaign_id',
+  'c.affiliate_id',
+  'a.referral_id',
+  'c.order_id',
+  'c.order_value_cents',
+  'c.commission_cents',
+  'c.status',
+  'c.payout_id',
+  'c.properties',
+  'c.occurred_at',
+  'c.created_at',
+  'c.refunded_at',
+  'c.refund_reason',
+];
+
+const IN_CHUNK = 500;
+
+export function toConversion(row: ConversionView): Conversion {
+  return {
+    id: Number(row.id),
+    affiliateId: Number(row.affiliate_id),
+    referralId: row.referral_id,
+    orderId: row.order_id,
+    orderValue: centsToMoney(row.order_value_cents),
+    commission: centsToMoney(row.commission_cents),
+    status: row.status,
+    payoutId: row.payout_id === null ? null : Number(row.payout_id),
+    occurredAt: toIso(row.occurred_at),
+    createdAt: toIso(row.created_at),
+    refundedAt: row.refunded_at === null ? null : toIso(row.refunded_at),
+    refundReason: row.refund_reason,
+    properties: row.properties === null ? null : (JSON.parse(row.properties) as Record<string, unknown>),
+  };
+}
+
+function withAffiliate(db: Db | Trx) {
+  return db('conversions as c').join('affiliates as a', 'a.id', 'c.affiliate_id');
+}
+
+/**
+ * The statuses a conversion may leave for `to` by hand (product §3.9): `pending → approved`,
+ * `pending → rejected`, `approved → rejected` while in no payout. The services judge the same
+ * rule in code (conversionRules.ts); this is its SQL, the condition of every conditional update.
+ */
+export function whereMayBecome(query: Knex.QueryBuilder, to: SettableConversionStatus): Knex.QueryBuilder {
+  if (to === 'approved') return query.where('status', 'pending');
+  return query.where((q) =>
+    q
+      .where('status', 'pending')
+      .orWhere((approved) => approved.where('status', 'approved').whereNull('payout_id')),
+  );
+}
+
+export async function findConversion(db: Db | Trx, campaignId: number, id: number) {
+  return withAffiliate(db)
+    .where({ 'c.campaign_id': campaignId, 'c.id': id })
+    .first<ConversionView | undefined>(COLUMNS);
+}
+
+export async function findConversions(db: Db | Trx, campaignId: number, ids: readonly number[]) {
+  const rows: ConversionView[] = [];
+  for (let start = 0; start < ids.length; start += IN_CHUNK) {
+    rows.push(
+      ...(await withAffiliate(db)
+        .where('c.campaign_id', campaignId)
+        .whereIn('c.id', ids.slice(start, start + IN_CHUNK))
+        .select<ConversionView[]>(COLUMNS)),
+    );
+  }
+  return rows;
+}
+
+export async function listConversionRows(
+  db: Db,
+  campaignId: number,
+  filter: {
+    status?: ConversionStatus;
+    affiliateId?: number;
+    orderId?: string;
+    from?: Date;
+    to?: Date;
+    page: number;
+    limit: number;
+  },
+): Promise<{ rows: ConversionView[]; total: number }> {
+  const base = db('conversions as c').where('c.campaign_id', campaignId);
+  if (filter.status) base.andWhere('c.status', filter.status);
+  if (filter.affiliateId !== undefined) base.andWhere('c.affiliate_id', filter.affiliateId);
+  if (filter.orderId !== undefined) base.andWhere('c.order_id', filter.orderId);
+  if (filter.from) base.andWhere('c.created_at', '>=', filter.from);
+  if (filter.to) base.andWhere('c.created_at', '<', filter.to);
+  const [counted, rows] = await Promise.all([
+    base.clone().count<{ n: number | string }[]>({ n: '*' }),
+    base
+      .clone()
+      .join('affiliates as a', 'a.id', 'c.affiliate_id')
+      .select<ConversionView[]>(COLUMNS)
+      // Newest first, as every list (product §3.2).
+      .orderBy([
+        { column: 'c.created_at', order: 'desc' },
+        { column: 'c.id', order: 'desc' },
+      ])
+      .limit(filter.limit)
+      .offset((filter.page - 1) * filter.limit),
+  ]);
+  return { rows, total: Number(counted[0]?.n ?? 0) };
+}
+
+/** Row locks (MySQL; SQLite has one writer at a time) on the campaign's conversions among `ids`. */
+export async function lockConversions(
+  trx: Trx,
+  campaignId: number,
+  ids: readonly number[],
+): Promise<ConversionState[]> {
+  return trx('conversions')
+    .where('campaign_id', campaignId)
+    .whereIn('id', ids)
+    .forUpdate()
+    .select<ConversionState[]>('id', 'affiliate_id', 'status', 'payout_id', 'commission_cents');
+}
+
+export async function lockConversionByOrder(
+  trx: Trx,
+  campaignId: number,
+  orderId: string,
+): Promise<ConversionState | undefined> {
+  return trx('conversions')
+    .where({ campaign_id: campaignId, order_id: orderId })
+    .forUpdate()
+    .first<ConversionState | undefined>('id', 'affiliate_id', 'status', 'payout_id', 'commission_cents');
+}
+
+/** One conditional UPDATE: only rows that may still make the move change (product §3.9). */
+export async function moveConversions(
+  trx: Trx,
+  campaignId: number,
+  ids: readonly number[],
+  to: SettableConversionStatus,
+  now: Date,
+): Promise<number> {
+  if (ids.length === 0) return 0;
+  const query = trx('conversions').where('campaign_id', campaignId).whereIn('id', ids);
+  return whereMayBecome(query, to).update({ status: to, updated_at: now });
+}
+
+/**
+ * A refund: the conversion becomes rejected, on condition that it is still as it was read
+ * under the row lock (status and payout), so even an engine without row locks changes it once.
+ */
+export async function markRefunded(
+  trx: Trx,
+  conversion: ConversionState,
+  refund: { at: Date; reason: string | null },
+): Promise<number> {
+  const query = trx('conversions').where({ id: conversion.id, status: conversion.status });
+  if (conversion.payout_id === null) query.whereNull('payout_id');
+  else query.where('payout_id', conversion.payout_id);
+  return query.update({
+    status: 'rejected',
+    refunded_at: refund.at,
+    refund_reason: refund.reason,
+    updated_at: refund.at,
+  });
+}
+
+/**
+ * Pending conversions of a campaign that arrived before `cutoff`, oldest first, locked. On MySQL
+ * SKIP LOCKED lets several daemons share the work without waiting on one another.
+ */
+export async function lockPendingBefore(
+  trx: Trx,
+  campaignId: number,
+  options: { before?: Date; affiliateId?: number; limit: number },
+): Promise<number[]> {
+  const query = trx('conversions').where({ campaign_id: campaignId, status: 'pending' });
+  if (options.before) query.andWhere('created_at', '<', options.before);
+  if (options.affiliateId !== undefined) query.andWhere('affiliate_id', options.affiliateId);
+  query
+    .orderBy([
+      { column: 'created_at', order: 'asc' },
+      { column: 'id', order: 'asc' },
+    ])
+    .limit(options.limit)
+    .forUpdate();
+  if (engineOf(trx) === 'mysql') query.skipLocked();
+  const rows = await query.select<{ id: number }[]>('id');
+  return rows.map((row) => Number(row.id));
+}
+
+export async function countPendingBefore(
+  db: Db | Trx,
+  campaignId: number,
+  options: { before?: Date; affiliateId?: number },
+): Promise<number> {
+  const query = db('conversions').where({ campaign_id: campaignId, status: 'pending' });
+  if (options.before) query.andWhere('created_at', '<', options.before);
+  if (options.affiliateId !== undefined) query.andWhere('affiliate_id', options.affiliateId);
+  const [row] = await query.count<{ n: number | string }[]>({ n: '*' });
+  return Number(row?.n ?? 0);
+}

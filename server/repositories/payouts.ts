@@ -1,0 +1,188 @@
+import type { Payout, PayoutStatus } from '../../shared/schemas/payout.js';
+import type { Db, Trx } from '../db/knex.js';
+import { centsToMoney, type DbDate, type PayoutRow, toIso } from '../db/rows.js';
+
+/** A payout with its affiliate's name and e-mail: what the API shows. */
+export type PayoutView = PayoutRow & { affiliate_name: string | null; affiliate_email: string };
+
+const COLUMNS = [
+  'p.id',
+  'p.campaign_id',
+  'p.affiliate_id',
+  'a.name as affiliate_name',
+  'a.email as affiliate_email',
+  'p.amount_cents',
+  'p.commission_cents',
+  'p.clawback_cents',
+  'p.status',
+  'p.created_at',
+  'p.paid_at',
+  'p.failed_at',
+];
+
+const IN_CHUNK = 500;
+
+export function toPayout(row: PayoutView, conversionIds: number[]): Payout {
+  const at = (value: DbDate | null) => (value === null ? null : toIso(value));
+  return {
+    id: Number(row.id),
+    affiliateId: Number(row.affiliate_id),
+    affiliateName: row.affiliate_name,
+    affiliateEmail: row.affiliate_email,
+    amount: centsToMoney(row.amount_cents),
+    commissionAmount: centsToMoney(row.commission_cents),
+    clawbackAmount: centsToMoney(row.clawback_cents),
+    currency: 'BRL',
+    status: row.status,
+    conversionIds,
+    createdAt: toIso(row.created_at),
+    paidAt: at(row.paid_at),
+    failedAt: at(row.failed_at),
+  };
+}
+
+function withAffiliate(db: Db | Trx) {
+  return db('payouts as p').join('affiliates as a', 'a.id', 'p.affiliate_id');
+}
+
+export async function findPayout(db: Db | Trx, campaignId: number, id: number) {
+  return withAffiliate(db)
+    .where({ 'p.campaign_id': campaignId, 'p.id': id })
+    .first<PayoutView | undefined>(COLUMNS);
+}
+
+export async function listPayoutRows(
+  db: Db,
+  campaignId: number,
+  filter: { affiliateId?: number; status?: PayoutStatus; page: number; limit: number },
+): Promise<{ rows: PayoutView[]; total: number }> {
+  const base = db('payouts as p').where('p.campaign_id', campaignId);
+  if (filter.affiliateId !== undefined) base.andWhere('p.affiliate_id', filter.affiliateId);
+  if (filter.status) base.andWhere('p.status', filter.status);
+  const [counted, rows] = await Promise.all([
+    base.clone().count<{ n: number | string }[]>({ n: '*' }),
+    base
+      .clone()
+      .join('affiliates as a', 'a.id', 'p.affiliate_id')
+      .select<PayoutView[]>(COLUMNS)
+      .orderBy([
+        { column: 'p.created_at', order: 'desc' },
+        { column: 'p.id', order: 'desc' },
+      ])
+      .limit(filter.limit)
+      .offset((filter.page - 1) * filter.limit),
+  ]);
+  return { rows, total: Number(counted[0]?.n ?? 0) };
+}
+
+/** The conversions each payout covered (kept after a failed payout released them), ascending. */
+export async function conversionIdsOf(
+  db: Db | Trx,
+  payoutIds: readonly number[],
+): Promise<Map<number, number[]>> {
+  const ids = new Map<number, number[]>(payoutIds.map((id) => [id, []]));
+  for (let start = 0; start < payoutIds.length; start += IN_CHUNK) {
+    const rows = await db('payout_conversions')
+      .whereIn('payout_id', payoutIds.slice(start, start + IN_CHUNK))
+      .orderBy(['payout_id', 'conversion_id'])
+      .select<{ payout_id: number; conversion_id: number }[]>('payout_id', 'conversion_id');
+    for (const row of rows) ids.get(Number(row.payout_id))?.push(Number(row.conversion_id));
+  }
+  return ids;
+}
+
+export async function insertPendingPayout(
+  trx: Trx,
+  row: { campaign_id: number; affiliate_id: number; created_at: Date },
+): Promise<number> {
+  const [id] = await trx('payouts').insert({
+    ...row,
+    amount_cents: 0,
+    commission_cents: 0,
+    clawback_cents: 0,
+    status: 'pending',
+    paid_at: null,
+    failed_at: null,
+  });
+  return Number(id);
+}
+
+/**
+ * Puts every approved conversion of the affiliate that is in no payout into this one: one
+ * conditional UPDATE, so two payouts made at once can never both take a conversion, and a
+ * concurrent reject either happens first (the conversion is not taken) or fails (it is taken).
+ * Answers the sum of the commissions taken, in centavos.
+ */
+export async function takeApprovedConversions(
+  trx: Trx,
+  campaignId: number,
+  affiliateId: number,
+  payoutId: number,
+  now: Date,
+): Promise<{ count: number; commissionCents: number }> {
+  const count = await trx('conversions')
+    .where({ campaign_id: campaignId, affiliate_id: affiliateId, status: 'approved' })
+    .whereNull('payout_id')
+    .update({ payout_id: payoutId, updated_at: now });
+  if (count === 0) return { count, commissionCents: 0 };
+  await trx.raw(
+    'INSERT INTO payout_conversions (payout_id, conversion_id) SELECT ?, id FROM conversions WHERE payout_id = ?',
+    [payoutId, payoutId],
+  );
+  const [row] = await trx('conversions')
+    .where('payout_id', payoutId)
+    .sum<{ cents: number | string | null }[]>({ cents: 'commission_cents' });
+  return { count, commissionCents: Number(row?.cents ?? 0) };
+}
+
+export async function setPayoutAmounts(
+  trx: Trx,
+  payoutId: number,
+  cents: { commission: number; clawback: number },
+): Promise<void> {
+  await trx('payouts').where('id', payoutId).update({
+    commission_cents: cents.commission,
+    clawback_cents: cents.clawback,
+    amount_cents: cents.commission - cents.clawback,
+  });
+}
+
+/** `pending → paid | failed`, one conditional UPDATE (docs/payouts.md). */
+export async function settlePayout(
+  trx: Trx,
+  campaignId: number,
+  id: number,
+  to: 'paid' | 'failed',
+  now: Date,
+): Promise<boolean> {
+  const changed = await trx('payouts')
+    .where({ campaign_id: campaignId, id, status: 'pending' })
+    .update({ status: to, ...(to === 'paid' ? { paid_at: now } : { failed_at: now }) });
+  return changed > 0;
+}
+
+/** A paid payout: its conversions still approved become paid (a refunded one stays rejected). */
+export async function markConversionsPaid(trx: Trx, payoutId: number, now: Date): Promise<number[]> {
+  await trx('conversions')
+    .where({ payout_id: payoutId, status: 'approved' })
+    .update({ status: 'paid', updated_at: now });
+  const rows = await trx('conversions')
+    .where({ payout_id: payoutId, status: 'paid' })
+    .select<{ id: number }[]>('id');
+  return rows.map((row) => Number(row.id));
+}
+
+/** A failed payout lets its conversions go, for a later payout. */
+export async function releaseConversions(trx: Trx, payoutId: number, now: Date): Promise<void> {
+  await trx('conversions').where('payout_id', payoutId).update({ payout_id: null, updated_at: now });
+}
+
+/** Affiliates with approved commission in no payout: who `payouts create --all` pays. */
+export async function payableAffiliateIds(db: Db, campaignId: number): Promise<number[]> {
+  const rows = await db('conversions')
+    .where({ campaign_id: campaignId, status: 'approved' })
+    .whereNull('payout_id')
+    .distinct<{ affiliate_id: number }[]>('affiliate_id')
+    .orderBy('affiliate_id');
+  return rows.map((row) => Number(row.affiliate_id));
+}

@@ -1,0 +1,187 @@
+import { MESSAGES } from '../../shared/errors.js';
+import type {
+  BulkResult,
+  BulkUpdateConversionsInput,
+  BulkUpdateConversionsResponse,
+  Conversion,
+  ConversionList,
+  ListConversionsQuery,
+  SettableConversionStatus,
+} from '../../shared/schemas/conversion.js';
+import { MAX_BULK_CONVERSIONS } from '../../shared/schemas/conversion.js';
+import { inLockingTransaction, type Trx } from '../db/knex.js';
+import { ConflictError, NotFoundError } from '../errors.js';
+import {
+  countPendingBefore,
+  findConversion,
+  findConversions,
+  listConversionRows,
+  lockConversions,
+  lockPendingBefore,
+  moveConversions,
+  toConversion,
+} from '../repositories/conversions.js';
+import { judgeTransition } from './conversionRules.js';
+import type { ServiceDeps } from './deps.js';
+import type { LifecycleRecorder } from './lifecycleEvents.js';
+
+export interface ConversionService {
+  list(campaignId: number, query: ListConversionsQuery): Promise<ConversionList>;
+  get(campaignId: number, id: number): Promise<Conversion>;
+  /** `PATCH /v1/conversions/{id}`: one conditional update in one transaction. */
+  update(campaignId: number, id: number, to: SettableConversionStatus): Promise<Conversion>;
+  /** The bulk form: ids, or the oldest pending conversions matching a filter. */
+  bulkUpdate(campaignId: number, input: BulkUpdateConversionsInput): Promise<BulkUpdateConversionsResponse>;
+  /** The hold period: approves up to `limit` pending conversions that arrived before `cutoff`. */
+  approvePendingBefore(campaignId: number, cutoff: Date, limit: number): Promise<number>;
+}
+
+/** Conversions locked and changed per transaction: short locks, and both engines' IN-list limits. */
+const CHUNK = 500;
+
+const eventOf = { approved: 'conversion.approved', rejected: 'conversion.rejected' } as const;
+
+export function conversionService(
+  { db, now: clock }: ServiceDeps,
+  record: LifecycleRecorder,
+): ConversionService {
+  /**
+   * Moves the campaign's conversions among `ids` to `to` inside `trx`: row locks, the rule,
+   * one conditional update, then the rows as they are now, so each id's outcome is what
+   * happened to it, and one lifecycle event per changed conversion.
+   */
+  async function moveInTransaction(
+    trx: Trx,
+    campaignId: number,
+    ids: readonly number[],
+    to: SettableConversionStatus,
+  ): Promise<BulkResult[]> {
+    const rows = await lockConversions(trx, campaignId, ids);
+    const locked = new Map(rows.map((row) => [Number(row.id), row]));
+    const movable = ids.filter((id) => {
+      const row = locked.get(id);
+      return row && judgeTransition({ status: row.status, payoutId: row.payout_id }, to).kind === 'move';
+    });
+    await moveConversions(trx, campaignId, movable, to, clock());
+    const after = await findConversions(trx, campaignId, [...locked.keys()]);
+    const now = new Map(after.map((row) => [Number(row.id), row]));
+    const moved = new Set(movable);
+    const results: BulkResult[] = [];
+    for (const id of ids) {
+      const row = now.get(id);
+      if (!row) {
+        results.push({ id, outcome: 'not_found', status: null, message: MESSAGES.conversionNotFound });
+        continue;
+      }
+      if (moved.has(id) && row.status === to) {
+        results.push({ id, outcome: 'updated', status: to });
+        await record(trx, { type: eventOf[to], campaignId, conversion: toConversion(row) });
+        continue;
+      }
+      const judgement = judgeTransition({ status: row.status, payoutId: row.payout_id }, to);
+      results.push(
+        judgement.kind === 'conflict'
+          ? { id, outcome: 'conflict', status: row.status, message: judgement.message }
+          : { id, outcome: 'unchanged', status: row.status },
+      );
+    }
+    return results;
+  }
+
+  function summary(results: BulkResult[], remaining: number | null): BulkUpdateConversionsResponse {
+    const count = (outcome: BulkResult['outcome']) => results.filter((r) => r.outcome === outcome).length;
+    const updated = count('updated');
+    const unchanged = count('unchanged');
+    return { results, updated, unchanged, failed: results.length - updated - unchanged, remaining };
+  }
+
+  async function bulkByIds(campaignId: number, ids: readonly number[], to: SettableConversionStatus) {
+    const unique = [...new Set(ids)];
+    const results: BulkResult[] = [];
+    for (let start = 0; start < unique.length; start += CHUNK) {
+      const part = unique.slice(start, start + CHUNK);
+      const moved = await inLockingTransaction(db, (trx) => moveInTransaction(trx, campaignId, part, to));
+      results.push(...moved);
+    }
+    return summary(results, null);
+  }
+
+  /** Oldest first, locked as they are picked (on MySQL, skipping rows another request holds). */
+  async function movePending(
+    campaignId: number,
+    filter: { before?: Date; affiliateId?: number },
+    to: SettableConversionStatus,
+    limit: number,
+  ): Promise<BulkResult[]> {
+    const results: BulkResult[] = [];
+    while (results.length < limit) {
+      const take = Math.min(CHUNK, limit - results.length);
+      const part = await inLockingTransaction(db, async (trx) => {
+        const ids = await lockPendingBefore(trx, campaignId, { ...filter, limit: take });
+        return moveInTransaction(trx, campaignId, ids, to);
+      });
+      results.push(...part);
+      if (part.length < take) break;
+    }
+    return results;
+  }
+
+  return {
+    async list(campaignId, query) {
+      const { rows, total } = await listConversionRows(db, campaignId, {
+        ...query,
+        from: query.from === undefined ? undefined : new Date(query.from),
+        to: query.to === undefined ? undefined : new Date(query.to),
+      });
+      return {
+        conversions: rows.map(toConversion),
+        total,
+        page: query.page,
+        limit: query.limit,
+        totalPages: Math.ceil(total / query.limit),
+      };
+    },
+
+    async get(campaignId, id) {
+      const row = await findConversion(db, campaignId, id);
+      if (!row) throw new NotFoundError(MESSAGES.conversionNotFound);
+      return toConversion(row);
+    },
+
+    async update(campaignId, id, to) {
+      return inLockingTransaction(db, async (trx) => {
+        // A payout that fails meanwhile can make a refused move legal: judge again, a few times.
+        for (let attempt = 1; ; attempt++) {
+          const changed = await moveConversions(trx, campaignId, [id], to, clock());
+          const row = await findConversion(trx, campaignId, id);
+          if (!row) throw new NotFoundError(MESSAGES.conversionNotFound);
+          const conversion = toConversion(row);
+          if (changed > 0) {
+            await record(trx, { type: eventOf[to], campaignId, conversion });
+            return conversion;
+          }
+          const judgement = judgeTransition(conversion, to);
+          if (judgement.kind === 'unchanged') return conversion;
+          if (judgement.kind === 'conflict') throw new ConflictError(judgement.message);
+          if (attempt >= 3) throw new ConflictError(MESSAGES.illegalTransition('Conversion', row.status, to));
+        }
+      });
+    },
+
+    async bulkUpdate(campaignId, input) {
+      if (input.ids) return bulkByIds(campaignId, input.ids, input.status);
+      const filter = {
+        before: input.filter?.before === undefined ? undefined : new Date(input.filter.before),
+        affiliateId: input.filter?.affiliateId,
+      };
+      const limit = input.limit ?? MAX_BULK_CONVERSIONS;
+      const results = await movePending(campaignId, filter, input.status, limit);
+      return summary(results, await countPendingBefore(db, campaignId, filter));
+    },
+
+    async approvePendingBefore(campaignId, cutoff, limit) {
+      const results = await movePending(campaignId, { before: cutoff }, 'approved', limit);
+      return results.filter((r) => r.outcome === 'updated').length;
+    },
+  };
+}

@@ -1,0 +1,152 @@
+import { MESSAGES } from '../../shared/errors.js';
+import { formatCents } from '../../shared/money.js';
+import type {
+  BulkCreatePayoutsResponse,
+  ListPayoutsQuery,
+  Payout,
+  PayoutList,
+  UpdatePayoutInput,
+} from '../../shared/schemas/payout.js';
+import { type Db, inLockingTransaction, type Trx } from '../db/knex.js';
+import { ConflictError, HttpError, NotFoundError } from '../errors.js';
+import { findAffiliateForUpdate } from '../repositories/affiliates.js';
+import { payoutMinimumCents } from '../repositories/campaigns.js';
+import { markNetted, nettableClawbackIds, releaseNetted } from '../repositories/clawbacks.js';
+import { findConversions, toConversion } from '../repositories/conversions.js';
+import {
+  conversionIdsOf,
+  findPayout,
+  insertPendingPayout,
+  listPayoutRows,
+  markConversionsPaid,
+  payableAffiliateIds,
+  releaseConversions,
+  setPayoutAmounts,
+  settlePayout,
+  takeApprovedConversions,
+  toPayout,
+} from '../repositories/payouts.js';
+import type { ServiceDeps } from './deps.js';
+import type { LifecycleRecorder } from './lifecycleEvents.js';
+
+export interface PayoutService {
+  list(campaignId: number, query: ListPayoutsQuery): Promise<PayoutList>;
+  get(campaignId: number, id: number): Promise<Payout>;
+  /** `POST /v1/payouts`: every approved conversion of the affiliate in no payout, less clawbacks. */
+  create(campaignId: number, affiliateId: number): Promise<Payout>;
+  /** One payout per affiliate named (default: every affiliate with something approved to pay). */
+  createMany(campaignId: number, affiliateIds?: readonly number[]): Promise<BulkCreatePayoutsResponse>;
+  /** `PATCH /v1/payouts/{id}`: `pending → paid | failed`. */
+  update(campaignId: number, id: number, to: UpdatePayoutInput['status']): Promise<Payout>;
+}
+
+export function payoutService(
+  { db, now: clock }: ServiceDeps,
+  record: LifecycleRecorder,
+): PayoutService {
+  async function load(trx: Db | Trx, campaignId: number, id: number): Promise<Payout> {
+    const row = await findPayout(trx, campaignId, id);
+    if (!row) throw new NotFoundError(MESSAGES.payoutNotFound);
+    return toPayout(row, (await conversionIdsOf(trx, [id])).get(id) ?? []);
+  }
+
+  /**
+   * One transaction under the affiliate's row lock, so that payouts of one affiliate are made
+   * one after the other: the conversions go in with one conditional update, clawbacks are
+   * netted with another, and a refusal (409) rolls all of it back.
+   */
+  async function create(campaignId: number, affiliateId: number): Promise<Payout> {
+    return inLockingTransaction(db, async (trx) => {
+      if (!(await findAffiliateForUpdate(trx, campaignId, affiliateId))) {
+        throw new NotFoundError(MESSAGES.affiliateNotFound);
+      }
+      const now = clock();
+      const id = await insertPendingPayout(trx, {
+        campaign_id: campaignId,
+        affiliate_id: affiliateId,
+        created_at: now,
+      });
+      const taken = await takeApprovedConversions(trx, campaignId, affiliateId, id, now);
+      if (taken.count === 0) throw new ConflictError(MESSAGES.nothingToPay(affiliateId));
+      const clawbackCents = await markNetted(trx, await nettableClawbackIds(trx, affiliateId), id);
+      // A clawback larger than what is approved carries forward whole: no payout of nothing.
+      if (clawbackCents >= taken.commissionCents) {
+        throw new ConflictError(
+          MESSAGES.clawbacksCoverPayout(formatCents(taken.commissionCents), formatCents(clawbackCents)),
+        );
+      }
+      const amountCents = taken.commissionCents - clawbackCents;
+      const minimumCents = await payoutMinimumCents(trx, campaignId);
+      if (amountCents < minimumCents) {
+        throw new ConflictError(
+          MESSAGES.belowPayoutMinimum(formatCents(amountCents), formatCents(minimumCents)),
+        );
+      }
+      await setPayoutAmounts(trx, id, { commission: taken.commissionCents, clawback: clawbackCents });
+      const payout = await load(trx, campaignId, id);
+      await record(trx, { type: 'payout.created', campaignId, payout });
+      return payout;
+    });
+  }
+
+  async function update(campaignId: number, id: number, to: UpdatePayoutInput['status']): Promise<Payout> {
+    return inLockingTransaction(db, async (trx) => {
+      const now = clock();
+      if (!(await settlePayout(trx, campaignId, id, to, now))) {
+        const current = await load(trx, campaignId, id);
+        if (current.status === to) return current;
+        throw new ConflictError(MESSAGES.illegalTransition('Payout', current.status, to));
+      }
+      if (to === 'paid') {
+        const paidIds = await markConversionsPaid(trx, id, now);
+        const payout = await load(trx, campaignId, id);
+        await record(trx, { type: 'payout.paid', campaignId, payout });
+        for (const row of await findConversions(trx, campaignId, paidIds)) {
+          await record(trx, { type: 'conversion.paid', campaignId, conversion: toConversion(row) });
+        }
+        return payout;
+      }
+      await releaseConversions(trx, id, now);
+      await releaseNetted(trx, id);
+      const payout = await load(trx, campaignId, id);
+      await record(trx, { type: 'payout.failed', campaignId, payout });
+      return payout;
+    });
+  }
+
+  return {
+    async list(campaignId, query) {
+      const { rows, total } = await listPayoutRows(db, campaignId, query);
+      const ids = await conversionIdsOf(
+        db,
+        rows.map((row) => Number(row.id)),
+      );
+      return {
+        payouts: rows.map((row) => toPayout(row, ids.get(Number(row.id)) ?? [])),
+        total,
+        page: query.page,
+        limit: query.limit,
+        totalPages: Math.ceil(total / query.limit),
+      };
+    },
+
+    get: (campaignId, id) => load(db, campaignId, id),
+    create,
+    update,
+
+    async createMany(campaignId, affiliateIds) {
+      const targets = affiliateIds ? [...new Set(affiliateIds)] : await payableAffiliateIds(db, campaignId);
+      const answer: BulkCreatePayoutsResponse = { created: [], skipped: [] };
+      for (const affiliateId of targets) {
+        try {
+          answer.created.push(await create(campaignId, affiliateId));
+        } catch (err) {
+          if (!(err instanceof HttpError)) throw err;
+          const message = Array.isArray(err.messages) ? err.messages.join('; ') : err.messages;
+          answer.skipped.push({ affiliateId, statusCode: err.status, message });
+        }
+      }
+      return answer;
+    },
+  };
+}

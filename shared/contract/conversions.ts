@@ -1,0 +1,81 @@
+import { idParams } from '../schemas/common.js';
+import {
+  bulkUpdateConversionsResponseSchema,
+  bulkUpdateConversionsSchema,
+  conversionListSchema,
+  conversionSchema,
+  listConversionsQuerySchema,
+  refundSchema,
+  updateConversionSchema,
+} from '../schemas/conversion.js';
+import { defineRoute } from './route.js';
+
+const common = { tag: 'Conversions', auth: 'apiKey', rateLimit: 'default' } as const;
+
+/** The conversion lifecycle (docs/payouts.md). */
+export const conversionRoutes = {
+  list: defineRoute({
+    ...common,
+    operationId: 'listConversions',
+    method: 'get',
+    path: '/v1/conversions',
+    summary: 'List conversions, newest first',
+    description: '`from` (inclusive) and `to` (exclusive) are ISO 8601 dates or date-times, compared with `createdAt`.',
+    query: listConversionsQuerySchema,
+    responses: { 200: conversionListSchema },
+    errors: [400, 401],
+  }),
+  get: defineRoute({
+    ...common,
+    operationId: 'getConversion',
+    method: 'get',
+    path: '/v1/conversions/{id}',
+    summary: 'Get a conversion',
+    params: idParams,
+    responses: { 200: conversionSchema },
+    errors: [400, 401, 404],
+  }),
+  update: defineRoute({
+    ...common,
+    operationId: 'updateConversion',
+    method: 'patch',
+    path: '/v1/conversions/{id}',
+    summary: 'Approve or reject a conversion',
+    description:
+      'Legal: pending → approved, pending → rejected, approved → rejected while in no payout; anything else is 409. ' +
+      'Asking for the status it already has changes nothing.',
+    params: idParams,
+    body: updateConversionSchema,
+    responses: { 200: conversionSchema },
+    errors: [400, 401, 404, 409, 413, 415],
+  }),
+  bulkUpdate: defineRoute({
+    ...common,
+    operationId: 'bulkUpdateConversions',
+    method: 'post',
+    path: '/v1/conversions/bulk',
+    summary: 'Approve or reject many conversions: by id, or the oldest pending ones matching a filter',
+    description:
+      'Up to 1,000 conversions a request, each with its own outcome (`updated`, `unchanged`, `not_found`, `conflict`). ' +
+      'With `filter`, `remaining` says how many matching pending conversions are left for the next request.',
+    body: bulkUpdateConversionsSchema,
+    responses: { 200: bulkUpdateConversionsResponseSchema },
+    errors: [400, 401, 413, 415],
+  }),
+};
+
+export const refundRoutes = {
+  create: defineRoute({
+    ...common,
+    operationId: 'createRefund',
+    method: 'post',
+    path: '/v1/refunds',
+    summary: "Refund an order: its conversion is rejected, and a paid-out commission is clawed back",
+    description:
+      'Pending or approved: the conversion becomes rejected. In a payout (pending or paid): it becomes rejected and a ' +
+      'clawback of its commission is netted off the affiliate’s next payout. Refunding an order again changes nothing.',
+    body: refundSchema,
+    responses: { 200: conversionSchema },
+    errors: [400, 401, 404, 413, 415],
+  }),
+};

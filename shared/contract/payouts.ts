@@ -1,0 +1,74 @@
+import { idParams } from '../schemas/common.js';
+import {
+  bulkCreatePayoutsResponseSchema,
+  bulkCreatePayoutsSchema,
+  createPayoutSchema,
+  listPayoutsQuerySchema,
+  payoutListSchema,
+  payoutSchema,
+  updatePayoutSchema,
+} from '../schemas/payout.js';
+import { defineRoute } from './route.js';
+
+const common = { tag: 'Payouts', auth: 'apiKey', rateLimit: 'default' } as const;
+
+/** Payouts (docs/payouts.md). */
+export const payoutRoutes = {
+  list: defineRoute({
+    ...common,
+    operationId: 'listPayouts',
+    method: 'get',
+    path: '/v1/payouts',
+    summary: 'List payouts, newest first',
+    query: listPayoutsQuerySchema,
+    responses: { 200: payoutListSchema },
+    errors: [400, 401],
+  }),
+  get: defineRoute({
+    ...common,
+    operationId: 'getPayout',
+    method: 'get',
+    path: '/v1/payouts/{id}',
+    summary: 'Get a payout',
+    params: idParams,
+    responses: { 200: payoutSchema },
+    errors: [400, 401, 404],
+  }),
+  create: defineRoute({
+    ...common,
+    operationId: 'createPayout',
+    method: 'post',
+    path: '/v1/payouts',
+    summary: "Pay an affiliate every approved commission not yet in a payout, less unsettled clawbacks",
+    description:
+      '409 when there is nothing to pay, when clawbacks cover it, or when the amount is below the campaign’s `payoutMinimum`.',
+    body: createPayoutSchema,
+    responses: { 201: payoutSchema },
+    errors: [400, 401, 404, 409, 413, 415],
+  }),
+  bulkCreate: defineRoute({
+    ...common,
+    operationId: 'bulkCreatePayouts',
+    method: 'post',
+    path: '/v1/payouts/bulk',
+    summary: 'One payout for each affiliate named, or for every affiliate with approved commission to pay',
+    description: 'Affiliates that get no payout are listed in `skipped` with the status and message a single request would get.',
+    body: bulkCreatePayoutsSchema,
+    responses: { 200: bulkCreatePayoutsResponseSchema },
+    errors: [400, 401, 413, 415],
+  }),
+  update: defineRoute({
+    ...common,
+    operationId: 'updatePayout',
+    method: 'patch',
+    path: '/v1/payouts/{id}',
+    summary: 'Mark a payout paid or failed',
+    description:
+      'paid: its conversions become paid and the affiliate’s totalPaid grows. failed: its conversions are released ' +
+      'for a later payout. Only a pending payout moves; asking for the status it already has changes nothing.',
+    params: idParams,
+    body: updatePayoutSchema,
+    responses: { 200: payoutSchema },
+    errors: [400, 401, 404, 409, 413, 415],
+  }),
+};

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { isoDate, money, paginationFields, paginationQuery } from './common.js';
+
+export const PAYOUT_STATUSES = ['pending', 'paid', 'failed'] as const;
+export const payoutStatus = z.enum(PAYOUT_STATUSES);
+export type PayoutStatus = z.infer<typeof payoutStatus>;
+
+/** Affiliates a bulk payout request may name. */
+export const MAX_BULK_PAYOUTS = 1000;
+
+export const payoutSchema = z.object({
+  id: z.number().int(),
+  affiliateId: z.number().int(),
+  /** Who is paid: what a bank or PayPal mass-payment file needs. */
+  affiliateName: z.string().nullable(),
+  affiliateEmail: z.string(),
+  /** What is transferred: `commissionAmount - clawbackAmount`. */
+  amount: money,
+  /** Commissions of the conversions the payout covers. */
+  commissionAmount: money,
+  /** Clawbacks of earlier refunds netted off this payout. */
+  clawbackAmount: money,
+  currency: z.literal('BRL'),
+  status: payoutStatus,
+  conversionIds: z.array(z.number().int()),
+  createdAt: isoDate,
+  paidAt: isoDate.nullable(),
+  failedAt: isoDate.nullable(),
+});
+export type Payout = z.infer<typeof payoutSchema>;
+
+export const listPayoutsQuerySchema = z.strictObject({
+  affiliateId: z.coerce.number().int().min(1).optional(),
+  status: payoutStatus.optional(),
+  ...paginationQuery,
+});
+export type ListPayoutsQuery = z.infer<typeof listPayoutsQuerySchema>;
+
+export const payoutListSchema = z.object({ payouts: z.array(payoutSchema), ...paginationFields });
+export type PayoutList = z.infer<typeof payoutListSchema>;
+
+export const createPayoutSchema = z.strictObject({ affiliateId: z.number().int().min(1) });
+export type CreatePayoutInput = z.infer<typeof createPayoutSchema>;
+
+/** Without `affiliateIds`: every affiliate with approved commission not yet in a payout. */
+export const bulkCreatePayoutsSchema = z.strictObject({
+  affiliateIds: z.array(z.number().int().min(1)).min(1).max(MAX_BULK_PAYOUTS).optional(),
+});
+export type BulkCreatePayoutsInput = z.infer<typeof bulkCreatePayoutsSchema>;
+
+export const bulkCreatePayoutsResponseSchema = z.object({
+  created: z.array(payoutSchema),
+  /** Affiliates that got no payout, with the error the single request would have answered. */
+  skipped: z.array(
+    z.object({ affiliateId: z.number().int(), statusCode: z.number().int(), message: z.string() }),
+  ),
+});
+export type BulkCreatePayoutsResponse = z.infer<typeof bulkCreatePayoutsResponseSchema>;
+
+export const updatePayoutSchema = z.strictObject({ status: z.enum(['paid', 'failed']) });
+export type UpdatePayoutInput = z.infer<typeof updatePayoutSchema>;

@@ -1,0 +1,230 @@
+import { expect } from 'chai';
+import type { Db } from '../../server/db/knex.js';
+import { createMerchant, type Merchant } from '../helpers/daemon.js';
+import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
+import { addAffiliate } from '../helpers/events.js';
+import { ask, type Answer } from './support/http.js';
+import { recorder } from './support/recorder.js';
+import { reproduce, SEED, seededRandom } from './support/seed.js';
+import { daemonEnv, type ServedDaemon, serve } from './support/served.js';
+
+/** Rounds on this engine (RACE_ROUNDS); the suite runs on both engines, so 100 here is 200 in all. */
+const ROUNDS = Number(process.env.RACE_ROUNDS ?? 100);
+
+interface Race {
+  db: Db;
+  /** The daemons (two on MariaDB, one on SQLite); each request goes to one of them at random. */
+  urls: string[];
+  random: () => number;
+}
+
+/** What a round found: rows past a limit, and rows stored twice. Both must be zero. */
+interface Outcome {
+  overshoots: number;
+  doubles: number;
+  requests: number;
+}
+
+const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+const between = (random: () => number, low: number, high: number) => low + Math.floor(random() * (high - low + 1));
+
+/** All at once: each request leaves after a random 0–3 ms, to a random daemon. */
+async function together(race: Race, requests: ((url: string) => Promise<Answer>)[]): Promise<Answer[]> {
+  return Promise.all(
+    requests.map(async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(race.random() * 4)));
+      return request(pick(race.random, race.urls));
+    }),
+  );
+}
+
+const post = (url: string, key: string, path: string, body: unknown) =>
+  ask(url, {
+    method: 'POST',
+    path,
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+const conversion = (merchant: Merchant, code: string, orderId: string) => ({
+  event_type: 'conversion',
+  campaign_id: merchant.publicId,
+  affiliate_id: code,
+  properties: { order_id: orderId, order_value: 10 },
+});
+
+const statuses = (answers: Answer[]) => answers.map((answer) => answer.status);
+const countWhere = async (db: Db, table: 'conversions' | 'affiliates', where: Record<string, unknown>) =>
+  Number(((await db(table).where(where).count({ n: '*' }).first()) as { n?: number | string } | undefined)?.n ?? 0);
+
+/** A variant of a text that the rule treats as the same (e-mails: case and spaces; codes: case). */
+const sameEmail = (random: () => number, email: string) =>
+  pick(random, [email, email.toUpperCase(), ` ${email}`, email.replace(/^./, (c) => c.toUpperCase())]);
+const sameCode = (random: () => number, code: string) => pick(random, [code, code.toLowerCase(), code.toUpperCase()]);
+
+/**
+ * The races of the issue. Each makes its own campaign, fires 5 to 30 requests at once and checks
+ * the database, not the answers alone. A new race (payouts: two payouts over the same approved
+ * conversions, or a payout racing a refund) is one more entry in this list.
+ */
+const RACES: Record<string, (race: Race) => Promise<Outcome>> = {
+  async 'same order_id'(race) {
+    const merchant = await createMerchant(race.db);
+    const { code } = await addAffiliate(race.db, merchant.campaignId);
+    const n = between(race.random, 5, 30);
+    const answers = await together(
+      race,
+      Array.from({ length: n }, (_, i) => (url: string) =>
+        post(url, merchant.key, '/v1/events', {
+          events: [{ ...conversion(merchant, code, 'same-order'), ...(race.random() < 0.5 && { event_id: `e${i}` }) }],
+        }),
+      ),
+    );
+    expect(statuses(answers).every((status) => status === 200), String(statuses(answers))).to.equal(true);
+    const accepted = answers.reduce((sum, answer) => sum + ((answer.json as { accepted: number }).accepted ?? 0), 0);
+    const stored = await countWhere(race.db, 'conversions', { campaign_id: merchant.campaignId });
+    expect(accepted, 'one answer accepted it').to.equal(1);
+    return { overshoots: 0, doubles: Math.max(0, stored - 1) + Math.max(0, accepted - 1), requests: n };
+  },
+
+  async 'same e-mail'(race) {
+    const merchant = await createMerchant(race.db);
+    const n = between(race.random, 5, 30);
+    const answers = await together(
+      race,
+      Array.from({ length: n }, () => (url: string) =>
+        post(url, merchant.key, '/v1/affiliates', { email: sameEmail(race.random, 'ana@shop.example'), password: 'race-pass1' }),
+      ),
+    );
+    const created = statuses(answers).filter((status) => status === 201).length;
+    expect(statuses(answers).filter((status) => status !== 201 && status !== 409), 'only 201 or 409').to.deep.equal([]);
+    const stored = await countWhere(race.db, 'affiliates', { campaign_id: merchant.campaignId });
+    return { overshoots: 0, doubles: Math.max(0, stored - 1) + Math.max(0, created - 1), requests: n };
+  },
+
+  async 'same referral code'(race) {
+    const merchants = [await createMerchant(race.db), await createMerchant(race.db)];
+    const code = `RACE${Math.floor(race.random() * 1e9)}`;
+    const n = between(race.random, 5, 30);
+    const answers = await together(
+      race,
+      Array.from({ length: n }, (_, i) => (url: string) =>
+        // Codes are unique across campaigns: the racers come from two of them.
+        post(url, pick(race.random, merchants).key, '/v1/affiliates', {
+          email: `racer${i}@shop.example`,
+          password: 'race-pass1',
+          referralId: sameCode(race.random, code),
+        }),
+      ),
+    );
+    const created = statuses(answers).filter((status) => status === 201).length;
+    expect(statuses(answers).filter((status) => status !== 201 && status !== 409), 'only 201 or 409').to.deep.equal([]);
+    const stored = Number(
+      ((await race.db('affiliates').where('referral_key', code.toUpperCase()).count({ n: '*' }).first()) as { n: number })
+        .n,
+    );
+    return { overshoots: 0, doubles: Math.max(0, stored - 1) + Math.max(0, created - 1), requests: n };
+  },
+
+  async 'the last monthly slot'(race) {
+    const max = between(race.random, 1, 5);
+    const merchant = await createMerchant(race.db, { limits: { maxMonthlyConversions: max } });
+    const { code } = await addAffiliate(race.db, merchant.campaignId);
+    if (max > 1) {
+      const filled = await post(race.urls[0] ?? '', merchant.key, '/v1/events', {
+        events: Array.from({ length: max - 1 }, (_, i) => conversion(merchant, code, `before-${i}`)),
+      });
+      expect(filled.status).to.equal(200);
+    }
+    const n = between(race.random, 5, 30);
+    const answers = await together(
+      race,
+      Array.from({ length: n }, (_, i) => (url: string) =>
+        post(url, merchant.key, '/v1/events', { events: [conversion(merchant, code, `racer-${i}`)] }),
+      ),
+    );
+    expect(statuses(answers).filter((status) => status !== 200 && status !== 403), 'only 200 or 403').to.deep.equal([]);
+    const stored = await countWhere(race.db, 'conversions', { campaign_id: merchant.campaignId });
+    const usage = Number(
+      ((await race.db('monthly_usage').where('campaign_id', merchant.campaignId).sum({ n: 'conversions' }).first()) as {
+        n: number | string;
+      }).n,
+    );
+    expect(statuses(answers).filter((status) => status === 200).length, 'one request took the slot').to.equal(1);
+    return { overshoots: Math.max(0, stored - max) + Math.max(0, usage - max), doubles: 0, requests: n };
+  },
+
+  async 'the last affiliate slot'(race) {
+    const max = between(race.random, 1, 5);
+    const merchant = await createMerchant(race.db, { limits: { maxAffiliates: max } });
+    for (let i = 0; i < max - 1; i++) {
+      const made = await post(race.urls[0] ?? '', merchant.key, '/v1/affiliates', {
+        email: `first${i}@shop.example`,
+        password: 'race-pass1',
+      });
+      expect(made.status).to.equal(201);
+    }
+    const n = between(race.random, 5, 30);
+    const answers = await together(
+      race,
+      Array.from({ length: n }, (_, i) => (url: string) =>
+        post(url, merchant.key, '/v1/affiliates', { email: `racer${i}@shop.example`, password: 'race-pass1' }),
+      ),
+    );
+    expect(statuses(answers).filter((status) => status !== 201 && status !== 403), 'only 201 or 403').to.deep.equal([]);
+    const stored = await countWhere(race.db, 'affiliates', { campaign_id: merchant.campaignId });
+    const counter = Number(
+      ((await race.db('campaigns').where('id', merchant.campaignId).first('affiliate_count')) as { affiliate_count: number })
+        .affiliate_count,
+    );
+    expect(statuses(answers).filter((status) => status === 201).length, 'one request took the slot').to.equal(1);
+    return { overshoots: Math.max(0, stored - max) + Math.max(0, counter - max), doubles: 0, requests: n };
+  },
+};
+
+describe(`races (${ENGINE}, ${ENGINE === 'mysql' ? 'two daemons on one database' : 'one daemon'})`, function () {
+  this.timeout(20 * 60_000);
+  let database: TestDatabase;
+  const daemons: ServedDaemon[] = [];
+
+  before(async () => {
+    database = await createTestDatabase();
+    // SQLite serves one daemon at a time; MariaDB is shared by several (product §1).
+    const count = ENGINE === 'mysql' ? 2 : 1;
+    for (let i = 0; i < count; i++) daemons.push(await serve(daemonEnv(database.url, { API_KEY_CACHE_MS: '0' })));
+    recorder.secret('race-pass1');
+  });
+  after(async () => {
+    for (const daemon of daemons) await daemon.stop('SIGTERM');
+    await database?.drop();
+  });
+
+  it(`${ROUNDS} randomised rounds: zero overshoots, zero doubles`, async () => {
+    const random = seededRandom(SEED + 2);
+    const race: Race = { db: database.db, urls: daemons.map((daemon) => daemon.url), random };
+    const names = Object.keys(RACES);
+    const byRace = new Map<string, Outcome & { rounds: number }>();
+    for (let round = 0; round < ROUNDS; round++) {
+      const name = pick(random, names);
+      const outcome = await (RACES[name] as (race: Race) => Promise<Outcome>)(race).catch((err: unknown) => {
+        throw new Error(`${reproduce(`round ${round} (${name})`)}: ${(err as Error).message}`);
+      });
+      const total = byRace.get(name) ?? { rounds: 0, overshoots: 0, doubles: 0, requests: 0 };
+      byRace.set(name, {
+        rounds: total.rounds + 1,
+        overshoots: total.overshoots + outcome.overshoots,
+        doubles: total.doubles + outcome.doubles,
+        requests: total.requests + outcome.requests,
+      });
+      recorder.count('races: rounds');
+      recorder.count('races: concurrent requests', outcome.requests);
+      recorder.count('races: overshoots', outcome.overshoots);
+      recorder.count('races: doubles', outcome.doubles);
+    }
+    for (const [name, total] of byRace) {
+      console.log(`      ${name}: ${total.rounds} rounds, ${total.requests} requests, ${total.overshoots} overshoots, ${total.doubles} doubles`);
+    }
+    const sum = [...byRace.values()].reduce((a, b) => ({ ...a, overshoots: a.overshoots + b.overshoots, doubles: a.doubles + b.doubles }));
+    expect({ overshoots: sum.overshoots, doubles: sum.doubles }).to.deep.equal({ overshoots: 0, doubles: 0 });
+  });
+});

@@ -1,0 +1,53 @@
+import { writeLines } from '../../helpers/replay.js';
+import { seededRandom } from './seed.js';
+
+export interface ReplayFile {
+  lines: number;
+  /** Distinct order ids among the conversion lines: what the database must hold, exactly. */
+  conversions: number;
+  /** Tracking events the database must hold: page views, leads and the distinct conversions. */
+  events: number;
+}
+
+/**
+ * An NDJSON file of `lines` events for the campaign: half conversions (one in twenty repeats an
+ * earlier order id on another line, as exports do), the rest page views and leads. Lines carry
+ * no event_id: the replay derives one from each line, which is what makes its retries safe.
+ */
+export async function writeReplayFile(
+  file: string,
+  lines: number,
+  campaign: string,
+  codes: readonly string[],
+  seed: number,
+): Promise<ReplayFile> {
+  const random = seededRandom(seed);
+  const orders = new Set<string>();
+  let pageViewsAndLeads = 0;
+  let nextOrder = 0;
+  await writeLines(file, lines, (n) => {
+    const affiliate = codes[Math.floor(random() * codes.length)] ?? codes[0];
+    const kind = random();
+    if (kind < 0.5) {
+      const repeat = nextOrder > 0 && random() < 0.05;
+      const orderId = `order-${repeat ? Math.floor(random() * nextOrder) : nextOrder++}`;
+      orders.add(orderId);
+      const value = Math.round(random() * 100_000) / 100 + 0.01;
+      return JSON.stringify({
+        event_type: 'conversion',
+        campaign_id: campaign,
+        affiliate_id: affiliate,
+        properties: { order_id: orderId, order_value: value, line: n },
+      });
+    }
+    pageViewsAndLeads++;
+    return JSON.stringify({
+      event_type: kind < 0.8 ? 'page_view' : 'lead',
+      campaign_id: campaign,
+      affiliate_id: affiliate,
+      session_id: `s-${Math.floor(random() * 1e9)}`,
+      properties: { url: `https://shop.example/p/${n}` },
+    });
+  });
+  return { lines, conversions: orders.size, events: pageViewsAndLeads + orders.size };
+}

@@ -1,0 +1,121 @@
+import { expect } from 'chai';
+import { payoutsCsv } from '../../cli/commands/payouts/csv.js';
+import { judgeTransition } from '../../server/services/conversionRules.js';
+import { decimalTextToHundredths, formatCents, fromCents, toCents } from '../../shared/money.js';
+import type { Payout } from '../../shared/schemas/payout.js';
+
+describe('money: centavos, half up as written in decimal', () => {
+  it('rounds what is written, not the float nearest to it', () => {
+    // 1.045 is stored as 1.04499999999999992894572642398998141288757324218750, 1.005 as 1.00499999...
+    expect((1.045).toFixed(2)).to.equal('1.04');
+    expect(Math.round(1.005 * 100)).to.equal(100);
+    expect(toCents(1.045)).to.equal(105);
+    expect(toCents(1.005)).to.equal(101);
+    expect(toCents(8.345)).to.equal(835);
+    expect(toCents(0.285)).to.equal(29);
+    expect(toCents(1.044999)).to.equal(104);
+    expect(toCents(0.005)).to.equal(1);
+    expect(toCents(0.0049)).to.equal(0);
+    expect(toCents(19.99)).to.equal(1999);
+    expect(toCents(5e-7)).to.equal(0);
+    expect(toCents(10_000_000_000)).to.equal(1_000_000_000_000);
+    expect(toCents(-1.045)).to.equal(-105);
+    expect(() => toCents(Number.NaN)).to.throw(RangeError);
+    expect(() => toCents(Number.POSITIVE_INFINITY)).to.throw(RangeError);
+  });
+
+  it('agrees with exact decimal arithmetic on every value of three decimals up to 100', () => {
+    for (let thousandths = 0; thousandths <= 100_000; thousandths++) {
+      const expected = Math.floor((thousandths + 5) / 10);
+      const cents = toCents(thousandths / 1000);
+      if (cents !== expected) expect.fail(`${thousandths / 1000} gave ${cents}, not ${expected}`);
+    }
+  });
+
+  it('reads decimal text, as the CLI gets it', () => {
+    expect(decimalTextToHundredths('12.345')).to.equal(1235);
+    expect(decimalTextToHundredths(' 7 ')).to.equal(700);
+    expect(decimalTextToHundredths('.5')).to.equal(50);
+    expect(decimalTextToHundredths('1e2')).to.equal(10_000);
+    expect(decimalTextToHundredths('abc')).to.equal(undefined);
+    expect(decimalTextToHundredths('.')).to.equal(undefined);
+  });
+
+  it('turns centavos back into JSON numbers and two-decimal text exactly', () => {
+    expect(fromCents(1005)).to.equal(10.05);
+    expect(fromCents('30')).to.equal(0.3);
+    expect(formatCents(1250)).to.equal('12.50');
+    expect(formatCents(5)).to.equal('0.05');
+    expect(formatCents(-101)).to.equal('-1.01');
+    expect(formatCents(123_456_789_012)).to.equal('1234567890.12');
+  });
+});
+
+describe('conversion transitions by hand', () => {
+  const at = (status: 'pending' | 'approved' | 'rejected' | 'paid', payoutId: number | null = null) => ({
+    status,
+    payoutId,
+  });
+
+  it('allows pending → approved, pending → rejected, approved → rejected outside a payout', () => {
+    expect(judgeTransition(at('pending'), 'approved')).to.deep.equal({ kind: 'move' });
+    expect(judgeTransition(at('pending'), 'rejected')).to.deep.equal({ kind: 'move' });
+    expect(judgeTransition(at('approved'), 'rejected')).to.deep.equal({ kind: 'move' });
+  });
+
+  it('answers the status a conversion already has with no change', () => {
+    expect(judgeTransition(at('approved', 4), 'approved')).to.deep.equal({ kind: 'unchanged' });
+    expect(judgeTransition(at('rejected'), 'rejected')).to.deep.equal({ kind: 'unchanged' });
+  });
+
+  it('refuses everything else, naming both states', () => {
+    expect(judgeTransition(at('rejected'), 'approved')).to.deep.equal({
+      kind: 'conflict',
+      message: 'Conversion cannot move from rejected to approved',
+    });
+    expect(judgeTransition(at('paid', 3), 'approved')).to.deep.equal({
+      kind: 'conflict',
+      message: 'Conversion cannot move from paid to approved',
+    });
+    expect(judgeTransition(at('paid', 3), 'rejected')).to.deep.include({ kind: 'conflict' });
+    expect(judgeTransition(at('approved', 9), 'rejected')).to.deep.equal({
+      kind: 'conflict',
+      message:
+        'Conversion cannot move from approved to rejected while it is in payout 9: refund the order instead (POST /v1/refunds)',
+    });
+  });
+});
+
+describe('payouts CSV', () => {
+  const payout = (fields: Partial<Payout>): Payout => ({
+    id: 1,
+    affiliateId: 2,
+    affiliateName: 'Ana',
+    affiliateEmail: 'ana@example.com',
+    amount: 12.5,
+    commissionAmount: 12.5,
+    clawbackAmount: 0,
+    currency: 'BRL',
+    status: 'pending',
+    conversionIds: [],
+    createdAt: '2026-11-01T00:00:00.000Z',
+    paidAt: null,
+    failedAt: null,
+    ...fields,
+  });
+
+  it('writes a header and one line per payout, amounts with two decimals', () => {
+    expect(payoutsCsv([payout({}), payout({ id: 7, affiliateName: null, amount: 0.3 })])).to.equal(
+      'payout_id,affiliate_id,name,email,amount,currency\r\n' +
+        '1,2,Ana,ana@example.com,12.50,BRL\r\n' +
+        '7,2,,ana@example.com,0.30,BRL\r\n',
+    );
+  });
+
+  it('quotes commas, quotes and line breaks, and defuses spreadsheet formulas', () => {
+    const line = payoutsCsv([payout({ affiliateName: 'Silva, "Zé"\nJr', affiliateEmail: '=cmd@x.io' })]).split(
+      '\r\n',
+    )[1];
+    expect(line).to.equal(`1,2,"Silva, ""Zé""\nJr",'=cmd@x.io,12.50,BRL`);
+  });
+});
