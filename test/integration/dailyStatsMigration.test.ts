@@ -86,7 +86,7 @@ describe(`daily stats migration (${ENGINE})`, () => {
     ]);
 
     // Down and up again: the table goes and comes back with the same counts.
-    await t.db.migrate.down();
+    await t.db.migrate.down({ name: '20261122120000_affiliate_daily_stats' });
     expect(await t.db.schema.hasTable('affiliate_daily_stats')).to.equal(false);
     await t.db.migrate.latest();
     expect(await t.db('affiliate_daily_stats').count({ n: '*' }).first()).to.deep.equal({ n: 4 });
