@@ -21,6 +21,21 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {
+    // The tracking script runs in visitors' browsers, not in Node.
+    files: ['server/sdk/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        URLSearchParams: 'readonly',
+        CustomEvent: 'readonly',
+      },
+    },
+  },
+  {
     // Tests read JSON answers loosely; product code may not.
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -9,8 +9,10 @@ import { registerInit } from './commands/init/index.js';
 import { registerKeys } from './commands/keys/index.js';
 import { registerPayouts } from './commands/payouts/index.js';
 import { registerPlans } from './commands/plans/index.js';
+import { registerReport } from './commands/report/index.js';
 import { registerRefunds } from './commands/refunds/index.js';
 import { registerServe } from './commands/serve/index.js';
+import { registerSnippet } from './commands/snippet/index.js';
 import { registerWebhooks } from './commands/webhooks/index.js';
 import type { Io } from './io.js';
 
@@ -43,6 +45,8 @@ export function buildProgram(io: Io): Command {
   registerAffiliates(program, io);
   registerEvents(program, io);
   registerWebhooks(program, io);
+  registerReport(program, io);
+  registerSnippet(program, io);
   registerConversions(program, io);
   registerRefunds(program, io);
   registerPayouts(program, io);

@@ -145,3 +145,15 @@ export interface MonthlyUsageRow {
   month: string;
   conversions: number;
 }
+
+/** One affiliate's activity on one UTC day (`YYYY-MM-DD`): the report's counters. */
+export interface AffiliateDailyStatsRow {
+  campaign_id: number;
+  day: string;
+  affiliate_id: number;
+  page_views: number;
+  leads: number;
+  conversions: number;
+  revenue_cents: number;
+  commission_cents: number;
+}

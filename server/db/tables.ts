@@ -1,4 +1,5 @@
 import type {
+  AffiliateDailyStatsRow,
   AffiliateRow,
   ApiKeyRow,
   CampaignRow,
@@ -37,6 +38,7 @@ declare module 'knex/types/tables.js' {
     webhook_deliveries: WebhookDeliveryRow;
     webhook_attempts: WebhookAttemptRow;
     webhook_settings: WebhookSettingRow;
+    affiliate_daily_stats: AffiliateDailyStatsRow;
     payout_conversions: PayoutConversionRow;
     clawbacks: ClawbackRow;
   }

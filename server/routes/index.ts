@@ -4,6 +4,8 @@ import { affiliateHandlers } from './affiliates.js';
 import { campaignHandlers } from './campaign.js';
 import { conversionHandlers, refundHandlers } from './conversions.js';
 import { eventHandlers } from './events.js';
+import { reportHandlers } from './reports.js';
+import { sdkHandlers } from './sdk.js';
 import { payoutHandlers } from './payouts.js';
 import { systemHandlers } from './system.js';
 import { webhookHandlers } from './webhooks.js';
@@ -13,6 +15,8 @@ export const handlers: { [G in keyof Contract]: Handlers<Contract[G]> } = {
   affiliates: affiliateHandlers,
   events: eventHandlers,
   campaign: campaignHandlers,
+  reports: reportHandlers,
+  sdk: sdkHandlers,
   conversions: conversionHandlers,
   refunds: refundHandlers,
   payouts: payoutHandlers,

@@ -3,6 +3,7 @@ import { MESSAGES } from '../../shared/errors.js';
 import type { EventsResponse, SkipReason, TrackingEvent } from '../../shared/schemas/event.js';
 import { type Db, inTransaction, type Trx } from '../db/knex.js';
 import { ForbiddenError } from '../errors.js';
+import { countIntakeInDailyStats } from '../repositories/dailyStats.js';
 import {
   existingEventIds,
   findAffiliatesByReferralKeys,
@@ -166,6 +167,7 @@ export function createEventIntake(db: Db): EventIntake {
         // conversion.created webhooks commit with the conversions (docs/webhooks.md).
         await enqueueConversionsCreated(trx, created, now);
       }
+      await countIntakeInDailyStats(trx, intakeId);
       return { accepted, skipped: await whyIgnored(trx, ignored) };
     });
   }

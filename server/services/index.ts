@@ -15,7 +15,9 @@ import type { LifecycleRecorder } from './lifecycleEvents.js';
 import { type PayoutService, payoutService } from './payouts.js';
 import { type PlanService, planService } from './plans.js';
 import { type ReferenceService, referenceService } from './reference.js';
+import { type ReportService, reportService } from './reports.js';
 import { type RefundService, refundService } from './refunds.js';
+import { type SdkService, sdkService } from './sdk.js';
 import { type WebhookService, webhookService } from './webhooks/endpoints.js';
 import { lazySecretBox } from './webhooks/secretBox.js';
 import { createWebhookWorker } from './webhooks/worker.js';
@@ -33,6 +35,8 @@ export interface Services {
   health: HealthService;
   reference: ReferenceService;
   webhooks: WebhookService;
+  reports: ReportService;
+  sdk: SdkService;
   conversions: ConversionService;
   refunds: RefundService;
   payouts: PayoutService;
@@ -63,6 +67,8 @@ export function createServices(options: {
     health: healthService(deps),
     reference: referenceService(),
     webhooks: webhookService({ ...deps, box, wake: webhookWorker.wake }),
+    reports: reportService(deps),
+    sdk: sdkService(deps),
     conversions,
     refunds: refundService(deps, lifecycle),
     payouts: payoutService(deps, lifecycle),

@@ -2,8 +2,10 @@ import { affiliateRoutes } from './affiliates.js';
 import { campaignRoutes } from './campaign.js';
 import { conversionRoutes, refundRoutes } from './conversions.js';
 import { eventRoutes } from './events.js';
+import { reportRoutes } from './reports.js';
 import { payoutRoutes } from './payouts.js';
 import type { RouteSpec } from './route.js';
+import { sdkRoutes } from './sdk.js';
 import { systemRoutes } from './system.js';
 import { webhookRoutes } from './webhooks.js';
 
@@ -15,6 +17,8 @@ export const contract = {
   affiliates: affiliateRoutes,
   events: eventRoutes,
   campaign: campaignRoutes,
+  reports: reportRoutes,
+  sdk: sdkRoutes,
   conversions: conversionRoutes,
   refunds: refundRoutes,
   payouts: payoutRoutes,

@@ -146,6 +146,7 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       '20261121100000_initial_schema',
       '20261122100000_payouts_lifecycle',
       '20261122110000_webhooks',
+      '20261122120000_affiliate_daily_stats',
       '20261122140000_byte_exact_dedupe_keys',
       '20261122140100_search_key_worst_case',
     ];

@@ -64,6 +64,7 @@ const CHILD_TABLES = [
   'webhook_deliveries',
   'webhook_messages',
   'webhook_endpoints',
+  'affiliate_daily_stats',
   'clawbacks',
   'payout_conversions',
   'conversions',

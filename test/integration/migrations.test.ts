@@ -15,6 +15,7 @@ const TABLES = [
   'webhook_deliveries',
   'webhook_attempts',
   'webhook_settings',
+  'affiliate_daily_stats',
   'payout_conversions',
   'clawbacks',
 ];
@@ -22,6 +23,7 @@ const MIGRATIONS = [
   '20261121100000_initial_schema',
   '20261122100000_payouts_lifecycle',
   '20261122110000_webhooks',
+  '20261122120000_affiliate_daily_stats',
   '20261122140000_byte_exact_dedupe_keys',
   '20261122140100_search_key_worst_case',
 ];

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as initialSchema from './20261121100000_initial_schema.js';
 import * as payoutsLifecycle from './20261122100000_payouts_lifecycle.js';
 import * as webhooks from './20261122110000_webhooks.js';
+import * as affiliateDailyStats from './20261122120000_affiliate_daily_stats.js';
 import * as byteExactDedupeKeys from './20261122140000_byte_exact_dedupe_keys.js';
 import * as searchKeyWorstCase from './20261122140100_search_key_worst_case.js';
 
@@ -19,6 +20,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261121100000_initial_schema', initialSchema],
   ['20261122100000_payouts_lifecycle', payoutsLifecycle],
   ['20261122110000_webhooks', webhooks],
+  ['20261122120000_affiliate_daily_stats', affiliateDailyStats],
   ['20261122140000_byte_exact_dedupe_keys', byteExactDedupeKeys],
   ['20261122140100_search_key_worst_case', searchKeyWorstCase],
 ];

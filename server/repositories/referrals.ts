@@ -1,0 +1,28 @@
+import type { Db, Trx } from '../db/knex.js';
+import type { AffiliateRow } from '../db/rows.js';
+
+export interface ReferralInCampaign {
+  cookie_days: number;
+  /** Null when no affiliate of the campaign has the code. */
+  referral_id: string | null;
+  status: AffiliateRow['status'] | null;
+}
+
+/**
+ * A campaign by public id, with the affiliate of that campaign holding the code (upper-cased:
+ * codes are unique on that form, product §3.3). Undefined when the campaign does not exist.
+ * One query: the unique indexes on `public_id` and `referral_key` serve both sides.
+ */
+export async function findReferralInCampaign(
+  db: Db | Trx,
+  publicId: string,
+  referralKey: string,
+): Promise<ReferralInCampaign | undefined> {
+  const row = await db('campaigns as c')
+    .leftJoin('affiliates as a', (join) => {
+      join.on('a.campaign_id', '=', 'c.id').andOn('a.referral_key', '=', db.raw('?', [referralKey]));
+    })
+    .where('c.public_id', publicId)
+    .first<ReferralInCampaign | undefined>('c.cookie_days', 'a.referral_id', 'a.status');
+  return row && { ...row, cookie_days: Number(row.cookie_days) };
+}

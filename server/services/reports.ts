@@ -1,0 +1,86 @@
+import { MESSAGES } from '../../shared/errors.js';
+import type { AffiliateReport, AffiliateReportQuery, AffiliateReportRow } from '../../shared/schemas/report.js';
+import { centsToMoney } from '../db/rows.js';
+import { ValidationError } from '../errors.js';
+import { affiliateTotals, utcDay } from '../repositories/dailyStats.js';
+import type { ServiceDeps } from './deps.js';
+
+export interface ReportService {
+  /** `GET /v1/reports/affiliates`: per-affiliate activity of a campaign over a range of days. */
+  affiliates(campaignId: number, query: AffiliateReportQuery): Promise<AffiliateReport>;
+}
+
+/** The default range: the last 30 days up to today, both ends included. */
+export const DEFAULT_REPORT_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+interface Sums {
+  pageViews: number;
+  leads: number;
+  conversions: number;
+  revenueCents: number;
+  commissionCents: number;
+}
+
+/** conversions ÷ page views to four decimals; with no page views there is no rate to give. */
+function rate(conversions: number, pageViews: number): number | null {
+  return pageViews === 0 ? null : Math.round((conversions / pageViews) * 10_000) / 10_000;
+}
+
+/** Counts and money of the answer; money stays in integer centavos until here (exact sums). */
+function counts(sums: Sums) {
+  return {
+    pageViews: sums.pageViews,
+    leads: sums.leads,
+    conversions: sums.conversions,
+    conversionRate: rate(sums.conversions, sums.pageViews),
+    revenue: centsToMoney(sums.revenueCents),
+    commissions: centsToMoney(sums.commissionCents),
+  };
+}
+
+/** The range's first and last UTC day: both given, one given, or the last 30 days up to `now`. */
+export function reportRange(query: AffiliateReportQuery, now: Date): { from: string; to: string } {
+  const shift = (day: string, days: number) => utcDay(new Date(Date.parse(day) + days * DAY_MS));
+  const to = query.to === undefined ? utcDay(now) : utcDay(query.to);
+  const from =
+    query.from === undefined ? shift(to, -(DEFAULT_REPORT_DAYS - 1)) : utcDay(query.from);
+  if (from > to) throw new ValidationError([MESSAGES.reportRangeReversed(from, to)]);
+  return { from, to };
+}
+
+/**
+ * One row per affiliate of the campaign with activity in the range, from the daily counters
+ * kept at intake (never a scan of the events). Rows come most revenue first, then most
+ * conversions, leads and page views; ties by affiliate id.
+ */
+export function reportService({ db, now }: ServiceDeps): ReportService {
+  return {
+    async affiliates(campaignId, query) {
+      const { from, to } = reportRange(query, now());
+      const rows = await affiliateTotals(db, campaignId, from, to);
+      const total: Sums = { pageViews: 0, leads: 0, conversions: 0, revenueCents: 0, commissionCents: 0 };
+      const affiliates: AffiliateReportRow[] = rows
+        .sort(
+          (a, b) =>
+            b.revenue_cents - a.revenue_cents ||
+            b.conversions - a.conversions ||
+            b.leads - a.leads ||
+            b.page_views - a.page_views ||
+            a.affiliate_id - b.affiliate_id,
+        )
+        .map((row) => {
+          const sums: Sums = {
+            pageViews: row.page_views,
+            leads: row.leads,
+            conversions: row.conversions,
+            revenueCents: row.revenue_cents,
+            commissionCents: row.commission_cents,
+          };
+          for (const key of Object.keys(total) as (keyof Sums)[]) total[key] += sums[key];
+          return { affiliateId: row.affiliate_id, referralId: row.referral_id, name: row.name, ...counts(sums) };
+        });
+      return { from, to, affiliates, totals: counts(total) };
+    },
+  };
+}
