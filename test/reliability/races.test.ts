@@ -3,6 +3,7 @@ import type { Db } from '../../server/db/knex.js';
 import { createMerchant, type Merchant } from '../helpers/daemon.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { addAffiliate } from '../helpers/events.js';
+import { addConversions } from '../helpers/lifecycle.js';
 import { ask, type Answer } from './support/http.js';
 import { recorder } from './support/recorder.js';
 import { reproduce, SEED, seededRandom } from './support/seed.js';
@@ -54,7 +55,7 @@ const conversion = (merchant: Merchant, code: string, orderId: string) => ({
 });
 
 const statuses = (answers: Answer[]) => answers.map((answer) => answer.status);
-const countWhere = async (db: Db, table: 'conversions' | 'affiliates', where: Record<string, unknown>) =>
+const countWhere = async (db: Db, table: 'conversions' | 'affiliates' | 'payouts', where: Record<string, unknown>) =>
   Number(((await db(table).where(where).count({ n: '*' }).first()) as { n?: number | string } | undefined)?.n ?? 0);
 
 /** A variant of a text that the rule treats as the same (e-mails: case and spaces; codes: case). */
@@ -62,10 +63,29 @@ const sameEmail = (random: () => number, email: string) =>
   pick(random, [email, email.toUpperCase(), ` ${email}`, email.replace(/^./, (c) => c.toUpperCase())]);
 const sameCode = (random: () => number, code: string) => pick(random, [code, code.toLowerCase(), code.toUpperCase()]);
 
+const sumCents = (rows: { cents: number | string | null }[]) => rows.reduce((sum, row) => sum + Number(row.cents ?? 0), 0);
+
+/**
+ * Where each approved conversion of an affiliate went: how many payouts hold it (each at most
+ * one), and whether the payouts' commission sums equal the commissions of what they hold.
+ */
+async function payoutLedger(db: Db, affiliateId: number) {
+  const links = await db('payout_conversions')
+    .join('payouts', 'payouts.id', 'payout_conversions.payout_id')
+    .where('payouts.affiliate_id', affiliateId)
+    .select('payout_conversions.conversion_id as conversionId');
+  const held = new Map<number, number>();
+  for (const link of links) held.set(Number(link.conversionId), (held.get(Number(link.conversionId)) ?? 0) + 1);
+  const payouts = sumCents(await db('payouts').where('affiliate_id', affiliateId).select('commission_cents as cents'));
+  const inPayouts = sumCents(
+    await db('conversions').where('affiliate_id', affiliateId).whereNotNull('payout_id').select('commission_cents as cents'),
+  );
+  return { heldTwice: [...held.values()].filter((n) => n > 1).length, payouts, inPayouts };
+}
+
 /**
  * The races of the issue. Each makes its own campaign, fires 5 to 30 requests at once and checks
- * the database, not the answers alone. A new race (payouts: two payouts over the same approved
- * conversions, or a payout racing a refund) is one more entry in this list.
+ * the database, not the answers alone. A new race is one more entry in this list.
  */
 const RACES: Record<string, (race: Race) => Promise<Outcome>> = {
   async 'same order_id'(race) {
@@ -179,6 +199,61 @@ const RACES: Record<string, (race: Race) => Promise<Outcome>> = {
     );
     expect(statuses(answers).filter((status) => status === 201).length, 'one request took the slot').to.equal(1);
     return { overshoots: Math.max(0, stored - max) + Math.max(0, counter - max), doubles: 0, requests: n };
+  },
+
+  async 'payouts over the same conversions'(race) {
+    const merchant = await createMerchant(race.db);
+    const affiliate = await addAffiliate(race.db, merchant.campaignId);
+    const commissions = Array.from({ length: between(race.random, 1, 20) }, () => between(race.random, 1, 99_999));
+    await addConversions(race.db, merchant.campaignId, affiliate.id, commissions, { status: 'approved' });
+    const n = between(race.random, 5, 30);
+    const answers = await together(
+      race,
+      Array.from({ length: n }, () => (url: string) =>
+        // Single and bulk payouts take the same conversions; each must land in one payout only.
+        race.random() < 0.5
+          ? post(url, merchant.key, '/v1/payouts', { affiliateId: affiliate.id })
+          : post(url, merchant.key, '/v1/payouts/bulk', { affiliateIds: [affiliate.id] }),
+      ),
+    );
+    expect(statuses(answers).filter((status) => ![200, 201, 409].includes(status)), 'only 200, 201 or 409').to.deep.equal([]);
+    const ledger = await payoutLedger(race.db, affiliate.id);
+    const total = commissions.reduce((a, b) => a + b, 0);
+    expect(ledger.inPayouts, 'every approved conversion went into a payout').to.equal(total);
+    const payouts = await countWhere(race.db, 'payouts', { affiliate_id: affiliate.id });
+    return {
+      overshoots: Math.max(0, ledger.payouts - total),
+      doubles: ledger.heldTwice + Math.max(0, payouts - 1),
+      requests: n,
+    };
+  },
+
+  async 'a refund racing a payout'(race) {
+    const merchant = await createMerchant(race.db);
+    const affiliate = await addAffiliate(race.db, merchant.campaignId);
+    const commissions = Array.from({ length: between(race.random, 2, 10) }, () => between(race.random, 1, 99_999));
+    const ids = await addConversions(race.db, merchant.campaignId, affiliate.id, commissions, { status: 'approved' });
+    const orders = await race.db('conversions').whereIn('id', ids).orderBy('id').pluck('order_id');
+    const refunded = orders.filter(() => race.random() < 0.5);
+    const requests = [
+      (url: string) => post(url, merchant.key, '/v1/payouts', { affiliateId: affiliate.id }),
+      // A refund sent twice must still take the commission back once.
+      ...[...refunded, ...refunded].map((orderId) => (url: string) => post(url, merchant.key, '/v1/refunds', { order_id: orderId })),
+    ];
+    const answers = await together(race, requests);
+    expect(statuses(answers).filter((status) => ![200, 201, 409].includes(status)), 'only 200, 201 or 409').to.deep.equal([]);
+    const rows = await race.db('conversions').whereIn('order_id', refunded).where('campaign_id', merchant.campaignId)
+      .select('id', 'status', 'payout_id', 'commission_cents');
+    expect(rows.map((row) => row.status), 'every refunded order is rejected').to.deep.equal(refunded.map(() => 'rejected'));
+    // A clawback is owed exactly when the payout took the conversion before the refund (docs/payouts.md).
+    const clawbacks = await race.db('clawbacks').where('affiliate_id', affiliate.id).select('conversion_id', 'amount_cents');
+    const owed = rows.filter((row) => row.payout_id !== null);
+    const clawed = new Map(clawbacks.map((c) => [Number(c.conversion_id), Number(c.amount_cents)]));
+    const wrong = owed.filter((row) => clawed.get(Number(row.id)) !== Number(row.commission_cents)).length
+      + clawbacks.filter((c) => !owed.some((row) => Number(row.id) === Number(c.conversion_id))).length;
+    const ledger = await payoutLedger(race.db, affiliate.id);
+    expect(ledger.payouts, 'the payout sums what it holds').to.equal(ledger.inPayouts);
+    return { overshoots: wrong, doubles: ledger.heldTwice + Math.max(0, clawbacks.length - owed.length), requests: requests.length };
   },
 };
 
