@@ -2,26 +2,19 @@
  * Intake figures: one page view per POST /v1/events under load, against bare Koa; conversions
  * in batches of 500, against the same rows inserted straight through Knex.
  */
-import { randomBytes } from 'node:crypto';
 import { startBareKoa } from './lib/bareKoa.js';
 import { activeCodes, pageViewBody, sendConversionBatches } from './lib/events.js';
 import { type Engine, type Figure, makeFigure } from './lib/figure.js';
 import { loadOk } from './lib/load.js';
 import type { BenchOptions } from './lib/options.js';
 import { rawInsertBatch } from './lib/rawInsert.js';
-import { seedCampaign } from './seed.js';
-import { withStage } from './lib/stage.js';
+import { seedAffiliates, withStage } from './lib/stage.js';
 import { medianOfRounds, timeMs } from './lib/stats.js';
 
-/** The shortfall the issue measured was 0.04 on both; MariaDB pays a network round trip per commit. */
+/** Targets (docs/benchmarks.md); MariaDB pays a network round trip per commit, hence its lower bar. */
 const SINGLE_TARGET = { sqlite: 0.25, mysql: 0.15 } as const;
 const P99_TARGET_MS = 50;
 const BATCH_TARGET = 0.5;
-
-const seedAffiliates = (count: number) => (db: Parameters<typeof seedCampaign>[0], m: { campaignId: number }) =>
-  seedCampaign(db, m.campaignId, { affiliates: count, conversions: 0, tag: `B${randomBytes(2).toString('hex')}` }).then(
-    () => undefined,
-  );
 
 /** One page view per request at `connections` connections: req/s and p99, beside bare Koa. */
 export async function benchSingleEvents(engine: Engine, opts: BenchOptions): Promise<Figure[]> {

@@ -3,27 +3,22 @@
  * affiliates against get by id; p99 of single-event requests while affiliates are created
  * (bcrypt) against the same without.
  */
-import { randomBytes } from 'node:crypto';
 import { Pool } from 'undici';
+import type { Db } from '../server/db/knex.js';
 import { startBareKoa } from './lib/bareKoa.js';
 import { activeCodes, pageViewBody } from './lib/events.js';
 import { type Engine, type Figure, makeFigure } from './lib/figure.js';
 import { load, loadOk } from './lib/load.js';
 import type { BenchOptions } from './lib/options.js';
-import { withStage } from './lib/stage.js';
+import { seedAffiliates, withStage } from './lib/stage.js';
 import { medianOfRounds, percentile, timeMs } from './lib/stats.js';
-import { seedCampaign } from './seed.js';
 
 const GET_TARGET = 0.25;
 const SEARCH_TARGET = 10;
 const BCRYPT_TARGET = 2;
 
-const seed = (affiliates: number) => async (db: Parameters<typeof seedCampaign>[0], m: { campaignId: number }) => {
-  await seedCampaign(db, m.campaignId, { affiliates, conversions: 0, tag: `R${randomBytes(2).toString('hex')}` });
-};
-
 /** A middle affiliate of the campaign, so neither end of an index is favoured. */
-async function middleId(db: Parameters<typeof seedCampaign>[0], campaignId: number): Promise<number> {
+async function middleId(db: Db, campaignId: number): Promise<number> {
   const ids = await db('affiliates').where({ campaign_id: campaignId }).orderBy('id').pluck('id');
   return Number(ids[Math.floor(ids.length / 2)]);
 }
@@ -59,7 +54,7 @@ export async function benchGetById(engine: Engine, opts: BenchOptions): Promise<
           }),
         ];
       },
-      seed(1_000),
+      seedAffiliates(1_000),
     );
   } finally {
     await koa.stop();
@@ -111,7 +106,7 @@ export async function benchSearch(engine: Engine, opts: BenchOptions): Promise<F
         await pool.close();
       }
     },
-    seed(opts.affiliates),
+    seedAffiliates(opts.affiliates),
   );
 }
 
@@ -176,6 +171,6 @@ export async function benchBcryptP99(engine: Engine, opts: BenchOptions): Promis
         await creators.close();
       }
     },
-    seed(10),
+    seedAffiliates(10),
   );
 }

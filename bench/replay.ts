@@ -14,10 +14,8 @@ import { activeCodes, conversionEvent, sendConversionBatches } from './lib/event
 import { type Engine, type Figure, makeFigure } from './lib/figure.js';
 import type { BenchOptions } from './lib/options.js';
 import { runWithPeakRss } from './lib/rss.js';
-import type { Stage } from './lib/stage.js';
-import { withStage } from './lib/stage.js';
+import { seedAffiliates, type Stage, withStage } from './lib/stage.js';
 import { medianOfRounds } from './lib/stats.js';
-import { seedCampaign } from './seed.js';
 
 const RATIO_TARGET = 0.8;
 const RSS_TARGET_MB = 120;
@@ -124,8 +122,6 @@ export async function benchReplay(engine: Engine, opts: BenchOptions): Promise<F
       }
       return figures;
     },
-    async (db, merchant) => {
-      await seedCampaign(db, merchant.campaignId, { affiliates: 100, conversions: 0, tag: `P${randomBytes(2).toString('hex')}` });
-    },
+    seedAffiliates(100),
   );
 }

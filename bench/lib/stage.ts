@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Db } from '../../server/db/knex.js';
 import { createMerchant, type Merchant } from '../../test/helpers/daemon.js';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.js';
@@ -5,6 +6,7 @@ import type { Child } from './child.js';
 import { startDaemonChild } from './daemon.js';
 import type { Engine } from './figure.js';
 import type { BenchOptions } from './options.js';
+import { seedCampaign } from '../seed.js';
 
 /** A throwaway database, a merchant on the unlimited plan, and the real daemon on them. */
 export interface Stage {
@@ -37,4 +39,11 @@ export async function withStage<T>(
     await daemon?.stop();
     await database.drop();
   }
+}
+
+/** A `seed` for withStage: `count` affiliates straight into the table (three in five active). */
+export function seedAffiliates(count: number): (db: Db, merchant: Merchant) => Promise<void> {
+  return async (db, merchant) => {
+    await seedCampaign(db, merchant.campaignId, { affiliates: count, conversions: 0, tag: `A${randomBytes(2).toString('hex')}` });
+  };
 }
