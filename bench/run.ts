@@ -78,6 +78,8 @@ const save = () => {
   const now = new Date();
   results.finishedAt = now.toISOString();
   results.durationSec = Math.round((now.getTime() - started.getTime()) / 1000);
+  // Other work on the machine is what moves the rates most: say how busy it was.
+  results.machine['load average at end'] = os.loadavg()[0]?.toFixed(1) ?? '?';
   return writeResults(results);
 };
 
