@@ -19,6 +19,7 @@ import { countIntakeInDailyStats } from '../server/repositories/dailyStats.js';
 import { createMerchant, testConfig } from '../test/helpers/daemon.js';
 import { createTestDatabase } from '../test/helpers/database.js';
 import { call } from '../test/helpers/http.js';
+import { median, timeMs as time } from './lib/stats.js';
 import { seedCampaign } from './seed.js';
 
 const AFFILIATES = Number(process.env.BENCH_AFFILIATES ?? 1_000);
@@ -27,14 +28,7 @@ const REPEAT = Number(process.env.BENCH_REPEAT ?? 15);
 const BATCH = 1_000;
 const DAY_MS = 86_400_000;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY_MS).toISOString().slice(0, 10);
-
-async function time(work: () => Promise<unknown>): Promise<number> {
-  const start = process.hrtime.bigint();
-  await work();
-  return Number(process.hrtime.bigint() - start) / 1e6;
-}
 
 /** The report computed the way the counters avoid: from every event of the range. */
 function scan(db: Db, campaignId: number, from: string, to: string) {

@@ -1,105 +1,110 @@
 /**
- * `npm run bench`: the affiliates list at scale (issue 3). One run seeds, in the same database,
- * a large campaign (100,000 affiliates, 1,000,000 conversions by default) and a baseline campaign
- * (100 affiliates, 1,000 conversions), then times the same requests against both over HTTP on
- * loopback. Reported: medians, and the ratio large / baseline. Runs on SQLite, and on MySQL when
- * BENCH_MYSQL_URL (or TEST_MYSQL_URL) is set. BENCH_AFFILIATES / BENCH_CONVERSIONS scale it down.
+ * `npm run bench`: every figure of docs/benchmarks.md on SQLite and, when BENCH_MYSQL_URL (or
+ * TEST_MYSQL_URL) is set, on MySQL/MariaDB, each beside its baseline measured in the same run,
+ * medians of BENCH_REPEATS (3) rounds. Writes bench/results/latest.json and latest.md.
+ * BENCH_QUICK=1 is a smoke run; BENCH_ONLY=intake,replay,reads,list (or single figure names)
+ * and BENCH_ENGINES=sqlite narrow it. Never part of `npm test`.
  */
+import os from 'node:os';
+import knexFactory from 'knex';
+import { benchBatches, benchSingleEvents } from './intake.js';
+import { benchListAtScale } from './list.js';
+import type { Engine, Figure } from './lib/figure.js';
+import { benchOptions, mysqlUrl } from './lib/options.js';
+import { formatNumber, type RunResults, writeResults } from './lib/results.js';
+import { benchBcryptP99, benchGetById, benchSearch } from './reads.js';
+import { benchReplay } from './replay.js';
 
-import { loadConfig } from '../server/config.js';
-import { createLogger } from '../server/logger.js';
-import { startDaemon } from '../server/main.js';
-import { servicesFor } from '../test/helpers/daemon.js';
-import { createTestDatabase } from '../test/helpers/database.js';
-import { call } from '../test/helpers/http.js';
-import { seedCampaign } from './seed.js';
+interface Entry {
+  group: string;
+  name: string;
+  run: (engine: Engine, opts: ReturnType<typeof benchOptions>) => Promise<Figure[]>;
+}
 
-const AFFILIATES = Number(process.env.BENCH_AFFILIATES ?? 100_000);
-const CONVERSIONS = Number(process.env.BENCH_CONVERSIONS ?? 1_000_000);
-const REPEAT = Number(process.env.BENCH_REPEAT ?? 25);
+const ENTRIES: Entry[] = [
+  { group: 'intake', name: 'single', run: benchSingleEvents },
+  { group: 'intake', name: 'batches', run: benchBatches },
+  { group: 'replay', name: 'replay', run: benchReplay },
+  { group: 'reads', name: 'getById', run: benchGetById },
+  { group: 'reads', name: 'search', run: benchSearch },
+  { group: 'reads', name: 'bcrypt', run: benchBcryptP99 },
+  { group: 'list', name: 'list', run: benchListAtScale },
+];
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
-};
-
-async function benchEngine(engine: 'sqlite' | 'mysql'): Promise<void> {
-  const t = await createTestDatabase({ engine });
+async function engineVersion(engine: Engine, url: string | undefined): Promise<string> {
+  if (engine === 'sqlite') {
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(':memory:');
+    const row = db.prepare('select sqlite_version() as v').get() as { v: string };
+    db.close();
+    return `SQLite ${row.v}`;
+  }
+  const db = knexFactory({ client: 'mysql2', connection: { uri: url }, pool: { min: 0, max: 1 } });
   try {
-    const make = async (name: string) => {
-      const { campaigns, apiKeys } = servicesFor(t.db);
-      const campaign = await campaigns.create({ name, plan: 'unlimited' });
-      const key = await apiKeys.create({ campaign: campaign.id });
-      return { id: campaign.id, key: key.key };
-    };
-    const big = await make('large');
-    const small = await make('baseline');
-    const seeded = Date.now();
-    const bigIds = await seedCampaign(t.db, big.id, {
-      affiliates: AFFILIATES,
-      conversions: CONVERSIONS,
-      tag: 'L',
-    });
-    const smallIds = await seedCampaign(t.db, small.id, { affiliates: 100, conversions: 1000, tag: 'S' });
-    const seedSeconds = ((Date.now() - seeded) / 1000).toFixed(1);
-    if (engine === 'mysql') await t.db.raw('ANALYZE TABLE affiliates, conversions, payouts');
-    else await t.db.raw('ANALYZE');
-
-    const config = loadConfig({
-      DATABASE_URL: t.url,
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_DEFAULT_PER_MIN: '1000000',
-    });
-    const daemon = await startDaemon(config, { logger: createLogger('silent') });
-    try {
-      const cases: Array<[string, (ids: number[], total: number) => string]> = [
-        ['list, page 1 of 100', () => '/v1/affiliates?limit=100'],
-        [
-          'list, middle page of 100',
-          (_ids, total) => `/v1/affiliates?limit=100&page=${Math.max(1, Math.floor(total / 200))}`,
-        ],
-        ['list, status=inactive', () => '/v1/affiliates?limit=100&status=inactive'],
-        ['list, search (few matches)', () => '/v1/affiliates?limit=100&search=aff7'],
-        ['get by id', (ids) => `/v1/affiliates/${ids[Math.floor(ids.length / 2)]}`],
-      ];
-      console.log(
-        `\n## ${engine}: ${AFFILIATES} affiliates / ${CONVERSIONS} conversions vs 100 / 1000 (seeded in ${seedSeconds} s)`,
-      );
-      console.log('| request | baseline median ms | large median ms | ratio |');
-      console.log('|---|---|---|---|');
-      for (const [label, path] of cases) {
-        const time = async (key: string, p: string) => {
-          const samples: number[] = [];
-          for (let i = 0; i < REPEAT + 3; i++) {
-            const started = process.hrtime.bigint();
-            const res = await call(daemon.url, 'GET', p, { key });
-            const ms = Number(process.hrtime.bigint() - started) / 1e6;
-            if (res.status !== 200) throw new Error(`${p}: ${res.status} ${res.text}`);
-            if (i >= 3) samples.push(ms); // the first three warm caches
-          }
-          return median(samples);
-        };
-        // Interleave so both see the same machine noise.
-        const base = await time(small.key, path(smallIds, 100));
-        const large = await time(big.key, path(bigIds, AFFILIATES));
-        console.log(
-          `| ${label} | ${base.toFixed(2)} | ${large.toFixed(2)} | ${(large / base).toFixed(1)}× |`,
-        );
-      }
-    } finally {
-      await daemon.close();
-    }
+    const [rows] = (await db.raw('select version() as v')) as [Array<{ v: string }>];
+    const v = rows[0]?.v ?? '?';
+    return `${/mariadb/i.test(v) ? 'MariaDB' : 'MySQL'} ${v.replace(/-MariaDB.*$/i, '')}`;
   } finally {
-    await t.drop();
+    await db.destroy();
   }
 }
 
-const engines: Array<'sqlite' | 'mysql'> = ['sqlite'];
-const mysqlUrl = process.env.BENCH_MYSQL_URL ?? process.env.TEST_MYSQL_URL;
-if (mysqlUrl) {
-  process.env.TEST_MYSQL_URL = mysqlUrl;
-  engines.push('mysql');
+const opts = benchOptions();
+const mysql = mysqlUrl();
+if (mysql) process.env.TEST_MYSQL_URL = mysql;
+const only = (process.env.BENCH_ENGINES ?? '').split(',').filter(Boolean);
+const engines = (['sqlite', ...(mysql ? ['mysql'] : [])] as Engine[]).filter((e) => only.length === 0 || only.includes(e));
+const entries = ENTRIES.filter((e) => opts.only.length === 0 || opts.only.includes(e.group) || opts.only.includes(e.name));
+
+const started = new Date();
+const cpus = os.cpus();
+const results: RunResults = {
+  startedAt: started.toISOString(),
+  finishedAt: started.toISOString(),
+  durationSec: 0,
+  machine: {
+    cpu: `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown'}`,
+    memory: `${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+    'load average at start': os.loadavg()[0]?.toFixed(1) ?? '?',
+    node: process.version,
+    engines: (await Promise.all(engines.map((e) => engineVersion(e, mysql)))).join(', '),
+  },
+  options: opts,
+  figures: [],
+  failures: [],
+};
+
+const save = () => {
+  const now = new Date();
+  results.finishedAt = now.toISOString();
+  results.durationSec = Math.round((now.getTime() - started.getTime()) / 1000);
+  // Other work on the machine is what moves the rates most: say how busy it was.
+  results.machine['load average at end'] = os.loadavg()[0]?.toFixed(1) ?? '?';
+  return writeResults(results);
+};
+
+console.log(`bench: ${entries.map((e) => e.name).join(', ')} on ${engines.join(' and ')}${opts.quick ? ' (quick)' : ''}`);
+for (const engine of engines) {
+  for (const entry of entries) {
+    const t0 = Date.now();
+    try {
+      const figures = await entry.run(engine, opts);
+      results.figures.push(...figures);
+      for (const f of figures) {
+        console.log(
+          `  ${engine} ${f.name}: ${formatNumber(f.value)} ${f.unit} vs ${formatNumber(f.baseline)} ${f.baselineUnit} ` +
+            `(${f.baselineName}), ratio ${formatNumber(f.ratio)}${f.target ? `, target ${f.target}: ${f.met ? 'met' : 'NOT met'}` : ''}`,
+        );
+      }
+    } catch (err) {
+      const message = (err as Error).message.split('\n')[0] ?? String(err);
+      results.failures.push({ group: entry.name, engine, message });
+      console.error(`  ${engine} ${entry.name} failed: ${(err as Error).stack ?? message}`);
+    }
+    console.log(`  (${entry.name} on ${engine}: ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+    save();
+  }
 }
-for (const engine of engines) await benchEngine(engine);
+console.log(`\n${save()}`);
+console.log(`bench/results/latest.json and latest.md written (${results.durationSec} s).`);
+process.exitCode = results.failures.length > 0 ? 1 : 0;

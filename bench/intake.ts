@@ -1,0 +1,124 @@
+/**
+ * Intake figures: one page view per POST /v1/events under load, against bare Koa; conversions
+ * in batches of 500, against the same rows inserted straight through Knex.
+ */
+import { startBareKoa } from './lib/bareKoa.js';
+import { activeCodes, pageViewBody, sendConversionBatches } from './lib/events.js';
+import { type Engine, type Figure, makeFigure } from './lib/figure.js';
+import { loadOk } from './lib/load.js';
+import type { BenchOptions } from './lib/options.js';
+import { rawInsertBatch } from './lib/rawInsert.js';
+import { seedAffiliates, withStage } from './lib/stage.js';
+import { medianOfRounds, timeMs } from './lib/stats.js';
+
+/** Targets (docs/benchmarks.md); MariaDB pays a network round trip per commit, hence its lower bar. */
+const SINGLE_TARGET = { sqlite: 0.25, mysql: 0.15 } as const;
+const P99_TARGET_MS = 50;
+const BATCH_TARGET = 0.5;
+
+/** One page view per request at `connections` connections: req/s and p99, beside bare Koa. */
+export async function benchSingleEvents(engine: Engine, opts: BenchOptions): Promise<Figure[]> {
+  const koa = await startBareKoa();
+  try {
+    return await withStage(
+      engine,
+      opts,
+      async ({ db, merchant, daemon }) => {
+        const [code] = await activeCodes(db, merchant.campaignId);
+        const body = pageViewBody(merchant.publicId, code ?? '');
+        const headers = { 'content-type': 'application/json', 'x-api-key': merchant.key };
+        const run = (url: string, durationSec: number) =>
+          loadOk({ url, method: 'POST', headers, body, connections: opts.connections, durationSec });
+        await run(`${koa.url}/v1/events`, opts.warmupSec);
+        await run(`${daemon.url}/v1/events`, opts.warmupSec);
+        const m = await medianOfRounds(opts.repeats, async () => {
+          const bare = await run(`${koa.url}/v1/events`, opts.durationSec);
+          const real = await run(`${daemon.url}/v1/events`, opts.durationSec);
+          return { bare: bare.reqPerSec, bareP99: bare.p99Ms, real: real.reqPerSec, realP99: real.p99Ms };
+        });
+        const note = `${opts.connections} connections`;
+        return [
+          makeFigure({
+            name: 'one page view per POST /v1/events',
+            engine,
+            value: m.real,
+            unit: 'req/s',
+            baseline: m.bare,
+            baselineName: 'bare Koa',
+            target: { on: 'ratio', op: '>=', limit: SINGLE_TARGET[engine] },
+            note,
+          }),
+          makeFigure({
+            name: 'one page view per POST /v1/events, p99',
+            engine,
+            value: m.realP99,
+            unit: 'ms',
+            baseline: m.bareP99,
+            baselineName: 'bare Koa',
+            target: { on: 'value', op: '<=', limit: P99_TARGET_MS },
+            note,
+          }),
+        ];
+      },
+      seedAffiliates(10),
+    );
+  } finally {
+    await koa.stop();
+  }
+}
+
+/** Conversions in batches of 500, one request at a time: events/s beside the raw Knex insert. */
+export async function benchBatches(engine: Engine, opts: BenchOptions): Promise<Figure[]> {
+  return withStage(
+    engine,
+    opts,
+    async ({ db, merchant, daemon }) => {
+      const codes = await activeCodes(db, merchant.campaignId);
+      const affiliateIds = (
+        await db('affiliates').where({ campaign_id: merchant.campaignId, status: 'active' }).orderBy('id').pluck('id')
+      ).map(Number);
+      const events = opts.batches * opts.batchSize;
+      const raw = async (tag: string) => {
+        const ms = await timeMs(async () => {
+          for (let b = 0; b < opts.batches; b++) {
+            const orderIds = Array.from({ length: opts.batchSize }, (_, i) => `${tag}-${b * opts.batchSize + i}`);
+            await rawInsertBatch(db, { campaignId: merchant.campaignId, affiliateIds, orderIds, intakeId: `${tag}-${b}` });
+          }
+        });
+        return events / (ms / 1000);
+      };
+      const intake = (tag: string) =>
+        sendConversionBatches(daemon.url, merchant.key, merchant.publicId, codes, {
+          batches: opts.batches,
+          size: opts.batchSize,
+          tag,
+        });
+      // Warm-up: a few batches of each, so neither pays for a cold start.
+      await sendConversionBatches(daemon.url, merchant.key, merchant.publicId, codes, { batches: 3, size: opts.batchSize, tag: 'warm' });
+      await rawInsertBatch(db, {
+        campaignId: merchant.campaignId,
+        affiliateIds,
+        orderIds: Array.from({ length: opts.batchSize }, (_, i) => `rawwarm-${i}`),
+        intakeId: 'rawwarm',
+      });
+      const m = await medianOfRounds(opts.repeats, async (round) => ({
+        real: await intake(`r${round}`),
+        raw: await raw(`raw${round}`),
+      }));
+      return [
+        makeFigure({
+          name: `conversions in batches of ${opts.batchSize}`,
+          engine,
+          value: m.real,
+          unit: 'events/s',
+          baseline: m.raw,
+          baselineUnit: 'events/s',
+          baselineName: 'the same rows straight through Knex',
+          target: { on: 'ratio', op: '>=', limit: BATCH_TARGET },
+          note: `${events.toLocaleString('en')} a round, one request at a time`,
+        }),
+      ];
+    },
+    seedAffiliates(100),
+  );
+}

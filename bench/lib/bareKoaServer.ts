@@ -1,0 +1,45 @@
+/**
+ * The baseline server, run as a child process by bench/lib/bareKoa.ts: Koa and nothing else, on
+ * a loopback port. POST reads and parses the JSON body, as any JSON API must, and answers
+ * `{"success":true}`; GET answers a fixed object the size of an affiliate. What the daemon does
+ * beyond this (keys, rate limit, validation, the database) is what the ratio measures.
+ *
+ * Prints `{"url":"http://127.0.0.1:PORT"}` on stdout once it listens; stops on SIGTERM.
+ */
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import getRawBody from 'raw-body';
+
+const AFFILIATE = {
+  id: 12345,
+  name: 'Affiliate 12345',
+  email: 'aff12345@example.com',
+  referralId: 'MARIA10',
+  phone: null,
+  status: 'active',
+  totalConversions: 12,
+  totalCommissions: 120.5,
+  totalPaid: 50,
+  createdAt: '2026-11-01T12:00:00.000Z',
+  updatedAt: '2026-11-01T12:00:00.000Z',
+};
+
+const app = new Koa();
+app.use(async (ctx) => {
+  if (ctx.method === 'POST') {
+    const text = await getRawBody(ctx.req, { limit: '2mb', encoding: 'utf8' });
+    JSON.parse(text);
+    ctx.body = { success: true };
+  } else {
+    ctx.body = AFFILIATE;
+  }
+});
+
+const server = app.listen(0, '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
+});
+process.once('SIGTERM', () => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+});

@@ -1,0 +1,62 @@
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { request } from 'undici';
+import { type Child, childEnv, ROOT, startChild } from './child.js';
+
+export const CLI = path.join(ROOT, 'dist/cli/main.js');
+
+/**
+ * Rate limits out of the way: a million requests a second per bucket. Everything else is the
+ * daemon's default, bcrypt's 10 rounds included.
+ */
+export const RAISED_LIMITS = {
+  RATE_LIMIT_EVENTS_PER_MIN: '1000000',
+  RATE_LIMIT_SDK_PER_MIN: '1000000',
+  RATE_LIMIT_DEFAULT_PER_MIN: '1000000',
+  RATE_LIMIT_WINDOW_MS: '1000',
+};
+
+/** A loopback port nobody listens on now (the daemon is told it, so any LOG_LEVEL works). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address === 'string') throw new Error('no free port');
+  return address.port;
+}
+
+async function healthy(url: string): Promise<boolean> {
+  try {
+    const res = await request(`${url}/health`);
+    await res.body.dump();
+    return res.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The real daemon, `affiliated serve` from dist/ (`npm run bench` builds first), in a child
+ * process on `databaseUrl`, on a loopback port, ready once `GET /health` answers 200. Its log
+ * goes to a file that the parent does not read.
+ */
+export async function startDaemonChild(
+  databaseUrl: string,
+  options: { logLevel?: string; env?: Record<string, string> } = {},
+): Promise<Child> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  return startChild({
+    args: [CLI, 'serve'],
+    env: childEnv({
+      DATABASE_URL: databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: options.logLevel ?? 'info',
+      ...RAISED_LIMITS,
+      ...options.env,
+    }),
+    find: async () => ((await healthy(url)) ? url : undefined),
+  });
+}

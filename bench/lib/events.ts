@@ -1,0 +1,76 @@
+import { Pool } from 'undici';
+import type { Db } from '../../server/db/knex.js';
+
+/** Referral codes of the campaign's active affiliates (events of others are skipped). */
+export async function activeCodes(db: Db, campaignId: number): Promise<string[]> {
+  const codes = await db('affiliates').where({ campaign_id: campaignId, status: 'active' }).orderBy('id').pluck('referral_id');
+  if (codes.length === 0) throw new Error('the bench campaign has no active affiliate');
+  return codes.map(String);
+}
+
+/** One page view, the body the browser script or a backend sends for each view. */
+export function pageViewBody(publicId: string, code: string): string {
+  return JSON.stringify({
+    events: [
+      {
+        event_type: 'page_view',
+        campaign_id: publicId,
+        affiliate_id: code,
+        properties: { url: 'https://shop.example.com/products/42' },
+      },
+    ],
+  });
+}
+
+/** A conversion as a backend reports an order; `n` makes its order_id unique within `tag`. */
+export function conversionEvent(publicId: string, codes: readonly string[], tag: string, n: number) {
+  return {
+    event_type: 'conversion',
+    campaign_id: publicId,
+    affiliate_id: codes[n % codes.length],
+    properties: { order_id: `${tag}-${n}`, order_value: 49.9 },
+  };
+}
+
+/**
+ * Sends `batches` requests of `size` conversions to POST /v1/events, one at a time over one
+ * kept-alive connection, and answers the events stored per second. Every event must be accepted:
+ * skipped or refused ones would make the rate mean something else.
+ */
+export async function sendConversionBatches(
+  url: string,
+  key: string,
+  publicId: string,
+  codes: readonly string[],
+  options: { batches: number; size: number; tag: string },
+): Promise<number> {
+  const pool = new Pool(url, { connections: 1 });
+  try {
+    const bodies = Array.from({ length: options.batches }, (_, b) =>
+      JSON.stringify({
+        events: Array.from({ length: options.size }, (_, i) =>
+          conversionEvent(publicId, codes, options.tag, b * options.size + i),
+        ),
+      }),
+    );
+    const started = process.hrtime.bigint();
+    let accepted = 0;
+    for (const body of bodies) {
+      const res = await pool.request({
+        path: '/v1/events',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body,
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`POST /v1/events answered ${res.statusCode}: ${text.slice(0, 200)}`);
+      accepted += (JSON.parse(text) as { accepted: number }).accepted;
+    }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const expected = options.batches * options.size;
+    if (accepted !== expected) throw new Error(`intake accepted ${accepted} of ${expected} conversions`);
+    return expected / seconds;
+  } finally {
+    await pool.close();
+  }
+}
