@@ -13,12 +13,11 @@ import {
   affiliateUsage,
   deleteAffiliateRow,
   fieldsOf,
-  findAffiliate,
+  findAffiliateWithTotals,
   findAffiliateForUpdate,
   insertAffiliate,
   listAffiliateRows,
   newAffiliateRow,
-  type PublicRow,
   releaseAffiliateSlot,
   reserveAffiliateSlot,
   toAffiliate,
@@ -50,11 +49,6 @@ function conflictOf(err: unknown): ConflictError | undefined {
 
 export function affiliateService({ db, config, now }: ServiceDeps): AffiliateService {
   const { bcryptRounds } = config;
-
-  async function withTotals(row: PublicRow): Promise<Affiliate> {
-    const totals = await totalsFor(db, [row.id]);
-    return toAffiliate(row, totals.get(row.id));
-  }
 
   async function create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate> {
     // Hash outside the transaction: bcrypt's async API runs on the thread pool, and no lock waits for it.
@@ -116,9 +110,9 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
   }
 
   async function get(campaignId: number, id: number): Promise<Affiliate> {
-    const row = await findAffiliate(db, campaignId, id);
-    if (!row) throw new NotFoundError(MESSAGES.affiliateNotFound);
-    return withTotals(row);
+    const found = await findAffiliateWithTotals(db, campaignId, id);
+    if (!found) throw new NotFoundError(MESSAGES.affiliateNotFound);
+    return toAffiliate(found.row, found.totals);
   }
 
   async function update(campaignId: number, id: number, input: UpdateAffiliateInput): Promise<Affiliate> {
