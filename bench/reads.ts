@@ -7,6 +7,7 @@
  *   node --import tsx bench/reads.ts                 # all three, both engines
  *   node --import tsx bench/reads.ts get search      # a subset: get, search, bcrypt
  *   BENCH_CPU_PROF=/tmp/prof node --import tsx bench/reads.ts get   # daemon under --cpu-prof
+ *   BENCH_ENGINE=mysql BENCH_RUNS=1 node --import tsx bench/reads.ts search
  */
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
@@ -255,7 +256,9 @@ export async function benchBcryptP99(
 export function engines(): Engine[] {
   const mysqlUrl = process.env.BENCH_MYSQL_URL ?? process.env.TEST_MYSQL_URL;
   if (mysqlUrl) process.env.TEST_MYSQL_URL = mysqlUrl;
-  return mysqlUrl ? ['sqlite', 'mysql'] : ['sqlite'];
+  const all: Engine[] = mysqlUrl ? ['sqlite', 'mysql'] : ['sqlite'];
+  const only = process.env.BENCH_ENGINE;
+  return only ? all.filter((engine) => engine === only) : all;
 }
 
 function show(figure: Figure): void {

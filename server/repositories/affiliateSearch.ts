@@ -9,7 +9,7 @@
  *   `search_words` holds, for every word (run of letters and digits) of `search_key`, each of
  *   its suffixes of at least 3 characters, cut to SUFFIX_CHARS. A word prefix query
  *   (`+tok*`, boolean mode) over those suffixes finds every row where `tok` occurs anywhere
- *   inside a word. A term is looked up by its words of 3 or more characters.
+ *   inside a word. A term is looked up by one of its words of 3 or more characters.
  *
  * A term the index cannot narrow (SQLite: under 3 characters; MySQL: no word of 3 or more
  * letters or digits, e.g. `_` or `a.b`) is answered by LIKE alone, which reads the campaign's
@@ -45,15 +45,22 @@ export function searchWords(searchKey: string): string {
 }
 
 /**
- * The boolean-mode FULLTEXT query for a (lower-cased) term: every word of at least
- * `minWordChars` characters as a required prefix; undefined when the term has none. Words hold
+ * The boolean-mode FULLTEXT query for a (lower-cased) term: one of its words of at least
+ * `minWordChars` characters as a required prefix; undefined when the term has none. InnoDB reads
+ * every row holding each word it is asked for, and LIKE checks the rest anyway, so one word is
+ * asked for, the one likely to be rarest: one with digits (codes, numbered addresses), else one
+ * before an `@` (an e-mail's domain is shared by many affiliates), longest first. Words hold
  * letters and digits only, so nothing in the term reaches the query syntax.
  */
 export function fulltextQuery(term: string, minWordChars: number): string | undefined {
-  const required = words(term)
-    .filter((chars) => chars.length >= minWordChars)
-    .map((chars) => `+${chars.slice(0, SUFFIX_CHARS).join('')}*`);
-  return required.length > 0 ? [...new Set(required)].join(' ') : undefined;
+  const at = term.indexOf('@');
+  const candidates = [...term.matchAll(WORD)]
+    .map((match) => ({ chars: Array.from(match[0]), domain: at >= 0 && (match.index ?? 0) > at }))
+    .filter(({ chars }) => chars.length >= minWordChars);
+  const score = ({ chars, domain }: { chars: string[]; domain: boolean }) =>
+    (chars.some((c) => /\p{Nd}/u.test(c)) ? 1000 : 0) + (domain ? 0 : 500) + chars.length;
+  const best = candidates.sort((a, b) => score(b) - score(a))[0];
+  return best ? `+${best.chars.slice(0, SUFFIX_CHARS).join('')}*` : undefined;
 }
 
 /**
