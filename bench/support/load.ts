@@ -17,22 +17,30 @@ export async function load(options: {
   headers?: Record<string, string>;
   body?: string;
   paths?: string[];
+  /** Stops the load early when it settles. */
+  until?: Promise<unknown>;
 }): Promise<LoadResult> {
   const started = performance.now();
   const samples: LoadResult['samples'] = [];
-  const result = await autocannon({
-    url: options.url,
-    connections: options.connections,
-    duration: options.durationSeconds,
-    method: options.method ?? 'GET',
-    headers: options.headers,
-    body: options.body,
-    requests: options.paths?.map((path) => ({ path })),
-    setupClient(client) {
-      client.on('response', (_status: number, _bytes: number, ms: number) => {
-        samples.push({ at: performance.now() - started, ms });
-      });
-    },
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: options.url,
+        connections: options.connections,
+        duration: options.durationSeconds,
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        body: options.body,
+        requests: options.paths?.map((path) => ({ path })),
+        setupClient(client) {
+          client.on('response', (_status: number, _bytes: number, ms: number) => {
+            samples.push({ at: performance.now() - started, ms });
+          });
+        },
+      },
+      (err, done) => (err ? reject(err) : resolve(done)),
+    );
+    void options.until?.finally(() => instance.stop());
   });
   return { reqPerSec: result.requests.average, samples, errors: result.errors, non2xx: result.non2xx };
 }
