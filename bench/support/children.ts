@@ -1,9 +1,23 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export interface Child {
   url: string;
+  /** CPU time (user + system) the process has used so far, in ms; NaN where /proc is missing. */
+  cpuMs(): number;
   stop(): Promise<void>;
+}
+
+/** utime + stime of /proc/<pid>/stat, in clock ticks of 10 ms (Linux's USER_HZ). */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -25,6 +39,7 @@ async function start(script: string, env: Record<string, string>, nodeFlags: str
   });
   return {
     url,
+    cpuMs: () => cpuMsOf(child.pid),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
