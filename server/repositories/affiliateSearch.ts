@@ -5,7 +5,7 @@
  *
  * - SQLite: an FTS5 table with the trigram tokenizer over `search_key` (kept by triggers)
  *   finds every row holding a term of 3 or more characters anywhere.
- * - MySQL/MariaDB have no n-gram parser for InnoDB FULLTEXT (MariaDB has none at all), so
+ * - MariaDB has no n-gram parser for InnoDB FULLTEXT (MySQL's `ngram` is MySQL's alone), so
  *   `search_words` holds, for every word (run of letters and digits) of `search_key`, each of
  *   its suffixes of at least 3 characters, cut to SUFFIX_CHARS. A word prefix query
  *   (`+tok*`, boolean mode) over those suffixes finds every row where `tok` occurs anywhere
