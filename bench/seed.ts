@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../server/db/knex.js';
 import { engineOf } from '../server/db/knex.js';
+import { newAffiliateRow } from '../server/repositories/affiliates.js';
 
 /**
  * Bulk rows straight into the tables (the API would spend the run on bcrypt). Affiliates get
@@ -18,23 +19,22 @@ export async function seedCampaign(
   for (let from = 0; from < options.affiliates; from += chunk) {
     const rows = [];
     for (let i = from; i < Math.min(from + chunk, options.affiliates); i++) {
-      const email = `aff${i}.${options.tag}@example.com`;
-      const code = `${options.tag}${i.toString(36)}`.toUpperCase();
-      const name = `Affiliate ${i} ${options.tag}`;
-      rows.push({
-        campaign_id: campaignId,
-        email,
-        email_key: email,
-        referral_id: code,
-        referral_key: code,
-        name,
-        phone: null,
-        status: statuses[i % statuses.length],
-        password_hash: hash,
-        search_key: [name, email, code].join('\n').toLowerCase(),
-        created_at: new Date(start + i * 1000),
-        updated_at: new Date(start + i * 1000),
-      });
+      const at = new Date(start + i * 1000);
+      // The repository derives the key and search columns, as it does for the API.
+      rows.push(
+        newAffiliateRow(
+          campaignId,
+          {
+            email: `aff${i}.${options.tag}@example.com`,
+            referralId: `${options.tag}${i.toString(36)}`.toUpperCase(),
+            name: `Affiliate ${i} ${options.tag}`,
+            phone: null,
+            status: statuses[i % statuses.length] ?? 'active',
+          },
+          hash,
+          at,
+        ),
+      );
     }
     await db('affiliates').insert(rows);
   }

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -14,6 +15,8 @@ export interface Config {
   database: DatabaseConfig;
   redisUrl: string | undefined;
   bcryptRounds: number;
+  /** How many bcrypt hashes may run at once (server/services/passwordHasher.ts). */
+  bcryptConcurrency: number;
   trustProxy: boolean;
   logLevel: 'silent' | 'error' | 'warn' | 'info' | 'debug';
   rateLimit: { eventsPerWindow: number; sdkPerWindow: number; defaultPerWindow: number; windowMs: number };
@@ -80,6 +83,8 @@ const envSchema = z.object({
     .regex(/^rediss?:\/\//, { error: 'must start with redis:// or rediss://' })
     .optional(),
   BCRYPT_ROUNDS: int(4, 15).default(10),
+  // One core left to the event loop: 1 on 2 cores, never 0.
+  BCRYPT_CONCURRENCY: int(1, 64).default(Math.max(1, Math.min(4, os.availableParallelism() - 1))),
   TRUST_PROXY: bool.default(false),
   LOG_LEVEL: z.enum(['silent', 'error', 'warn', 'info', 'debug']).default('info'),
   RATE_LIMIT_EVENTS_PER_MIN: int(1, 1_000_000).default(70),
@@ -182,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     database: parseDatabaseUrl(e.DATABASE_URL),
     redisUrl: e.REDIS_URL,
     bcryptRounds: e.BCRYPT_ROUNDS,
+    bcryptConcurrency: e.BCRYPT_CONCURRENCY,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     rateLimit: Object.freeze({

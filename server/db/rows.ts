@@ -51,6 +51,8 @@ export interface AffiliateRow {
   status: 'pending' | 'active' | 'inactive';
   password_hash: string;
   search_key: string;
+  /** MySQL/MariaDB's FULLTEXT-indexed suffixes of `search_key` (server/repositories/affiliateSearch.ts). */
+  search_words: string;
   created_at: DbDate;
   updated_at: DbDate;
 }

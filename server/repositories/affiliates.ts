@@ -1,6 +1,10 @@
 import type { Affiliate, AffiliateStatus } from '../../shared/schemas/affiliate.js';
+import type { Knex } from 'knex';
 import type { Db, Trx } from '../db/knex.js';
+import { engineOf } from '../db/knex.js';
+import { preparedRead } from '../db/prepared.js';
 import { type AffiliateRow, centsToMoney, toIso } from '../db/rows.js';
+import { fulltextQuery, MIN_WORD_CHARS, searchWords, trigramQuery } from './affiliateSearch.js';
 
 export interface AffiliateTotals {
   conversions: number;
@@ -15,7 +19,7 @@ export const emailKey = (email: string) => email.trim().toLowerCase();
 /** product §3.3: referral codes are unique across campaigns on their upper-cased form. */
 export const referralKey = (code: string) => code.toUpperCase();
 
-/** Lower-cased name, e-mail and referral code: one LIKE over it is the list's `search` (spec 4.2). */
+/** Lower-cased name, e-mail and referral code: LIKE over it decides the list's `search` (spec 4.2). */
 function searchKey(fields: { name: string | null; email: string; referralId: string }): string {
   return [fields.name ?? '', emailKey(fields.email), fields.referralId].join('\n').toLowerCase();
 }
@@ -47,6 +51,7 @@ export function newAffiliateRow(
 
 function derivedColumns(fields: AffiliateFields) {
   const email = fields.email.trim();
+  const key = searchKey({ name: fields.name, email, referralId: fields.referralId });
   return {
     email,
     email_key: emailKey(email),
@@ -55,19 +60,20 @@ function derivedColumns(fields: AffiliateFields) {
     name: fields.name,
     phone: fields.phone,
     status: fields.status,
-    search_key: searchKey({ name: fields.name, email, referralId: fields.referralId }),
+    search_key: key,
+    search_words: searchWords(key),
   };
 }
 
 /** The row as the API shows it (no password hash, no derived search text). */
 export function visibleRow(id: number, row: Omit<AffiliateRow, 'id'>): PublicRow {
-  const { password_hash: _hash, search_key: _search, updated_at: _updated, ...visible } = row;
+  const { password_hash: _hash, search_key: _search, search_words: _words, updated_at: _updated, ...visible } = row;
   return { id, ...visible };
 }
 
 /** A row as it reads after `updateAffiliateRow` wrote these fields. */
 export function withFields(row: PublicRow, fields: AffiliateFields): PublicRow {
-  const { search_key: _search, ...columns } = derivedColumns(fields);
+  const { search_key: _search, search_words: _words, ...columns } = derivedColumns(fields);
   return { ...row, ...columns };
 }
 
@@ -103,21 +109,46 @@ const PUBLIC_COLUMNS = [
   'status',
   'created_at',
 ] as const;
-export type PublicRow = Omit<AffiliateRow, 'password_hash' | 'search_key' | 'updated_at'>;
+export type PublicRow = Omit<AffiliateRow, 'password_hash' | 'search_key' | 'search_words' | 'updated_at'>;
 
 export async function insertAffiliate(trx: Trx, row: Omit<AffiliateRow, 'id'>): Promise<number> {
   const [id] = await trx('affiliates').insert(row);
   return Number(id);
 }
 
-export async function findAffiliate(
-  db: Db | Trx,
+/** The totals of one affiliate, as `totalsFor` counts them, as columns of one row. */
+type RowWithTotals = PublicRow & { t_conversions: number | string; t_commissions: number | string | null; t_paid: number | string | null };
+
+/** Aggregates without GROUP BY answer exactly one row each, so the cross joins keep the row. */
+const ONE_WITH_TOTALS = `SELECT ${PUBLIC_COLUMNS.map((column) => `a.${column}`).join(', ')},
+  c.t_conversions, c.t_commissions, p.t_paid
+FROM affiliates a
+CROSS JOIN (SELECT COUNT(*) AS t_conversions,
+    SUM(CASE WHEN status IN ('approved', 'paid') THEN commission_cents ELSE 0 END) AS t_commissions
+  FROM conversions WHERE affiliate_id = ?) c
+CROSS JOIN (SELECT SUM(amount_cents) AS t_paid FROM payouts WHERE affiliate_id = ? AND status = 'paid') p
+WHERE a.campaign_id = ? AND a.id = ?`;
+
+/**
+ * spec 4.3: one affiliate and its totals (spec 2.1) in one statement, so a read by id is one
+ * round trip to the database rather than three, as a prepared statement.
+ */
+export async function findAffiliateWithTotals(
+  db: Db,
   campaignId: number,
   id: number,
-): Promise<PublicRow | undefined> {
-  return db<AffiliateRow>('affiliates')
-    .where({ campaign_id: campaignId, id })
-    .first<PublicRow | undefined>(...PUBLIC_COLUMNS);
+): Promise<{ row: PublicRow; totals: AffiliateTotals } | undefined> {
+  const [found] = await preparedRead<RowWithTotals>(db, ONE_WITH_TOTALS, [id, id, campaignId, id]);
+  if (!found) return undefined;
+  const { t_conversions, t_commissions, t_paid, ...row } = found;
+  return {
+    row,
+    totals: {
+      conversions: Number(t_conversions),
+      commissionsCents: Number(t_commissions ?? 0),
+      paidCents: Number(t_paid ?? 0),
+    },
+  };
 }
 
 /** Locks the row (MySQL; SQLite serialises writers anyway) for a read-modify-write of non-unique fields. */
@@ -159,6 +190,40 @@ function likePattern(text: string): string {
   return `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
 }
 
+/** The server's `innodb_ft_min_token_size`: shorter words are not in the FULLTEXT index. */
+const minWordChars = new WeakMap<object, Promise<number>>();
+
+function fulltextMinWord(db: Db): Promise<number> {
+  let found = minWordChars.get(db.client);
+  if (!found) {
+    found = db
+      .raw('SELECT @@innodb_ft_min_token_size AS n')
+      .then(([rows]: [Array<{ n: number | string }>]) => Math.max(MIN_WORD_CHARS, Number(rows[0]?.n ?? MIN_WORD_CHARS)));
+    minWordChars.set(db.client, found);
+  }
+  return found;
+}
+
+/**
+ * `search` (spec 4.2): LIKE over `search_key` decides, the engine's text index (when the term
+ * allows it) narrows the rows LIKE reads. See affiliateSearch.ts for what each index serves.
+ */
+async function whereSearch(db: Db, query: Knex.QueryBuilder, search: string): Promise<void> {
+  const term = search.toLowerCase();
+  if (engineOf(db) === 'sqlite') {
+    // FTS5 cannot take a NUL in a query; such a term is left to instr, which compares every byte
+    // (LIKE would stop reading the pattern at the NUL and match everything).
+    const phrase = term.includes('\0') ? undefined : trigramQuery(term);
+    if (phrase) query.whereRaw('affiliates.id IN (SELECT rowid FROM affiliates_fts WHERE affiliates_fts MATCH ?)', [phrase]);
+    // Both sides are lower-cased here, so a plain substring test is the case-insensitive match.
+    query.andWhereRaw('instr(search_key, ?) > 0', [term]);
+    return;
+  }
+  const words = fulltextQuery(term, await fulltextMinWord(db));
+  if (words) query.whereRaw('MATCH (search_words) AGAINST (? IN BOOLEAN MODE)', [words]);
+  query.andWhereRaw(`search_key LIKE ? ESCAPE '!'`, [likePattern(term)]);
+}
+
 export async function listAffiliateRows(
   db: Db,
   campaignId: number,
@@ -166,7 +231,7 @@ export async function listAffiliateRows(
 ): Promise<{ rows: PublicRow[]; total: number }> {
   const base = db<AffiliateRow>('affiliates').where('campaign_id', campaignId);
   if (filter.status) base.andWhere('status', filter.status);
-  if (filter.search) base.andWhereRaw(`search_key LIKE ? ESCAPE '!'`, [likePattern(filter.search)]);
+  if (filter.search) await whereSearch(db, base, filter.search);
   const filtered = Boolean(filter.status || filter.search);
   // Deferred join: the offset walks the (campaign_id[, status], created_at, id) index only, and
   // full rows are read for the page's ids alone, however deep the page.

@@ -1,4 +1,3 @@
-import bcrypt from 'bcrypt';
 import { MESSAGES } from '../../shared/errors.js';
 import type {
   Affiliate,
@@ -13,12 +12,11 @@ import {
   affiliateUsage,
   deleteAffiliateRow,
   fieldsOf,
-  findAffiliate,
+  findAffiliateWithTotals,
   findAffiliateForUpdate,
   insertAffiliate,
   listAffiliateRows,
   newAffiliateRow,
-  type PublicRow,
   releaseAffiliateSlot,
   reserveAffiliateSlot,
   toAffiliate,
@@ -29,6 +27,7 @@ import {
 } from '../repositories/affiliates.js';
 import { enqueueWebhookEvent } from '../repositories/webhookOutbox.js';
 import type { ServiceDeps } from './deps.js';
+import { passwordHasher } from './passwordHasher.js';
 import { randomReferralCode } from './random.js';
 
 export interface AffiliateService {
@@ -49,16 +48,11 @@ function conflictOf(err: unknown): ConflictError | undefined {
 }
 
 export function affiliateService({ db, config, now }: ServiceDeps): AffiliateService {
-  const { bcryptRounds } = config;
-
-  async function withTotals(row: PublicRow): Promise<Affiliate> {
-    const totals = await totalsFor(db, [row.id]);
-    return toAffiliate(row, totals.get(row.id));
-  }
+  const hasher = passwordHasher(config.bcryptRounds, config.bcryptConcurrency);
 
   async function create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate> {
     // Hash outside the transaction: bcrypt's async API runs on the thread pool, and no lock waits for it.
-    const passwordHash = await bcrypt.hash(input.password, bcryptRounds);
+    const passwordHash = await hasher.hash(input.password);
     // product §3.3: generated codes are retried on collision; a code the merchant chose is a 409.
     for (let attempt = 1; ; attempt++) {
       const createdAt = now();
@@ -116,14 +110,14 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
   }
 
   async function get(campaignId: number, id: number): Promise<Affiliate> {
-    const row = await findAffiliate(db, campaignId, id);
-    if (!row) throw new NotFoundError(MESSAGES.affiliateNotFound);
-    return withTotals(row);
+    const found = await findAffiliateWithTotals(db, campaignId, id);
+    if (!found) throw new NotFoundError(MESSAGES.affiliateNotFound);
+    return toAffiliate(found.row, found.totals);
   }
 
   async function update(campaignId: number, id: number, input: UpdateAffiliateInput): Promise<Affiliate> {
     const passwordHash =
-      input.password === undefined ? undefined : await bcrypt.hash(input.password, bcryptRounds);
+      input.password === undefined ? undefined : await hasher.hash(input.password);
     try {
       return await inTransaction(db, async (trx) => {
         const current = await findAffiliateForUpdate(trx, campaignId, id);

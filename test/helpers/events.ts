@@ -7,7 +7,12 @@ let sequence = 0;
 export async function addAffiliate(
   db: Db,
   campaignId: number,
-  options: { code?: string; status?: 'pending' | 'active' | 'inactive' } = {},
+  options: {
+    code?: string;
+    status?: 'pending' | 'active' | 'inactive';
+    /** The row as stored before 20261122150000_affiliate_search, for a database migrated only that far. */
+    beforeSearchIndex?: boolean;
+  } = {},
 ): Promise<{ id: number; code: string }> {
   sequence++;
   const code = options.code ?? `AFF${process.pid}X${sequence}`;
@@ -19,7 +24,8 @@ export async function addAffiliate(
     '$2b$04$abcdefghijklmnopqrstuuJkYQ9yS3N6n8fQwP9pCwvF5E2b3HqW6',
     new Date(),
   );
-  const [id] = await db('affiliates').insert(row);
+  const { search_words: _words, ...older } = row;
+  const [id] = await db('affiliates').insert(options.beforeSearchIndex ? older : row);
   return { id: Number(id), code };
 }
 

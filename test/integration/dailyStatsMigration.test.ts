@@ -22,8 +22,8 @@ describe(`daily stats migration (${ENGINE})`, () => {
       cookie_days: 30,
       created_at: new Date(),
     });
-    const maria = await addAffiliate(t.db, Number(campaignId), { code: 'MARIA' });
-    const ana = await addAffiliate(t.db, Number(campaignId), { code: 'ANA' });
+    const maria = await addAffiliate(t.db, Number(campaignId), { code: 'MARIA', beforeSearchIndex: true });
+    const ana = await addAffiliate(t.db, Number(campaignId), { code: 'ANA', beforeSearchIndex: true });
     let sequence = 0;
     const event = async (affiliateId: number, type: string, occurredAt: string, cents?: number) => {
       sequence++;

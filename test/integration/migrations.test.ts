@@ -26,6 +26,7 @@ const MIGRATIONS = [
   '20261122120000_affiliate_daily_stats',
   '20261122140000_byte_exact_dedupe_keys',
   '20261122140100_search_key_worst_case',
+  '20261122150000_affiliate_search',
 ];
 
 describe(`migrations (${ENGINE})`, () => {

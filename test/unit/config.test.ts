@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ConfigError, loadConfig, parseDatabaseUrl } from '../../server/config.js';
@@ -12,6 +13,8 @@ describe('config', () => {
       filename: path.resolve('data/affiliated.sqlite3'),
     });
     expect(config.bcryptRounds).to.equal(10);
+    // One core is left to the requests: 1 on a 2-core machine, never 0, never past the 4 pool threads.
+    expect(config.bcryptConcurrency).to.equal(Math.max(1, Math.min(4, os.availableParallelism() - 1)));
     expect(config.trustProxy).to.equal(false);
     expect(config.rateLimit).to.deep.equal({
       eventsPerWindow: 70,
@@ -31,6 +34,7 @@ describe('config', () => {
       DATABASE_URL: 'mysql://app:secret@db.internal:3307/affiliated',
       REDIS_URL: 'redis://cache:6379',
       BCRYPT_ROUNDS: '12',
+      BCRYPT_CONCURRENCY: '3',
       TRUST_PROXY: 'true',
       LOG_LEVEL: 'warn',
       RATE_LIMIT_EVENTS_PER_MIN: '5',
@@ -45,6 +49,7 @@ describe('config', () => {
     expect(config.database).to.include({ client: 'mysql', host: 'db.internal', database: 'affiliated' });
     expect(config.redisUrl).to.equal('redis://cache:6379');
     expect(config.bcryptRounds).to.equal(12);
+    expect(config.bcryptConcurrency).to.equal(3);
     expect(config.trustProxy).to.equal(true);
     expect(config.logLevel).to.equal('warn');
     expect(config.rateLimit).to.include({ eventsPerWindow: 5, sdkPerWindow: 6, defaultPerWindow: 7 });
@@ -57,6 +62,7 @@ describe('config', () => {
       [{ PORT: 'abc' }, /^PORT must be a whole number \(got "abc"\)$/],
       [{ PORT: '70000' }, /^PORT must be at most 65535/],
       [{ BCRYPT_ROUNDS: '2' }, /^BCRYPT_ROUNDS must be at least 4/],
+      [{ BCRYPT_CONCURRENCY: '0' }, /^BCRYPT_CONCURRENCY must be at least 1/],
       [{ TRUST_PROXY: 'maybe' }, /^TRUST_PROXY must be true or false/],
       [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL /],
       [{ AUTO_APPROVE_INTERVAL_MS: '-1' }, /^AUTO_APPROVE_INTERVAL_MS must be a whole number/],
