@@ -185,6 +185,7 @@ describe('serve on a fresh directory (the README quick start)', () => {
     child.kill('SIGTERM');
     const { code, stderr } = await done;
     expect(code).to.equal(0);
+    expect(stderr).to.include(`Created a new SQLite database at ${path.join(dir, 'data/affiliated.sqlite3')}.`);
     expect(stderr).to.include('"msg":"stopped"');
     expect(stderr).to.not.match(/afk_|password/i);
   });
