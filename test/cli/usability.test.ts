@@ -137,6 +137,18 @@ describe(`the CLI as people use it, against a real daemon (${ENGINE})`, () => {
     expect(refused.stderr).to.include(`affiliated campaigns update ${merchant.publicId} --plan starter`);
   });
 
+  it('operator commands name the database they used, never its password', async () => {
+    const res = await runCli(['campaigns', 'list'], { env: { DATABASE_URL: t.database.url } });
+    expect(res.code, res.stderr).to.equal(0);
+    const url = new URL(t.database.url.replace(/^sqlite:/, 'file:'));
+    if (ENGINE === 'mysql') {
+      expect(res.stderr).to.include(`Database: MySQL ${url.hostname}${url.pathname}`);
+      if (url.password) expect(res.stderr).to.not.include(decodeURIComponent(url.password));
+    } else {
+      expect(res.stderr).to.match(/Database: SQLite \S*test\.sqlite3/);
+    }
+  });
+
   it('a missing file is a sentence, not ENOENT', async () => {
     const res = await cli(['webhooks', 'verify', '--secret', 'whsec_x', '--header', 'webhook-id: m', '--body', 'nope.json']);
     expect(res.code).to.equal(2);
@@ -341,6 +353,53 @@ describe('help, usage errors, version and completion', () => {
       expect(text, leaf).to.include('Global Options:');
       for (const flag of ['--json', '--profile', '--base-url']) expect(text, leaf).to.include(flag);
       expect(text, leaf).to.match(new RegExp(`Examples:\\n  \\$ (\\S+=\\S+ )*affiliated`));
+    }
+  });
+
+  it('every example in the help parses: its command, options and values exist', async () => {
+    const { buildProgram } = await import('../../cli/program.js');
+    const { PassThrough } = await import('node:stream');
+    const io = { stdout: new PassThrough(), stderr: new PassThrough(), env: {}, interactive: false };
+    const examples: string[] = [];
+    const collect = (command: ReturnType<typeof buildProgram>) => {
+      let text = '';
+      command.configureOutput({ writeOut: (t) => (text += t) });
+      command.outputHelp();
+      const block = text.split('Examples:\n')[1] ?? '';
+      // Continuation lines (ending in a backslash) belong to the example before them.
+      examples.push(...block.replace(/\\\n\s+/g, '').split('\n').filter((line) => line.startsWith('  $ ')));
+      for (const sub of command.commands) collect(sub);
+    };
+    collect(buildProgram(io));
+    expect(examples.length).to.be.greaterThan(60);
+    /** Shell words of the part before a comment, a pipe or a redirection; quotes removed. */
+    const words = (line: string) => {
+      const out: string[] = [];
+      for (const m of line.matchAll(/'([^']*)'|"([^"]*)"|([^\s'"]+)/g)) {
+        const bare = m[3];
+        if (bare !== undefined && /^(#|\||>|>>|&&)/.test(bare)) break;
+        out.push(m[1] ?? m[2] ?? bare ?? '');
+      }
+      return out;
+    };
+    for (const line of examples) {
+      const args = words(line.slice(4)).filter((w) => !/^[A-Z_]+=/.test(w));
+      expect(args[0], line).to.equal('affiliated');
+      const program = buildProgram(io);
+      // Every action replaced by a no-op: parsing alone says whether the example is well formed.
+      const stub = (command: typeof program) => {
+        command.action(() => undefined);
+        for (const sub of command.commands) stub(sub);
+      };
+      for (const sub of program.commands) stub(sub);
+      let parsed = false;
+      try {
+        await program.parseAsync(['node', ...args]);
+        parsed = true;
+      } catch (err) {
+        throw new Error(`example does not parse: ${line}\n${(err as Error).message}`);
+      }
+      expect(parsed, line).to.equal(true);
     }
   });
 
