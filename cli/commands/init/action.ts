@@ -100,7 +100,7 @@ export async function runInit(io: Io, options: InitOptions): Promise<void> {
     } else {
       note(io, paint(io, 'stderr', check.fatal ? 'red' : 'yellow', `\n${check.fatal ? '✖' : '!'} ${check.message}`));
       note(io, `\nNext:\n  npx affiliated serve            # in the folder of this database, if it is not running`);
-      note(io, `  npx affiliated${flag} status     # checks the daemon and the key again`);
+      note(io, `  npx affiliated${flag} status           # checks the daemon and the key again`);
     }
     note(io, '(`npx affiliated` runs the CLI of this folder; `npm link` puts `affiliated` on your PATH.)');
   }

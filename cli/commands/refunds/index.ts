@@ -8,14 +8,14 @@ export function registerRefunds(program: Command, io: Io): void {
   const refunds = program.command('refunds').description('refund orders through the API');
   withExamples(
     refunds
-    .command('create')
-    .description('refund an order: its conversion is rejected, and a commission already paid out is clawed back')
-    .argument('<order-id>', 'the order_id the conversion arrived with')
-    .option('--reason <text>', 'why (kept with the conversion)'),
+      .command('create')
+      .description('refund an order: its conversion is rejected, and a commission already paid out is clawed back')
+      .argument('<order-id>', 'the order_id the conversion arrived with')
+      .option('--reason <text>', 'why (kept with the conversion)'),
     ['refunds create 1001 --reason "chargeback"'],
   ).action(async (orderId: string, flags: { reason?: string }) => {
-      const [actions, { connect }] = await Promise.all([import('./actions.js'), import('../../client.js')]);
-      const globals: GlobalOptions = program.opts();
-      return actions.create(io, await connect(io, globals), globals, orderId, flags);
-    });
+    const [actions, { connect }] = await Promise.all([import('./actions.js'), import('../../client.js')]);
+    const globals: GlobalOptions = program.opts();
+    return actions.create(io, await connect(io, globals), globals, orderId, flags);
+  });
 }
