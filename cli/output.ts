@@ -49,7 +49,9 @@ export function paint(
   if (!io[stream].isTTY || (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || env.TERM === 'dumb') {
     return text;
   }
-  return styleText(style, text);
+  // We decided above, for the stream we write to; styleText would look at process.stdout.
+  const style3 = styleText as (format: string, text: string, options: { validateStream: boolean }) => string;
+  return style3(style, text, { validateStream: false });
 }
 
 export function printTable(io: Io, columns: string[], rows: Cell[][], format: ListFormat = 'table'): void {
