@@ -113,7 +113,8 @@ function fish(nodes: Node[]): string {
     '    end',
     'end',
     'function __affiliated_at',
-    '    test (__affiliated_path) = "$argv[1]"',
+    '    set -l path (__affiliated_path)',
+    '    test "$path" = "$argv[1]"',
     'end',
     'complete -c affiliated -f',
   ];
