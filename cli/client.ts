@@ -1,5 +1,6 @@
 import type { ApiClient } from '../shared/client/index.js';
 import { UsageError } from './errors.js';
+import { VERSION } from './version.js';
 import type { Io } from './io.js';
 import { DEFAULT_PROFILE, resolveConnection } from './profiles.js';
 
@@ -10,7 +11,7 @@ export interface ClientConnectOptions {
 }
 
 /**
- * The API client for client commands, from flags > environment > profile (issue 5).
+ * The API client for client commands, from flags > environment > profile.
  * A missing key names the ways to set one (style.md: errors that name the fix).
  */
 export async function connect(io: Io, options: ClientConnectOptions): Promise<ApiClient> {
@@ -32,9 +33,24 @@ export async function connect(io: Io, options: ClientConnectOptions): Promise<Ap
     throw new UsageError(`base URL "${connection.baseUrl}" must start with http:// or https://`);
   }
   const { createApiClient } = await import('../shared/client/index.js');
-  return createApiClient({
-    baseUrl: connection.baseUrl,
+  const client = createApiClient({
+    baseUrl: baseUrlOf(url),
     apiKey: connection.apiKey,
-    userAgent: 'affiliated-cli/0.1.0',
+    userAgent: `affiliated-cli/${VERSION}`,
   });
+  clients.set(io, client);
+  return client;
+}
+
+/** The client a command of this run connected with, if any (for follow-up advice on an error). */
+const clients = new WeakMap<Io, ApiClient>();
+export const clientOf = (io: Io): ApiClient | undefined => clients.get(io);
+
+/**
+ * The daemon's root: routes carry their own `/v1`, so a base URL that ends in `/v1` (as the
+ * API reference writes them) is taken as the root it names rather than calling `/v1/v1/...`.
+ */
+export function baseUrlOf(url: URL): string {
+  const text = url.toString().replace(/\/+$/, '');
+  return text.replace(/\/v1$/, '');
 }

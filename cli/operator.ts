@@ -1,16 +1,31 @@
 import { loadConfig } from '../server/config.js';
 import { createDb, type Db } from '../server/db/knex.js';
 import type { Services } from '../server/services/index.js';
+import { checkDatabase, databaseLabel } from './database.js';
+import type { Io } from './io.js';
+import { note } from './output.js';
+
+export interface OperatorOptions {
+  json?: boolean;
+  /** Run pending migrations first (as the daemon does); default true. */
+  migrate?: boolean;
+  /** May create a new SQLite file at the default path (`db migrate`, `init`); default false. */
+  create?: boolean;
+}
 
 /**
  * Operator commands act on the database directly, with the daemon's `DATABASE_URL`.
  * Pending migrations run first (as the daemon does), so a fresh install needs no extra step.
+ * Human output names the database used, on stderr, so a wrong folder shows at once.
  */
 export async function withDatabase<T>(
+  io: Io,
+  options: OperatorOptions,
   work: (db: Db) => Promise<T>,
-  options: { migrate?: boolean } = {},
 ): Promise<T> {
   const config = loadConfig();
+  checkDatabase(io, config, options.create === true);
+  if (!options.json) note(io, `Database: ${databaseLabel(config.database)}`);
   const db = createDb(config.database);
   try {
     if (options.migrate !== false) await db.migrate.latest();
@@ -21,10 +36,16 @@ export async function withDatabase<T>(
 }
 
 /** The daemon's own services over that database, so operator commands apply the same rules. */
-export async function withServices<T>(work: (services: Services) => Promise<T>): Promise<T> {
+export async function withServices<T>(
+  io: Io,
+  options: OperatorOptions,
+  work: (services: Services) => Promise<T>,
+): Promise<T> {
   const [{ createServices }, { createLogger }] = await Promise.all([
     import('../server/services/index.js'),
     import('../server/logger.js'),
   ]);
-  return withDatabase((db) => work(createServices({ db, config: loadConfig(), logger: createLogger('silent') })));
+  return withDatabase(io, options, (db) =>
+    work(createServices({ db, config: loadConfig(), logger: createLogger('silent') })),
+  );
 }

@@ -1,12 +1,19 @@
-import { InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { LIST_FORMATS } from './output.js';
+import { MAX_PAGE_SIZE } from './vocabulary.js';
 
 /** Option parsers: a bad value is a usage error (exit 2) that names the option's rule. */
-export function wholeNumber(min = 0) {
+export function wholeNumber(min = 0, max?: number) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < min) {
-      throw new InvalidArgumentError(`must be a whole number of at least ${min}.`);
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || (max !== undefined && n > max)) {
+      throw new InvalidArgumentError(
+        max === undefined
+          ? `must be a whole number of at least ${min}.`
+          : `must be a whole number from ${min} to ${max}.`,
+      );
     }
-    return Number(value);
+    return n;
   };
 }
 
@@ -24,4 +31,26 @@ export function oneOf<T extends string>(values: readonly T[]) {
     }
     return value as T;
   };
+}
+
+/** `--page` and `--limit` of a list command: both checked here, so `--limit 500` is exit 2 like `--page 0`. */
+export function pagingOptions<C extends Command>(command: C): C {
+  return command
+    .option('--page <n>', 'page number (from 1)', wholeNumber(1))
+    .option('--limit <n>', `page size, 1 to ${MAX_PAGE_SIZE} (default 50)`, wholeNumber(1, MAX_PAGE_SIZE));
+}
+
+/** `--output csv` of every list command (the table is the default). */
+export function outputOption<C extends Command>(command: C): C {
+  return command.addOption(
+    new Option('--output <format>', 'table for people, csv for spreadsheets and scripts')
+      .choices(LIST_FORMATS)
+      .default('table'),
+  );
+}
+
+/** An option with fixed values: commander checks them (exit 2) and completion offers them. */
+export function choice(flags: string, description: string, values: readonly string[], defaultValue?: string): Option {
+  const option = new Option(flags, description).choices(values);
+  return defaultValue === undefined ? option : option.default(defaultValue);
 }

@@ -1,4 +1,6 @@
+import { styleText } from 'node:util';
 import type { Ora } from 'ora';
+import { csvLines } from './csv.js';
 import type { Io } from './io.js';
 
 export interface GlobalOptions {
@@ -24,7 +26,39 @@ export function note(io: Io, text: string): void {
 
 type Cell = string | number | boolean | null | undefined;
 
-export function printTable(io: Io, columns: string[], rows: Cell[][]): void {
+/** `--output` of list commands: a table for people, or CSV for spreadsheets and scripts. */
+export const LIST_FORMATS = ['table', 'csv'] as const;
+export type ListFormat = (typeof LIST_FORMATS)[number];
+
+/** "1 affiliate", "2 affiliates", "0 affiliates". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * Colour only on a terminal, and never when NO_COLOR is set (no-color.org) or TERM is dumb.
+ * Node's own util.styleText, so no dependency.
+ */
+export function paint(
+  io: Io,
+  stream: 'stdout' | 'stderr',
+  style: 'bold' | 'red' | 'green' | 'yellow' | 'dim' | 'cyan',
+  text: string,
+): string {
+  const env = io.env;
+  if (!io[stream].isTTY || (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || env.TERM === 'dumb') {
+    return text;
+  }
+  // We decided above, for the stream we write to; styleText would look at process.stdout.
+  const style3 = styleText as (format: string, text: string, options: { validateStream: boolean }) => string;
+  return style3(style, text, { validateStream: false });
+}
+
+export function printTable(io: Io, columns: string[], rows: Cell[][], format: ListFormat = 'table'): void {
+  if (format === 'csv') {
+    io.stdout.write(csvLines(columns, rows));
+    return;
+  }
   const text = rows.map((row) =>
     row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))),
   );
@@ -36,7 +70,7 @@ export function printTable(io: Io, columns: string[], rows: Cell[][]): void {
       .map((cell, i) => cell.padEnd(widths[i] ?? 0))
       .join('  ')
       .trimEnd();
-  printLine(io, line(columns.map((c) => c.toUpperCase())));
+  printLine(io, paint(io, 'stdout', 'bold', line(columns.map((c) => c.toUpperCase()))));
   for (const row of text) printLine(io, line(row));
   if (rows.length === 0) note(io, '(none)');
 }

@@ -8,8 +8,10 @@ export interface Profile {
   apiKey?: string;
 }
 
-interface ConfigFile {
+export interface ConfigFile {
   profiles: Record<string, Profile>;
+  /** The profile used when neither --profile nor AFFILIATED_PROFILE names one (`config use`). */
+  current?: string;
 }
 
 export const DEFAULT_PROFILE = 'default';
@@ -25,7 +27,7 @@ export function configPath(env: NodeJS.ProcessEnv): string {
 export async function readConfigFile(env: NodeJS.ProcessEnv): Promise<ConfigFile> {
   try {
     const parsed = JSON.parse(await fs.readFile(configPath(env), 'utf8')) as Partial<ConfigFile>;
-    return { profiles: parsed.profiles ?? {} };
+    return { profiles: parsed.profiles ?? {}, ...(parsed.current && { current: parsed.current }) };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
     throw err;
@@ -47,6 +49,13 @@ export async function saveProfile(env: NodeJS.ProcessEnv, name: string, changes:
   const config = await readConfigFile(env);
   config.profiles[name] = { ...config.profiles[name], ...changes };
   return writeConfigFile(env, config);
+}
+
+/** The profile a command uses: --profile, else AFFILIATED_PROFILE, else the one `config use` chose. */
+export async function activeProfile(io: Io, options: { profile?: string }): Promise<string> {
+  if (options.profile) return options.profile;
+  if (io.env.AFFILIATED_PROFILE) return io.env.AFFILIATED_PROFILE;
+  return (await readConfigFile(io.env)).current ?? DEFAULT_PROFILE;
 }
 
 /** Keys are never printed whole: prefix and last four only. */
@@ -77,8 +86,9 @@ export async function resolveConnection(
   io: Io,
   options: { profile?: string; baseUrl?: string; apiKey?: string },
 ): Promise<Connection> {
-  const name = options.profile ?? io.env.AFFILIATED_PROFILE ?? DEFAULT_PROFILE;
-  const profile = (await readConfigFile(io.env)).profiles[name] ?? {};
+  const config = await readConfigFile(io.env);
+  const name = options.profile ?? (io.env.AFFILIATED_PROFILE || config.current || DEFAULT_PROFILE);
+  const profile = config.profiles[name] ?? {};
   const [baseUrl, baseUrlSource] = pick(options.baseUrl, io.env.AFFILIATED_BASE_URL, profile.baseUrl);
   const [apiKey, apiKeySource] = pick(options.apiKey, io.env.AFFILIATED_API_KEY, profile.apiKey);
   return {

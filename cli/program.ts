@@ -14,13 +14,17 @@ import { registerRefunds } from './commands/refunds/index.js';
 import { registerServe } from './commands/serve/index.js';
 import { registerSnippet } from './commands/snippet/index.js';
 import { registerWebhooks } from './commands/webhooks/index.js';
+import { registerCompletion } from './commands/completion/index.js';
+import { registerStatus } from './commands/status/index.js';
+import { commandPath, withExamples } from './help.js';
 import type { Io } from './io.js';
+import { VERSION } from './version.js';
 
 /** The commander root: global options and every noun. Actions are imported lazily. */
 export function buildProgram(io: Io): Command {
   const program = new Command('affiliated')
     .description('Self-hosted affiliate programme backend: the daemon and its command line')
-    .version('0.1.0')
+    .version(VERSION, '-v, --version', 'print the version')
     .option('--json', 'machine-readable output on stdout (nothing else there)')
     .option('--profile <name>', 'saved connection profile for client commands (default: "default")')
     .option(
@@ -28,7 +32,6 @@ export function buildProgram(io: Io): Command {
       'daemon address for client commands (overrides AFFILIATED_BASE_URL and the profile)',
     )
     .option('--api-key <key>', 'API key for client commands (overrides AFFILIATED_API_KEY and the profile)')
-    .showHelpAfterError()
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
@@ -50,13 +53,20 @@ export function buildProgram(io: Io): Command {
   registerConversions(program, io);
   registerRefunds(program, io);
   registerPayouts(program, io);
-  // Sub-commands throw like the root does, so main.ts alone turns them into exit codes.
-  const inherit = (command: Command) => {
-    for (const sub of command.commands) {
-      sub.exitOverride().configureOutput(program.configureOutput()).showHelpAfterError();
-      inherit(sub);
-    }
+  registerStatus(program, io);
+  registerCompletion(program, io);
+  withExamples(program, ['init', 'serve', 'affiliates list --status active', 'status']);
+  // Sub-commands throw like the root does, so runCli alone turns them into exit codes. A usage
+  // error prints its line, commander's "Did you mean", and one line naming the help, not the
+  // whole help; every help shows the global options.
+  const configure = (command: Command) => {
+    command
+      .exitOverride()
+      .configureOutput(program.configureOutput())
+      .configureHelp({ showGlobalOptions: true })
+      .showHelpAfterError(`(see \`${commandPath(command)} --help\`)`);
+    for (const sub of command.commands) configure(sub);
   };
-  inherit(program);
+  configure(program);
   return program;
 }

@@ -21,14 +21,25 @@ async function ask<T>(io: Io, flag: string, question: Record<string, unknown>): 
   }
 }
 
-export const askText = (io: Io, flag: string, message: string, validate?: (v: string) => true | string) =>
-  ask<string>(io, flag, { type: 'input', message, validate });
+export const askText = (
+  io: Io,
+  flag: string,
+  message: string,
+  validate?: (v: string) => true | string,
+  defaultValue?: string,
+) => ask<string>(io, flag, { type: 'input', message, validate, default: defaultValue });
 
 export const askSecret = (io: Io, flag: string, message: string, validate?: (v: string) => true | string) =>
   ask<string>(io, flag, { type: 'password', mask: '*', message, validate });
 
-export const askChoice = (io: Io, flag: string, message: string, choices: string[], defaultChoice?: string) =>
-  ask<string>(io, flag, { type: 'select', message, choices, default: defaultChoice });
+/** A choice is a value, or a value with the words shown for it (a plan with its limits). */
+export const askChoice = (
+  io: Io,
+  flag: string,
+  message: string,
+  choices: Array<string | { name: string; value: string }>,
+  defaultChoice?: string,
+) => ask<string>(io, flag, { type: 'select', message, choices, default: defaultChoice });
 
 export const confirm = (io: Io, flag: string, message: string) =>
   ask<boolean>(io, flag, { type: 'confirm', message, default: false });

@@ -1,10 +1,12 @@
 import { CommanderError } from 'commander';
-import { ConfigError } from '../server/config.js';
-import { HttpError, StartupError } from '../server/errors.js';
-import { ApiError } from '../shared/client/errors.js';
+import { HttpError } from '../server/errors.js';
+import { ApiError, ConnectionError } from '../shared/client/errors.js';
 import { errorBody } from '../shared/errors.js';
+import { clientOf } from './client.js';
 import { AlreadyReported, CommandFailed, UsageError } from './errors.js';
+import { commandPath } from './help.js';
 import type { Io } from './io.js';
+import { connectionProblem, fileProblem, planLimitFix } from './problems.js';
 import { buildProgram } from './program.js';
 
 /**
@@ -14,6 +16,11 @@ import { buildProgram } from './program.js';
  */
 export async function runCli(argv: string[], io: Io): Promise<number> {
   const program = buildProgram(io);
+  // The command that ran, so a usage error can name its --help.
+  let active = program;
+  program.hook('preAction', (_root, command) => {
+    active = command;
+  });
   const json = argv.includes('--json');
   const fail = (code: number, body: object, text: string) => {
     if (json) io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
@@ -33,9 +40,18 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       return err.exitCode === 0 ? 0 : 2;
     }
     if (err instanceof AlreadyReported) return 1;
-    if (err instanceof UsageError) return fail(2, { error: err.message }, `error: ${err.message}`);
-    if (err instanceof ConfigError || err instanceof StartupError) {
-      return fail(1, { error: err.message }, `error: ${err.message}`);
+    if (err instanceof UsageError) {
+      const hint = `(see \`${commandPath(active)} --help\`)`;
+      return fail(2, { error: err.message }, `error: ${err.message}\n${hint}`);
+    }
+    if (err instanceof ConnectionError) {
+      const text = connectionProblem(err.baseUrl ?? '', err.code, err.reason ?? err.message);
+      return fail(1, { error: text, code: err.code }, `error: ${text}`);
+    }
+    // By name: server/config.ts loads zod, which `affiliated --help` must not wait for.
+    const name = (err as Error | undefined)?.name;
+    if (name === 'ConfigError' || name === 'StartupError') {
+      return fail(1, { error: (err as Error).message }, `error: ${(err as Error).message}`);
     }
     if (err instanceof CommandFailed) {
       return fail(1, { error: err.message, details: err.details }, [err.message, ...err.details].join('\n'));
@@ -45,13 +61,32 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     if (err instanceof HttpError) return failWithBody(err.status, err.messages, 'error');
     if (err instanceof ApiError) {
       const message = err.messages.length === 1 ? (err.messages[0] ?? '') : err.messages;
-      return failWithBody(err.statusCode, message, `error ${err.statusCode}`);
+      const code = failWithBody(err.statusCode, message, `error ${err.statusCode}`);
+      if (err.statusCode === 403 && !json) {
+        const fix = planLimitFix(err.messages.join(' '), await campaignOf(io));
+        if (fix) io.stderr.write(`${fix}\n`);
+      }
+      return code;
     }
     // Knex prefixes driver errors with the SQL (and its values): keep only the driver's words.
     const code = (err as { code?: string }).code;
+    const file = (err as { path?: string }).path;
+    if (file !== undefined && code !== undefined) {
+      const text = fileProblem(err, file);
+      return fail(1, { error: text, code }, `error: ${text}`);
+    }
     const reason = String((err as Error).message ?? err)
       .split(' - ')
       .pop();
     return fail(1, { error: reason, code }, `error: ${reason}${code ? ` (${code})` : ''}`);
+  }
+}
+
+/** The public id of the key's campaign, for the fix of a plan-limit refusal; best effort. */
+async function campaignOf(io: Io): Promise<string | undefined> {
+  try {
+    return (await clientOf(io)?.campaign.get())?.publicId;
+  } catch {
+    return undefined;
   }
 }

@@ -79,7 +79,12 @@ export async function startDaemon(
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
-  logger.info('listening', { url, database: config.database.client });
+  // Which database, never with its password: a path, or host/database.
+  const at =
+    config.database.client === 'sqlite'
+      ? config.database.filename
+      : `${config.database.host}/${config.database.database}`;
+  logger.info('listening', { url, database: config.database.client, at });
   for (const worker of services.workers) worker.start();
 
   let closing: Promise<void> | undefined;

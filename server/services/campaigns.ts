@@ -19,7 +19,7 @@ import {
 import { findPlanByName } from '../repositories/plans.js';
 import { readMonthlyUsage } from '../repositories/usage.js';
 import type { ServiceDeps } from './deps.js';
-import { randomPublicId } from './random.js';
+import { publicIdCandidate } from './slug.js';
 
 export interface CreateCampaignInput {
   name: string;
@@ -116,7 +116,7 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
     }
     const commission = validCommission(input.commission ?? { type: 'percent', value: 10 });
     for (let attempt = 0; ; attempt++) {
-      const publicId = input.publicId ?? randomPublicId();
+      const publicId = input.publicId ?? publicIdCandidate(name, attempt);
       try {
         const id = await insertCampaign(db, {
           publicId,
@@ -131,7 +131,7 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
         if (input.publicId !== undefined) throw new ConflictError(`Public id "${publicId}" is already used`);
-        if (attempt >= 5) throw err;
+        if (attempt >= 25) throw err;
       }
     }
   }

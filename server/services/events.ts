@@ -60,7 +60,8 @@ export function eventService({ db }: ServiceDeps): EventService {
   return {
     async track(auth, { events }) {
       // product §3.5: campaign_id must be the key's campaign.
-      refuseCampaigns(events, (publicId) => publicId === auth.publicId, CAMPAIGN_MISMATCH);
+      // The message names the right id, so a sender sees at once what to send instead.
+      refuseCampaigns(events, (publicId) => publicId === auth.publicId, `${CAMPAIGN_MISMATCH} ("${auth.publicId}")`);
       // The authenticated campaign carries its plan limit and commission rule: they are the rules.
       return intake(events, () => auth.campaignId, auth);
     },

@@ -30,6 +30,9 @@ export class ConnectionError extends Error {
   constructor(
     message: string,
     readonly code?: string,
+    /** The address that was called and the transport's own words, for a caller's own message. */
+    readonly baseUrl?: string,
+    readonly reason?: string,
   ) {
     super(message);
   }

@@ -95,10 +95,8 @@ export async function callApi<S extends z.ZodType>(
     text = await res.body.text();
   } catch (err) {
     const code = (err as { code?: string }).code;
-    throw new ConnectionError(
-      `cannot reach the daemon at ${options.baseUrl}: ${(err as Error).message || code || 'network error'}`,
-      code,
-    );
+    const reason = (err as Error).message || code || 'network error';
+    throw new ConnectionError(`cannot reach the daemon at ${options.baseUrl}: ${reason}`, code, options.baseUrl, reason);
   }
   const rateLimit = rateLimitOf(responseHeaders);
   if (statusCode < 200 || statusCode > 299) {

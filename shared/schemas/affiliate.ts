@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { isoDate, money, paginationFields, paginationQuery } from './common.js';
 
-export const AFFILIATE_STATUSES = ['pending', 'active', 'inactive'] as const;
+import { AFFILIATE_STATUSES } from '../vocabulary.js';
+
+export { AFFILIATE_STATUSES };
 export const affiliateStatus = z.enum(AFFILIATE_STATUSES);
 export type AffiliateStatus = z.infer<typeof affiliateStatus>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_AUTO_APPROVE_DAYS } from '../vocabulary.js';
 
 export const planSchema = z.object({
   id: z.number().int(),
@@ -36,8 +37,7 @@ export const campaignUsageSchema = campaignSchema.extend({
 });
 export type CampaignWithUsage = z.infer<typeof campaignUsageSchema>;
 
-/** Longest hold period: ten years. */
-export const MAX_AUTO_APPROVE_DAYS = 3650;
+export { MAX_AUTO_APPROVE_DAYS };
 
 export const PUBLIC_ID = /^[A-Za-z0-9_-]{3,64}$/;
 

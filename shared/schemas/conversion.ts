@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { isoDate, money, paginationFields, paginationQuery } from './common.js';
 
-/** seed-spec §3.2. */
-export const CONVERSION_STATUSES = ['pending', 'approved', 'rejected', 'paid'] as const;
+import { CONVERSION_STATUSES } from '../vocabulary.js';
+
+export { CONVERSION_STATUSES };
 export const conversionStatus = z.enum(CONVERSION_STATUSES);
 export type ConversionStatus = z.infer<typeof conversionStatus>;
 

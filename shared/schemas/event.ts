@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { jsonBytes, jsonDepth } from './jsonShape.js';
 import { toCents } from '../money.js';
 
-export const EVENT_TYPES = ['conversion', 'lead', 'page_view'] as const;
+import { EVENT_TYPES, MAX_EVENTS_PER_REQUEST } from '../vocabulary.js';
+
+export { EVENT_TYPES, MAX_EVENTS_PER_REQUEST };
 export const eventType = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof eventType>;
 
-/** At most this many events a request (product §3.6). */
-export const MAX_EVENTS_PER_REQUEST = 1000;
 /** Largest order value we accept, so that centavos stay exact integers. */
 export const MAX_ORDER_VALUE = 10_000_000_000;
 

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { isoDate, money, paginationFields, paginationQuery } from './common.js';
 
-export const PAYOUT_STATUSES = ['pending', 'paid', 'failed'] as const;
+import { PAYOUT_STATUSES } from '../vocabulary.js';
+
+export { PAYOUT_STATUSES };
 export const payoutStatus = z.enum(PAYOUT_STATUSES);
 export type PayoutStatus = z.infer<typeof payoutStatus>;
 

@@ -1,28 +1,16 @@
 import { z } from 'zod';
+import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES } from '../vocabulary.js';
 import { isoDate, paginationFields, paginationQuery } from './common.js';
 
-/** The events an endpoint may subscribe to; `webhook.test` is sent on request, whatever it subscribes to. */
-export const WEBHOOK_EVENT_TYPES = [
-  'affiliate.created',
-  'affiliate.updated',
-  'affiliate.deleted',
-  'conversion.created',
-  'conversion.approved',
-  'conversion.rejected',
-  'conversion.paid',
-  'payout.created',
-  'payout.paid',
-  'payout.failed',
-] as const;
+export { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES };
+
 export const webhookEventType = z.enum(WEBHOOK_EVENT_TYPES);
 export type WebhookEventType = z.infer<typeof webhookEventType>;
 export const TEST_EVENT_TYPE = 'webhook.test';
 
-export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 export const webhookStatus = z.enum(WEBHOOK_STATUSES);
 export type WebhookStatus = z.infer<typeof webhookStatus>;
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export const deliveryStatus = z.enum(DELIVERY_STATUSES);
 export type DeliveryStatus = z.infer<typeof deliveryStatus>;
 

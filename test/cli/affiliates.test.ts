@@ -80,7 +80,7 @@ describe(`affiliates and events send as a client, in-process CLI against a real 
     expect(list.code).to.equal(0);
     expect(list.stdout.split('\n')[0]).to.match(/^ID\s+NAME\s+EMAIL\s+REFERRAL\s+STATUS/);
     expect(list.stdout).to.match(/Ana\s+ana@example\.com\s+ANA1\s+active/);
-    expect(list.stderr).to.include('page 1 of 1 (1 affiliates');
+    expect(list.stderr).to.include('page 1 of 1 (1 affiliate;');
   });
 
   it('list filters and pages; --all follows every page', async () => {
@@ -171,7 +171,10 @@ describe(`affiliates and events send as a client, in-process CLI against a real 
   it('an unreachable daemon is a clear error, exit 1', async () => {
     const down = await cli(['affiliates', 'list'], { AFFILIATED_BASE_URL: 'http://127.0.0.1:9' });
     expect(down.code).to.equal(1);
-    expect(down.stderr).to.include('cannot reach the daemon at http://127.0.0.1:9');
+    expect(down.stderr).to.include(
+      'error: nothing answers at http://127.0.0.1:9: is the daemon running (`npx affiliated serve`)?',
+    );
+    expect(down.stderr).to.not.include('ECONNREFUSED');
   });
 
   it('events send: one event from flags', async () => {
@@ -194,20 +197,17 @@ describe(`affiliates and events send as a client, in-process CLI against a real 
     expect(again.stdout).to.include('Not stored: duplicate order id');
     expect(await countRows(t.db, 'conversions', merchant.campaignId)).to.equal(1);
 
-    const view = await cli([
-      'events',
-      'send',
-      '--type',
-      'page_view',
-      '--campaign',
-      merchant.publicId,
-      '--affiliate',
-      'ANA1',
-      '--session',
-      's1',
-    ]);
+    // No --campaign: the key names its campaign (GET /v1/campaign).
+    const before = await countRows(t.db, 'tracking_events', merchant.campaignId);
+    const view = await cli(['events', 'send', '--type', 'page_view', '--affiliate', 'ANA1', '--session', 's1']);
     expect(view.code, view.stderr).to.equal(0);
     expect(view.stdout).to.include('Accepted page_view for ANA1');
+    expect(await countRows(t.db, 'tracking_events', merchant.campaignId)).to.equal(before + 1);
+    const wrong = await cli(['events', 'send', '--type', 'lead', '--affiliate', 'ANA1', '--campaign', 'spring-sale']);
+    expect(wrong.code).to.equal(2);
+    expect(wrong.stderr).to.include(
+      `--campaign spring-sale is not the API key's campaign: the key belongs to campaign "${merchant.publicId}"`,
+    );
 
     const incomplete = await cli(args);
     expect(incomplete.code).to.equal(2);

@@ -67,7 +67,10 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       commissionValue: 12.5,
     });
     expect(campaign.id).to.be.a('number');
-    expect(campaign.publicId).to.match(/^[a-z0-9]{12}$/);
+    // A readable public id from the name; the same name again gets the next free one.
+    expect(campaign.publicId).to.equal('spring');
+    const again = parseJson(await runCli(['campaigns', 'create', '--name', 'Spring', '--json'], { env }));
+    expect(again.publicId).to.equal('spring-2');
     const named = parseJson(
       await runCli(['campaigns', 'create', '--name', 'Named', '--public-id', 'black-friday', '--json'], {
         env,
@@ -80,7 +83,7 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       commissionValue: 10,
     });
     const list = parseJson<Array<{ id: number }>>(await runCli(['campaigns', 'list', '--json'], { env }));
-    expect(list.map((c) => c.id)).to.deep.equal([campaign.id, named.id]);
+    expect(list.map((c) => c.id)).to.deep.equal([campaign.id, again.id, named.id]);
     const got = parseJson(await runCli(['campaigns', 'get', 'black-friday', '--json'], { env }));
     expect(got).to.deep.include({
       id: named.id,
@@ -109,7 +112,10 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
     const listedJson = await runCli(['keys', 'list', '--campaign', String(campaign.id), '--json'], { env });
     expect(listedJson.stdout).to.not.include(key.key);
 
-    const revoked = parseJson(await runCli(['keys', 'revoke', String(key.id), '--json'], { env }));
+    const asked = await runCli(['keys', 'revoke', String(key.id)], { env });
+    expect(asked.code).to.equal(2);
+    expect(asked.stderr).to.include('--yes is required when not running interactively');
+    const revoked = parseJson(await runCli(['keys', 'revoke', String(key.id), '--yes', '--json'], { env }));
     expect(revoked).to.include({ id: key.id, status: 'revoked' });
     expect((await t.db('api_keys').where({ id: key.id }).first())?.status).to.equal('revoked');
   });
@@ -180,6 +186,7 @@ describe('serve on a fresh directory (the README quick start)', () => {
     child.kill('SIGTERM');
     const { code, stderr } = await done;
     expect(code).to.equal(0);
+    expect(stderr).to.include(`Created a new SQLite database at ${path.join(dir, 'data/affiliated.sqlite3')}.`);
     expect(stderr).to.include('"msg":"stopped"');
     expect(stderr).to.not.match(/afk_|password/i);
   });

@@ -85,7 +85,11 @@ describe(`events replay as a child process (${ENGINE})`, () => {
     const expectedRejects = () => [
       { line: 3, reasons: ['line is not valid JSON'], raw: lines[2] },
       { line: 10, reasons: ['properties.order_value must be a positive number'], raw: lines[9] },
-      { line: 12, reasons: ["campaign_id must be the public id of the API key's campaign"], raw: lines[11] },
+      {
+        line: 12,
+        reasons: [`campaign_id must be the public id of the API key's campaign ("${merchant.publicId}")`],
+        raw: lines[11],
+      },
       {
         line: 13,
         reasons: ['event_type must be one of the following values: conversion, lead, page_view'],

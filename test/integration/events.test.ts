@@ -111,7 +111,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
     it('refuses a campaign_id other than the key campaign (product §3.5)', async () => {
       const other = await createMerchant(t.db);
       await expectInvalid({ events: [pageView(merchant.publicId, code), pageView(other.publicId, code)] }, [
-        "events.1.campaign_id must be the public id of the API key's campaign",
+        `events.1.campaign_id must be the public id of the API key's campaign ("${merchant.publicId}")`,
       ]);
     });
 

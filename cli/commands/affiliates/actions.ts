@@ -8,14 +8,23 @@ import {
 } from '../../../shared/schemas/affiliate.js';
 import { CommandFailed, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
-import { type GlobalOptions, note, printJson, printLine, printRecord, printTable } from '../../output.js';
+import {
+  type GlobalOptions,
+  type ListFormat,
+  note,
+  plural,
+  printJson,
+  printLine,
+  printRecord,
+  printTable,
+} from '../../output.js';
 import { askSecret, confirm } from '../../prompts.js';
 import { listAll } from './paging.js';
 
 const passwordRule = (value: string) =>
   passwordSchema.safeParse(value).success ? true : 'At least 6 characters (and at most 72 bytes)';
 
-function table(io: Io, affiliates: Affiliate[]): void {
+function table(io: Io, affiliates: Affiliate[], format?: ListFormat): void {
   printTable(
     io,
     ['id', 'name', 'email', 'referral', 'status', 'conversions', 'commissions', 'paid', 'created'],
@@ -30,6 +39,7 @@ function table(io: Io, affiliates: Affiliate[]): void {
       a.totalPaid.toFixed(2),
       a.createdAt,
     ]),
+    format,
   );
 }
 
@@ -52,23 +62,30 @@ export async function list(
   io: Io,
   client: ApiClient,
   options: GlobalOptions,
-  flags: { status?: AffiliateStatus; search?: string; page?: number; limit?: number; all?: boolean },
+  flags: {
+    status?: AffiliateStatus;
+    search?: string;
+    page?: number;
+    limit?: number;
+    all?: boolean;
+    output?: ListFormat;
+  },
 ): Promise<void> {
   if (flags.all && flags.page !== undefined) throw new UsageError('--all and --page do not go together');
   const filters = { status: flags.status, search: flags.search };
   if (flags.all) {
     const all = await listAll(client, filters, flags.limit ?? 100);
     if (options.json) return printJson(io, all);
-    table(io, all.affiliates);
-    note(io, `${all.total} affiliate${all.total === 1 ? '' : 's'}`);
+    table(io, all.affiliates, flags.output);
+    note(io, plural(all.total, 'affiliate'));
     return;
   }
   const page = await client.affiliates.list({ query: { ...filters, page: flags.page, limit: flags.limit } });
   if (options.json) return printJson(io, page);
-  table(io, page.affiliates);
+  table(io, page.affiliates, flags.output);
   note(
     io,
-    `page ${page.page} of ${Math.max(page.totalPages, 1)} (${page.total} affiliates; --all for every page)`,
+    `page ${page.page} of ${Math.max(page.totalPages, 1)} (${plural(page.total, 'affiliate')}; --all for every page)`,
   );
 }
 
@@ -95,6 +112,9 @@ const fieldsOf = ({ email, name, phone, referralId, status }: FieldFlags) => ({
   status,
 });
 
+/** `--name ''` and `--phone ''` clear the field: the API takes `null` for that (spec §4.4). */
+const clearable = (value: string | undefined) => (value !== undefined && value.trim() === '' ? null : value);
+
 export async function create(
   io: Io,
   client: ApiClient,
@@ -120,7 +140,12 @@ export async function update(
     flags.password === true
       ? await askSecret(io, '--password VALUE', 'New password', passwordRule)
       : flags.password;
-  const changes: UpdateAffiliateInput = { ...fieldsOf(flags), password };
+  const changes: UpdateAffiliateInput = {
+    ...fieldsOf(flags),
+    name: clearable(flags.name),
+    phone: clearable(flags.phone),
+    password,
+  };
   if (Object.values(changes).every((v) => v === undefined)) {
     throw new UsageError(
       'nothing to update: give at least one of --email --password --name --phone --referral-id --status',
@@ -140,11 +165,17 @@ export async function remove(
   flags: { yes?: boolean },
 ): Promise<void> {
   if (!flags.yes) {
-    // spec 4.5.1: the delete cascades, so a person confirms; scripts must say --yes.
+    // spec 4.5.1: the delete cascades, so a person confirms; scripts must say --yes. The
+    // affiliate is fetched first: an unknown id fails before any question, and the question
+    // names whom it deletes.
+    if (!io.interactive) throw new UsageError('--yes is required when not running interactively');
+    const a = await client.affiliates.get({ params: { id } });
+    const who = `${a.name ?? a.email} <${a.email}>, referral code ${a.referralId}`;
     const sure = await confirm(
       io,
       '--yes',
-      `Delete affiliate ${id} with its conversions, commissions, payouts and events? This cannot be undone.`,
+      `Delete affiliate ${id} (${who}) with ${plural(a.totalConversions, 'conversion')}, ` +
+        'its commissions, payouts and events? This cannot be undone.',
     );
     if (!sure) throw new CommandFailed('Not deleted.');
   }

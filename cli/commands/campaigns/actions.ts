@@ -2,7 +2,7 @@ import type { Campaign } from '../../../shared/schemas/campaign.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { withServices } from '../../operator.js';
-import { type GlobalOptions, printJson, printRecord, printTable } from '../../output.js';
+import { type GlobalOptions, type ListFormat, printJson, printRecord, printTable } from '../../output.js';
 
 export const commissionText = (c: Campaign) =>
   c.commissionType === 'percent' ? `${c.commissionValue}%` : `BRL ${c.commissionValue.toFixed(2)}`;
@@ -28,6 +28,7 @@ export async function create(
   options: GlobalOptions & {
     name: string;
     plan: string;
+    id?: string;
     publicId?: string;
     commissionPercent?: number;
     commissionFixed?: number;
@@ -35,11 +36,11 @@ export async function create(
   },
 ): Promise<void> {
   const commission = commissionOf(options) ?? { type: 'percent' as const, value: 10 };
-  const campaign = await withServices(({ campaigns }) =>
+  const campaign = await withServices(io, options, ({ campaigns }) =>
     campaigns.create({
       name: options.name,
       plan: options.plan,
-      publicId: options.publicId,
+      publicId: options.id ?? options.publicId,
       commission,
       cookieDays: options.cookieDays,
     }),
@@ -70,23 +71,24 @@ export async function update(
       'nothing to update: give at least one of --plan --commission-percent --commission-fixed --auto-approve-days --payout-minimum',
     );
   }
-  const campaign = await withServices(({ campaigns }) => campaigns.update(ref, input));
+  const campaign = await withServices(io, options, ({ campaigns }) => campaigns.update(ref, input));
   if (options.json) return printJson(io, campaign);
   printRecord(io, { ...campaign, commission: commissionText(campaign), ...settingsText(campaign) });
 }
 
-export async function list(io: Io, options: GlobalOptions): Promise<void> {
-  const campaigns = await withServices((services) => services.campaigns.list());
+export async function list(io: Io, options: GlobalOptions & { output?: ListFormat }): Promise<void> {
+  const campaigns = await withServices(io, options, (services) => services.campaigns.list());
   if (options.json) return printJson(io, campaigns);
   printTable(
     io,
     ['id', 'public id', 'name', 'plan', 'commission', 'created'],
     campaigns.map((c) => [c.id, c.publicId, c.name, c.plan, commissionText(c), c.createdAt]),
+    options.output,
   );
 }
 
 export async function get(io: Io, options: GlobalOptions, ref: string): Promise<void> {
-  const campaign = await withServices(async ({ campaigns }) =>
+  const campaign = await withServices(io, options, async ({ campaigns }) =>
     campaigns.withUsage((await campaigns.get(ref)).id),
   );
   if (options.json) return printJson(io, campaign);

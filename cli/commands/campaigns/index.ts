@@ -1,7 +1,8 @@
-import { type Command, InvalidArgumentError } from 'commander';
-import { MAX_AUTO_APPROVE_DAYS } from '../../../shared/schemas/campaign.js';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
-import { decimalNumber, wholeNumber } from '../../options.js';
+import { decimalNumber, outputOption, wholeNumber } from '../../options.js';
+import { MAX_AUTO_APPROVE_DAYS } from '../../vocabulary.js';
 
 /** `--auto-approve-days`: days, or `off` (manual approval; commander turns a null into '', so a word). */
 function holdPeriod(value: string): number | 'off' {
@@ -14,53 +15,58 @@ function holdPeriod(value: string): number | 'off' {
 
 export function registerCampaigns(program: Command, io: Io): void {
   const campaigns = program.command('campaigns').description('campaigns (operator)');
-  campaigns
-    .command('create')
-    .description('create a campaign')
-    .requiredOption('--name <name>', 'campaign name')
-    .option('--plan <plan>', 'plan name (see `affiliated plans list`)', 'free')
-    .option('--public-id <id>', 'public id that events send as campaign_id (default: generated)')
-    .option(
-      '--commission-percent <x>',
-      'commission as a percentage of the order value (default 10)',
-      decimalNumber,
-    )
-    .option('--commission-fixed <x>', 'fixed commission in BRL per conversion', decimalNumber)
-    .option('--cookie-days <n>', 'referral cookie lifetime in days', wholeNumber(1), 30)
-    .addHelpText(
-      'after',
-      '\nExample:\n  $ affiliated campaigns create --name "Spring sale" --plan starter --commission-percent 12.5 --json',
-    )
-    .action(async (options) => (await import('./actions.js')).create(io, { ...program.opts(), ...options }));
-  campaigns
-    .command('update')
-    .description('change a campaign’s plan, commission rule, hold period or payout minimum')
-    .argument('<id>', 'campaign id or public id')
-    .option('--plan <plan>', 'plan name (see `affiliated plans list`)')
-    .option('--commission-percent <x>', 'commission as a percentage of the order value', decimalNumber)
-    .option('--commission-fixed <x>', 'fixed commission in BRL per conversion', decimalNumber)
-    .option(
-      '--auto-approve-days <n>',
-      'approve pending conversions older than N days (0 to 3650); "off" for manual approval',
-      holdPeriod,
-    )
-    .option('--payout-minimum <x>', 'smallest payout in BRL (0: any amount)', decimalNumber)
-    .addHelpText(
-      'after',
-      '\nA new commission rule applies to conversions that arrive from now on; stored ones keep theirs.\n' +
-        'A hold period applies to the pending conversions already there, at the next scheduled run.\n' +
-        '\nExample:\n  $ affiliated campaigns update spring-sale --auto-approve-days 30 --payout-minimum 50',
-    )
-    .action(async (id: string, options) =>
-      (await import('./actions.js')).update(io, { ...program.opts(), ...options }, id),
-    );
-  campaigns
-    .command('list')
-    .description('list campaigns')
-    .action(async () => (await import('./actions.js')).list(io, program.opts()));
-  campaigns
-    .command('get')
-    .description('show one campaign with its limits and this month’s usage')
-    .argument('<id>', 'campaign id or public id')
-    .action(async (id: string) => (await import('./actions.js')).get(io, program.opts(), id));
+  withExamples(
+    campaigns
+      .command('create')
+      .description('create a campaign')
+      .requiredOption('--name <name>', 'campaign name')
+      .option('--plan <plan>', 'plan name (see `affiliated plans list`)', 'free')
+      .option(
+        '--id <publicId>',
+        'public id that events send as campaign_id (default: from the name, e.g. spring-sale)',
+      )
+      .addOption(new Option('--public-id <publicId>', 'same as --id').hideHelp())
+      .option(
+        '--commission-percent <x>',
+        'commission as a percentage of the order value (default 10)',
+        decimalNumber,
+      )
+      .option('--commission-fixed <x>', 'fixed commission in BRL per conversion', decimalNumber)
+      .option('--cookie-days <n>', 'referral cookie lifetime in days', wholeNumber(1), 30),
+    [
+      'campaigns create --name "Spring sale"                 # public id spring-sale',
+      'campaigns create --name "Spring sale" --id spring-2027 --plan starter --commission-percent 12.5',
+    ],
+  ).action(async (options) => (await import('./actions.js')).create(io, { ...program.opts(), ...options }));
+  withExamples(
+    campaigns
+      .command('update')
+      .description('change a campaign’s plan, commission rule, hold period or payout minimum')
+      .argument('<id>', 'campaign id or public id')
+      .option('--plan <plan>', 'plan name (see `affiliated plans list`)')
+      .option('--commission-percent <x>', 'commission as a percentage of the order value', decimalNumber)
+      .option('--commission-fixed <x>', 'fixed commission in BRL per conversion', decimalNumber)
+      .option(
+        '--auto-approve-days <n>',
+        'approve pending conversions older than N days (0 to 3650); "off" for manual approval',
+        holdPeriod,
+      )
+      .option('--payout-minimum <x>', 'smallest payout in BRL (0: any amount)', decimalNumber),
+    ['campaigns update spring-sale --auto-approve-days 30 --payout-minimum 50', 'campaigns update spring-sale --plan pro'],
+    'A new commission rule applies to conversions that arrive from now on; stored ones keep theirs.\n' +
+      'A hold period applies to the pending conversions already there, at the next scheduled run.',
+  ).action(async (id: string, options) =>
+    (await import('./actions.js')).update(io, { ...program.opts(), ...options }, id),
+  );
+  withExamples(outputOption(campaigns.command('list').description('list campaigns')), [
+    'campaigns list',
+    'campaigns list --output csv',
+  ]).action(async (options) => (await import('./actions.js')).list(io, { ...program.opts(), ...options }));
+  withExamples(
+    campaigns
+      .command('get')
+      .description('show one campaign with its limits and this month’s usage')
+      .argument('<id>', 'campaign id or public id'),
+    ['campaigns get spring-sale', 'campaigns get 1 --json'],
+  ).action(async (id: string) => (await import('./actions.js')).get(io, program.opts(), id));
 }

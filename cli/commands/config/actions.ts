@@ -1,19 +1,18 @@
-import { UsageError } from '../../errors.js';
+import { CommandFailed, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { type GlobalOptions, note, printJson, printLine, printTable } from '../../output.js';
 import {
+  activeProfile,
   configPath,
-  DEFAULT_PROFILE,
   maskKey,
   readConfigFile,
   resolveConnection,
   saveProfile,
+  writeConfigFile,
 } from '../../profiles.js';
-import { askSecret } from '../../prompts.js';
+import { askSecret, confirm } from '../../prompts.js';
 import type { Setting } from './settings.js';
 
-const profileName = (io: Io, options: GlobalOptions) =>
-  options.profile ?? io.env.AFFILIATED_PROFILE ?? DEFAULT_PROFILE;
 
 function checkBaseUrl(value: string): string {
   let url: URL;
@@ -29,7 +28,7 @@ function checkBaseUrl(value: string): string {
 }
 
 export async function set(io: Io, options: GlobalOptions, setting: Setting, value?: string): Promise<void> {
-  const profile = profileName(io, options);
+  const profile = await activeProfile(io, options);
   let shown: string;
   let file: string;
   if (setting === 'base-url') {
@@ -95,4 +94,37 @@ export async function list(io: Io, options: GlobalOptions): Promise<void> {
     `In effect: base-url ${effective.baseUrl} (${effective.sources.baseUrl}), ` +
       `api-key ${effective.apiKey ?? 'not set'} (${effective.sources.apiKey})`,
   );
+}
+
+/** `config use NAME`: client commands use this profile when no --profile or AFFILIATED_PROFILE names one. */
+export async function use(io: Io, options: GlobalOptions, name: string): Promise<void> {
+  const config = await readConfigFile(io.env);
+  if (!config.profiles[name]) throw new UsageError(noSuchProfile(name, config.profiles));
+  const file = await writeConfigFile(io.env, { ...config, current: name });
+  if (options.json) return printJson(io, { profile: name, file });
+  printLine(io, `Client commands now use profile "${name}" (${file}).`);
+  if (io.env.AFFILIATED_PROFILE && io.env.AFFILIATED_PROFILE !== name) {
+    note(io, `AFFILIATED_PROFILE=${io.env.AFFILIATED_PROFILE} is set in this shell and wins over it.`);
+  }
+}
+
+/** `config delete NAME`: the profile and its key leave the file; asked on a terminal, --yes otherwise. */
+export async function remove(io: Io, options: GlobalOptions & { yes?: boolean }, name: string): Promise<void> {
+  const config = await readConfigFile(io.env);
+  const profile = config.profiles[name];
+  if (!profile) throw new UsageError(noSuchProfile(name, config.profiles));
+  if (!options.yes) {
+    const what = `${profile.baseUrl ?? 'no base-url'}, api-key ${profile.apiKey ? maskKey(profile.apiKey) : 'not set'}`;
+    if (!(await confirm(io, '--yes', `Delete profile "${name}" (${what})?`))) throw new CommandFailed('Not deleted.');
+  }
+  const { [name]: _gone, ...profiles } = config.profiles;
+  const next = { profiles, ...(config.current && config.current !== name && { current: config.current }) };
+  const file = await writeConfigFile(io.env, next);
+  if (options.json) return printJson(io, { deleted: name, file });
+  printLine(io, `Deleted profile "${name}" (${file}).`);
+}
+
+function noSuchProfile(name: string, profiles: Record<string, unknown>): string {
+  const names = Object.keys(profiles);
+  return `no profile named "${name}"${names.length ? ` (saved: ${names.join(', ')})` : ''}: see \`affiliated config list\``;
 }

@@ -11,7 +11,9 @@ import { AlreadyReported, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import {
   type GlobalOptions,
+  type ListFormat,
   note,
+  plural,
   printJson,
   printLine,
   printRecord,
@@ -21,7 +23,7 @@ import {
 
 export const brl = (amount: number) => formatCents(toCents(amount));
 
-function table(io: Io, conversions: Conversion[]): void {
+function table(io: Io, conversions: Conversion[], format?: ListFormat): void {
   printTable(
     io,
     ['id', 'affiliate', 'order', 'value', 'commission', 'status', 'payout', 'created'],
@@ -35,6 +37,7 @@ function table(io: Io, conversions: Conversion[]): void {
       c.payoutId,
       c.createdAt,
     ]),
+    format,
   );
 }
 
@@ -65,13 +68,14 @@ export async function list(
     to?: string;
     page?: number;
     limit?: number;
+    output?: ListFormat;
   },
 ): Promise<void> {
-  const { affiliate, ...rest } = flags;
+  const { affiliate, output, ...rest } = flags;
   const page = await client.conversions.list({ query: { ...rest, affiliateId: affiliate } });
   if (options.json) return printJson(io, page);
-  table(io, page.conversions);
-  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${page.total} conversions)`);
+  table(io, page.conversions, output);
+  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${plural(page.total, 'conversion')})`);
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {

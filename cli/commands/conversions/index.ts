@@ -1,14 +1,15 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { ApiClient } from '../../../shared/client/index.js';
-import { CONVERSION_STATUSES, instant } from '../../../shared/schemas/conversion.js';
+import { CONVERSION_STATUSES, ISO_INSTANT } from '../../vocabulary.js';
 import type { Io } from '../../io.js';
-import { oneOf, wholeNumber } from '../../options.js';
+import { withExamples } from '../../help.js';
+import { choice, outputOption, pagingOptions, wholeNumber } from '../../options.js';
 import type { GlobalOptions } from '../../output.js';
 import type * as Actions from './actions.js';
 
 /** `2026-11-01` or an ISO 8601 date-time, as the API takes it. */
 export function dateOption(value: string): string {
-  if (!instant.safeParse(value).success) {
+  if (!ISO_INSTANT.test(value)) {
     throw new InvalidArgumentError(
       'must be an ISO 8601 date (2026-11-01) or date-time (2026-11-01T12:00:00Z).',
     );
@@ -30,35 +31,33 @@ export function registerConversions(program: Command, io: Io): void {
   };
   const ids = (value: string, previous: number[] = []) => [...previous, wholeNumber(1)(value)];
 
-  conversions
-    .command('list')
-    .description('list conversions, newest first')
-    .option(
-      '--status <status>',
-      `only this status (${CONVERSION_STATUSES.join(', ')})`,
-      oneOf(CONVERSION_STATUSES),
-    )
-    .option('--affiliate <id>', 'only this affiliate’s', wholeNumber(1))
-    .option('--order-id <id>', 'the conversion of this order')
-    .option('--from <date>', 'arrived on or after (ISO 8601)', dateOption)
-    .option('--to <date>', 'arrived before (ISO 8601)', dateOption)
-    .option('--page <n>', 'page number (from 1)', wholeNumber(1))
-    .option('--limit <n>', 'page size, 1 to 100 (default 50)', wholeNumber(1))
-    .addHelpText(
-      'after',
-      '\nExample:\n  $ affiliated conversions list --status pending --from 2026-11-01 --to 2026-12-01',
-    )
-    .action((flags) => run((a, client, globals) => a.list(io, client, globals, flags)));
-  conversions
-    .command('get')
-    .description('show one conversion')
-    .argument('<id>', 'conversion id', wholeNumber(1))
-    .action((id: number) => run((a, client, globals) => a.get(io, client, globals, id)));
+  withExamples(
+    outputOption(
+      pagingOptions(
+        conversions
+          .command('list')
+          .description('list conversions, newest first')
+          .addOption(choice('--status <status>', 'only this status', CONVERSION_STATUSES))
+          .option('--affiliate <id>', 'only this affiliate’s', wholeNumber(1))
+          .option('--order-id <id>', 'the conversion of this order')
+          .option('--from <date>', 'arrived on or after (ISO 8601)', dateOption)
+          .option('--to <date>', 'arrived before (ISO 8601)', dateOption),
+      ),
+    ),
+    [
+      'conversions list --status pending --from 2026-11-01 --to 2026-12-01',
+      'conversions list --affiliate 42 --output csv > conversions.csv',
+    ],
+  ).action((flags) => run((a, client, globals) => a.list(io, client, globals, flags)));
+  withExamples(
+    conversions.command('get').description('show one conversion').argument('<id>', 'conversion id', wholeNumber(1)),
+    ['conversions get 101', 'conversions get 101 --json'],
+  ).action((id: number) => run((a, client, globals) => a.get(io, client, globals, id)));
   for (const [verb, status] of [
     ['approve', 'approved'],
     ['reject', 'rejected'],
   ] as const) {
-    conversions
+    const command = conversions
       .command(verb)
       .description(
         verb === 'approve'
@@ -71,12 +70,8 @@ export function registerConversions(program: Command, io: Io): void {
         '--before <date>',
         'with --all-pending: only those that arrived before this date (ISO 8601)',
         dateOption,
-      )
-      .addHelpText(
-        'after',
-        `\nExamples:\n  $ affiliated conversions ${verb} 101 102 103\n` +
-          `  $ affiliated conversions ${verb} --all-pending --before 2026-11-01`,
-      )
+      );
+    withExamples(command, [`conversions ${verb} 101 102 103`, `conversions ${verb} --all-pending --before 2026-11-01`])
       .action((given: number[], flags) =>
         run((a, client, globals) => a.move(io, client, globals, status, given, flags)),
       );

@@ -1,6 +1,6 @@
 import type { Io } from '../../io.js';
 import { withDatabase } from '../../operator.js';
-import { type GlobalOptions, printJson, printLine, printTable } from '../../output.js';
+import { type GlobalOptions, plural, printJson, printLine, printTable } from '../../output.js';
 
 interface MigrationFile {
   file: string;
@@ -11,33 +11,39 @@ const nameOf = (m: MigrationFile | { name: string } | string) =>
   typeof m === 'string' ? m : 'file' in m ? m.file : m.name;
 
 export async function migrate(io: Io, options: GlobalOptions): Promise<void> {
-  const [batch, applied] = await withDatabase((db) => db.migrate.latest() as Promise<[number, string[]]>, {
-    migrate: false,
-  });
+  const [batch, applied] = await withDatabase(
+    io,
+    { json: options.json, migrate: false, create: true },
+    (db) => db.migrate.latest() as Promise<[number, string[]]>,
+  );
   if (options.json) return printJson(io, { batch, applied });
   printLine(
     io,
-    applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}` : 'Already up to date.',
+    applied.length ? `Applied ${plural(applied.length, 'migration')}: ${applied.join(', ')}` : 'Already up to date.',
   );
 }
 
 export async function rollback(io: Io, options: GlobalOptions): Promise<void> {
-  const [batch, undone] = await withDatabase((db) => db.migrate.rollback() as Promise<[number, string[]]>, {
-    migrate: false,
-  });
+  const [batch, undone] = await withDatabase(
+    io,
+    { json: options.json, migrate: false },
+    (db) => db.migrate.rollback() as Promise<[number, string[]]>,
+  );
   if (options.json) return printJson(io, { batch, rolledBack: undone });
   printLine(
     io,
     undone.length
-      ? `Rolled back ${undone.length} migration(s): ${undone.join(', ')}`
+      ? `Rolled back ${plural(undone.length, 'migration')}: ${undone.join(', ')}`
       : 'Nothing to roll back.',
   );
 }
 
 export async function status(io: Io, options: GlobalOptions): Promise<void> {
-  const [done, pending] = await withDatabase((db) => db.migrate.list() as Promise<MigrationList>, {
-    migrate: false,
-  });
+  const [done, pending] = await withDatabase(
+    io,
+    { json: options.json, migrate: false },
+    (db) => db.migrate.list() as Promise<MigrationList>,
+  );
   const applied = done.map(nameOf);
   const waiting = pending.map(nameOf);
   if (options.json) return printJson(io, { applied, pending: waiting });

@@ -1,7 +1,8 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { EVENT_TYPES, MAX_EVENTS_PER_REQUEST } from '../../../shared/schemas/event.js';
+import { EVENT_TYPES, MAX_EVENTS_PER_REQUEST } from '../../vocabulary.js';
 import type { Io } from '../../io.js';
-import { decimalNumber, oneOf } from '../../options.js';
+import { withExamples } from '../../help.js';
+import { choice, decimalNumber } from '../../options.js';
 import type { GlobalOptions } from '../../output.js';
 
 function batchSize(value: string): number {
@@ -34,27 +35,27 @@ export function registerEvents(program: Command, io: Io): void {
   const events = program.command('events').description('send tracking events through the API');
   const connect = async (globals: GlobalOptions) => (await import('../../client.js')).connect(io, globals);
 
-  events
-    .command('send')
-    .description('send one event')
-    .requiredOption('--type <type>', EVENT_TYPES.join(', '), oneOf(EVENT_TYPES))
-    .requiredOption('--campaign <publicId>', 'the campaign’s public id (campaign_id)')
-    .requiredOption('--affiliate <code>', 'the affiliate’s referral code (affiliate_id)')
-    .option('--order-id <id>', 'order id (conversions)')
-    .option('--order-value <value>', 'order value in BRL (conversions)', decimalNumber)
-    .option('--session <id>', 'session id')
-    .addHelpText(
-      'after',
-      '\nExample:\n  $ affiliated events send --type conversion --campaign spring-sale --affiliate MARIA10 \\\n' +
-        '      --order-id 1001 --order-value 249.90',
-    )
-    .action(async (flags) => {
+  withExamples(
+    events
+      .command('send')
+      .description('send one event')
+      .addOption(choice('--type <type>', 'event type', EVENT_TYPES).makeOptionMandatory())
+      .option('--campaign <publicId>', 'the campaign’s public id (default: the API key’s campaign)')
+      .requiredOption('--affiliate <code>', 'the affiliate’s referral code (affiliate_id)')
+      .option('--order-id <id>', 'order id (conversions)')
+      .option('--order-value <value>', 'order value in BRL (conversions)', decimalNumber)
+      .option('--session <id>', 'session id'),
+    [
+      'events send --type page_view --affiliate MARIA10',
+      'events send --type conversion --affiliate MARIA10 --order-id 1001 --order-value 249.90',
+    ],
+  ).action(async (flags) => {
       const globals: GlobalOptions = program.opts();
       const [{ send }, client] = await Promise.all([import('./send.js'), connect(globals)]);
       await send(io, client, globals, flags);
     });
 
-  events
+  withExamples(events
     .command('replay')
     .description('send a file of events, one JSON object a line, safely: resumable and never stored twice')
     .argument('<file>', 'NDJSON file (one event a line; blank lines are ignored)')
@@ -65,14 +66,11 @@ export function registerEvents(program: Command, io: Io): void {
     )
     .option('--checkpoint <file>', 'where progress is saved (default: FILE.checkpoint.json)')
     .option('--resume', 'continue after the last acknowledged line of the checkpoint')
-    .option('--dry-run', 'validate every line and send nothing')
-    .addHelpText(
-      'after',
-      '\nExit codes: 0 every line accepted or skipped, 1 a line rejected or the run stopped early, 2 usage error.\n' +
-        '\nExamples:\n  $ affiliated events replay export.ndjson\n' +
-        '  $ affiliated events replay export.ndjson --resume          # after Ctrl-C or an error\n' +
-        '  $ affiliated events replay export.ndjson --dry-run --json',
-    )
+    .option('--dry-run', 'validate every line and send nothing'), [
+      'events replay export.ndjson',
+      'events replay export.ndjson --resume          # after Ctrl-C or an error',
+      'events replay export.ndjson --dry-run --json',
+    ], 'Exit codes: 0 every line accepted or skipped, 1 a line rejected or the run stopped early, 2 usage error.')
     .action(async (file: string, flags) => {
       const globals: GlobalOptions = program.opts();
       const [{ runReplay }, client] = await Promise.all([

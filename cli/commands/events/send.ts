@@ -8,7 +8,7 @@ import { type GlobalOptions, note, printJson, printLine } from '../../output.js'
 
 export interface SendFlags {
   type: EventType;
-  campaign: string;
+  campaign?: string;
   affiliate: string;
   orderId?: string;
   orderValue?: number;
@@ -22,12 +22,21 @@ export async function send(
   options: GlobalOptions,
   flags: SendFlags,
 ): Promise<void> {
+  // The key names its campaign: ask the daemon, and say which id is right when --campaign differs.
+  const own = await client.campaign.get();
+  const campaign = flags.campaign ?? own.publicId;
+  if (campaign !== own.publicId) {
+    throw new UsageError(
+      `--campaign ${campaign} is not the API key's campaign: the key belongs to campaign ` +
+        `"${own.publicId}" (${own.name}); leave --campaign out to use it`,
+    );
+  }
   const properties: Record<string, unknown> = {};
   if (flags.orderId !== undefined) properties.order_id = flags.orderId;
   if (flags.orderValue !== undefined) properties.order_value = flags.orderValue;
   const event = {
     event_type: flags.type,
-    campaign_id: flags.campaign,
+    campaign_id: campaign,
     affiliate_id: flags.affiliate,
     session_id: flags.session,
     properties: Object.keys(properties).length > 0 ? properties : undefined,

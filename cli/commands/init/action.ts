@@ -1,19 +1,69 @@
 import { loadConfig } from '../../../server/config.js';
+import type { Plan } from '../../../shared/schemas/campaign.js';
+import { baseUrlOf } from '../../client.js';
+import { CommandFailed, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { withServices } from '../../operator.js';
-import { type GlobalOptions, note, printJson, printRecord } from '../../output.js';
-import { DEFAULT_PROFILE, maskKey, saveProfile } from '../../profiles.js';
-import { askChoice, askText } from '../../prompts.js';
+import { type GlobalOptions, note, paint, printJson, printLine, printRecord } from '../../output.js';
+import { activeProfile, maskKey, readConfigFile, saveProfile } from '../../profiles.js';
+import { askChoice, askText, confirm } from '../../prompts.js';
+import { checkDaemon } from './check.js';
 
-export async function runInit(
-  io: Io,
-  options: GlobalOptions & { name?: string; plan?: string; baseUrlToSave?: string },
-): Promise<void> {
+type InitOptions = GlobalOptions & {
+  name?: string;
+  id?: string;
+  plan?: string;
+  force?: boolean;
+  baseUrlToSave?: string;
+};
+
+const limit = (n: number | null, what: string) => (n === null ? `unlimited ${what}` : `${n} ${what}`);
+const planLabel = (p: Plan) =>
+  `${p.name} (${limit(p.maxAffiliates, 'affiliates')}, ${limit(p.maxMonthlyConversions, 'conversions a month')})`;
+
+/** The daemon's address by its own configuration here: HOST and PORT of the environment and .env. */
+function configuredBaseUrl(): string {
   const config = loadConfig();
-  const result = await withServices(async ({ plans: planService, campaigns, apiKeys }) => {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
+
+function checkUrl(value: string): true | string {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? true : 'Start with http:// or https://';
+  } catch {
+    return 'Give a URL, e.g. http://127.0.0.1:3000';
+  }
+}
+
+export async function runInit(io: Io, options: InitOptions): Promise<void> {
+  const profile = await activeProfile(io, options);
+  // An existing profile is never replaced silently, and nothing is created before that is settled.
+  const existing = (await readConfigFile(io.env)).profiles[profile];
+  if (existing && !options.force) {
+    const holds = `${existing.baseUrl ?? 'no base-url'}, api-key ${existing.apiKey ? maskKey(existing.apiKey) : 'not set'}`;
+    if (!io.interactive) {
+      throw new UsageError(
+        `profile "${profile}" exists (${holds}): give --force to replace it, or --profile NAME for a new one`,
+      );
+    }
+    if (!(await confirm(io, '--force', `Profile "${profile}" exists (${holds}). Replace it?`))) {
+      throw new CommandFailed('Nothing created: the profile is as it was. Use --profile NAME for a new one.');
+    }
+  }
+  const given = options.baseUrl ?? options.baseUrlToSave;
+  const raw =
+    given ??
+    (io.interactive
+      ? await askText(io, '--base-url', 'Address of the daemon (as client commands reach it)', checkUrl, configuredBaseUrl())
+      : configuredBaseUrl());
+  if (checkUrl(raw) !== true) throw new UsageError(`--base-url "${raw}": ${checkUrl(raw)}`);
+  const baseUrl = baseUrlOf(new URL(raw));
+
+  const result = await withServices(io, { ...options, create: true }, async ({ plans: planService, campaigns, apiKeys }) => {
     const name =
-      options.name ??
-      (await askText(io, '--name', 'Campaign name', (v) => (v.trim() ? true : 'Give it a name')));
+      options.name ?? (await askText(io, '--name', 'Campaign name', (v) => (v.trim() ? true : 'Give it a name')));
     const plans = await planService.list();
     const plan =
       options.plan ??
@@ -21,25 +71,38 @@ export async function runInit(
         io,
         '--plan',
         'Plan',
-        plans.map((p) => p.name),
+        plans.map((p) => ({ name: planLabel(p), value: p.name })),
         'free',
       ));
-    const campaign = await campaigns.create({ name, plan });
+    const campaign = await campaigns.create({ name, plan, publicId: options.id });
     const key = await apiKeys.create({ campaign: campaign.id, name: 'created by affiliated init' });
     return { campaign, key };
   });
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const baseUrl = options.baseUrlToSave ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
-  const profile = options.profile ?? DEFAULT_PROFILE;
   const file = await saveProfile(io.env, profile, { baseUrl, apiKey: result.key.key });
+  const check = await checkDaemon(baseUrl, result.key.key, result.campaign.publicId);
   if (options.json) {
-    return printJson(io, { campaign: result.campaign, key: result.key, profile, baseUrl, configFile: file });
+    printJson(io, { campaign: result.campaign, key: result.key, profile, baseUrl, configFile: file, check });
+  } else {
+    printRecord(io, {
+      campaign: `${result.campaign.name} (id ${result.campaign.id}, public id ${result.campaign.publicId})`,
+      plan: result.campaign.plan,
+      profile: `${profile} → ${file}`,
+      'base url': baseUrl,
+    });
+    // Shown whole, once: a backend developer copies it into the shop's settings.
+    note(io, '\nAPI key (shown once; it is saved in the profile above, store it where your shop needs it):');
+    printLine(io, result.key.key);
+    const flag = profile === 'default' ? '' : ` --profile ${profile}`;
+    if (check.ok) {
+      note(io, paint(io, 'stderr', 'green', `\n✔ ${check.message}`));
+      note(io, `\nNext:\n  npx affiliated${flag} affiliates create --email maria@example.com --name "Maria Silva"`);
+      note(io, `  npx affiliated${flag} snippet    # the tracking tag for your site`);
+    } else {
+      note(io, paint(io, 'stderr', check.fatal ? 'red' : 'yellow', `\n${check.fatal ? '✖' : '!'} ${check.message}`));
+      note(io, `\nNext:\n  npx affiliated serve            # in the folder of this database, if it is not running`);
+      note(io, `  npx affiliated${flag} status           # checks the daemon and the key again`);
+    }
+    note(io, '(`npx affiliated` runs the CLI of this folder; `npm link` puts `affiliated` on your PATH.)');
   }
-  printRecord(io, {
-    campaign: `${result.campaign.name} (id ${result.campaign.id}, public id ${result.campaign.publicId})`,
-    plan: result.campaign.plan,
-    'api key': maskKey(result.key.key),
-    profile: `${profile} → ${file}`,
-  });
-  note(io, '\nNext: `affiliated serve` in one terminal, then `affiliated affiliates list` in another.');
+  if (check.fatal) throw new CommandFailed('init: the daemon at the saved address does not accept the new key.');
 }

@@ -1,12 +1,25 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
+import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
 
 export function registerInit(program: Command, io: Io): void {
-  program
-    .command('init')
-    .description('first run: create a campaign and an API key, and save a profile for the client commands')
-    .option('--name <name>', 'campaign name (asked on a terminal when left out)')
-    .option('--plan <plan>', 'plan name (asked on a terminal when left out)')
-    .option('--base-url-to-save <url>', 'daemon address to save in the profile (default from HOST and PORT)')
-    .action(async (options) => (await import('./action.js')).runInit(io, { ...program.opts(), ...options }));
+  withExamples(
+    program
+      .command('init')
+      .description(
+        'first run: create a campaign and an API key, save a profile for the client commands, and check the daemon answers with it',
+      )
+      .option('--name <name>', 'campaign name (asked on a terminal when left out)')
+      .option('--id <publicId>', 'the campaign’s public id (default: from the name, e.g. spring-sale)')
+      .option('--plan <plan>', 'plan name (asked on a terminal, with each plan’s limits, when left out)')
+      .option('--force', 'replace the profile if it exists (on a terminal you are asked instead)')
+      .addOption(new Option('--base-url-to-save <url>', 'same as the global --base-url').hideHelp()),
+    [
+      'init',
+      'init --name "Spring sale" --plan free --base-url http://127.0.0.1:3999',
+      '--profile staging init --name "Spring sale" --plan starter --force',
+    ],
+    'The address saved is the global --base-url, else asked on a terminal, else the HOST and PORT of\n' +
+      'the daemon’s configuration here (environment and .env), e.g. http://127.0.0.1:3000.',
+  ).action(async (options) => (await import('./action.js')).runInit(io, { ...program.opts(), ...options }));
 }

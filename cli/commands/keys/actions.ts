@@ -1,7 +1,9 @@
 import type { ApiKeyInfo } from '../../../shared/schemas/campaign.js';
+import { CommandFailed, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { withServices } from '../../operator.js';
-import { type GlobalOptions, note, printJson, printLine, printTable } from '../../output.js';
+import { type GlobalOptions, type ListFormat, note, printJson, printLine, printTable } from '../../output.js';
+import { confirm } from '../../prompts.js';
 
 const masked = (k: ApiKeyInfo) => `${k.prefix}…${k.lastFour}`;
 
@@ -9,7 +11,7 @@ export async function create(
   io: Io,
   options: GlobalOptions & { campaign: string; name?: string },
 ): Promise<void> {
-  const key = await withServices(({ apiKeys }) =>
+  const key = await withServices(io, options, ({ apiKeys }) =>
     apiKeys.create({ campaign: options.campaign, name: options.name }),
   );
   if (options.json) return printJson(io, key);
@@ -17,18 +19,35 @@ export async function create(
   printLine(io, key.key);
 }
 
-export async function list(io: Io, options: GlobalOptions & { campaign?: string }): Promise<void> {
-  const keys = await withServices(({ apiKeys }) => apiKeys.list(options.campaign));
+export async function list(
+  io: Io,
+  options: GlobalOptions & { campaign?: string; output?: ListFormat },
+): Promise<void> {
+  const keys = await withServices(io, options, ({ apiKeys }) => apiKeys.list(options.campaign));
   if (options.json) return printJson(io, keys);
   printTable(
     io,
     ['id', 'campaign', 'name', 'key', 'status', 'created', 'last used'],
     keys.map((k) => [k.id, k.campaignId, k.name, masked(k), k.status, k.createdAt, k.lastUsedAt]),
+    options.output,
   );
 }
 
-export async function revoke(io: Io, options: GlobalOptions, keyId: number): Promise<void> {
-  const key = await withServices(({ apiKeys }) => apiKeys.revoke(keyId));
+/** A revoked key stops a live integration, so a person confirms, seeing which key; scripts say --yes. */
+export async function revoke(io: Io, options: GlobalOptions & { yes?: boolean }, keyId: number): Promise<void> {
+  if (!options.yes && !io.interactive) throw new UsageError('--yes is required when not running interactively');
+  const key = await withServices(io, options, async ({ apiKeys }) => {
+    if (!options.yes) {
+      const found = (await apiKeys.list()).find((k) => k.id === keyId);
+      // An unknown id fails before any question: revoke() names it.
+      if (found) {
+        const label = `${masked(found)}${found.name ? ` "${found.name}"` : ''}, campaign ${found.campaignId}`;
+        const sure = await confirm(io, '--yes', `Revoke key ${keyId} (${label})? Clients using it stop working.`);
+        if (!sure) throw new CommandFailed('Not revoked.');
+      }
+    }
+    return apiKeys.revoke(keyId);
+  });
   if (options.json) return printJson(io, key);
   printLine(io, `Key ${key.id} (${masked(key)}) is revoked.`);
 }

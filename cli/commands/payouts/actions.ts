@@ -4,12 +4,21 @@ import { formatCents, toCents } from '../../../shared/money.js';
 import type { Payout, PayoutStatus } from '../../../shared/schemas/payout.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
-import { type GlobalOptions, note, printJson, printLine, printRecord, printTable } from '../../output.js';
+import {
+  type GlobalOptions,
+  type ListFormat,
+  note,
+  plural,
+  printJson,
+  printLine,
+  printRecord,
+  printTable,
+} from '../../output.js';
 import { payoutsCsv } from './csv.js';
 
 const brl = (amount: number) => formatCents(toCents(amount));
 
-function table(io: Io, payouts: Payout[]): void {
+function table(io: Io, payouts: Payout[], format?: ListFormat): void {
   printTable(
     io,
     ['id', 'affiliate', 'name', 'email', 'amount', 'status', 'conversions', 'created', 'paid'],
@@ -24,6 +33,7 @@ function table(io: Io, payouts: Payout[]): void {
       p.createdAt,
       p.paidAt,
     ]),
+    format,
   );
 }
 
@@ -46,13 +56,13 @@ export async function list(
   io: Io,
   client: ApiClient,
   options: GlobalOptions,
-  flags: { affiliate?: number; status?: PayoutStatus; page?: number; limit?: number },
+  flags: { affiliate?: number; status?: PayoutStatus; page?: number; limit?: number; output?: ListFormat },
 ): Promise<void> {
-  const { affiliate, ...rest } = flags;
+  const { affiliate, output, ...rest } = flags;
   const page = await client.payouts.list({ query: { ...rest, affiliateId: affiliate } });
   if (options.json) return printJson(io, page);
-  table(io, page.payouts);
-  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${page.total} payouts)`);
+  table(io, page.payouts, output);
+  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${plural(page.total, 'payout')})`);
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
@@ -82,7 +92,7 @@ export async function create(
   const count = answer.created.length;
   printLine(
     io,
-    count === 0 ? 'Nothing to pay.' : `Created ${count} payout${count === 1 ? '' : 's'}, BRL ${formatCents(cents)} in all.`,
+    count === 0 ? 'Nothing to pay.' : `Created ${plural(count, 'payout')}, BRL ${formatCents(cents)} in all.`,
   );
 }
 
@@ -121,8 +131,7 @@ export async function exportPayouts(
   const json = options.json || flags.format === 'json';
   const text = json ? `${JSON.stringify(payouts, null, 2)}\n` : payoutsCsv(payouts);
   const cents = payouts.reduce((sum, p) => sum + toCents(p.amount), 0);
-  const plural = payouts.length === 1 ? '' : 's';
-  const summary = `${payouts.length} ${flags.status} payout${plural}, BRL ${formatCents(cents)} in all`;
+  const summary = `${plural(payouts.length, `${flags.status} payout`)}, BRL ${formatCents(cents)} in all`;
   if (flags.output === undefined) {
     io.stdout.write(text);
     note(io, summary);

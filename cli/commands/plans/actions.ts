@@ -1,11 +1,11 @@
 import type { Plan } from '../../../shared/schemas/campaign.js';
 import type { Io } from '../../io.js';
 import { withServices } from '../../operator.js';
-import { type GlobalOptions, printJson, printTable } from '../../output.js';
+import { type GlobalOptions, type ListFormat, printJson, printTable } from '../../output.js';
 
 const limit = (n: number | null) => (n === null ? 'unlimited' : n);
 
-function show(io: Io, options: GlobalOptions, plans: Plan[]): void {
+function show(io: Io, options: GlobalOptions & { output?: ListFormat }, plans: Plan[]): void {
   if (options.json) {
     printJson(io, plans);
     return;
@@ -14,6 +14,7 @@ function show(io: Io, options: GlobalOptions, plans: Plan[]): void {
     io,
     ['id', 'name', 'max affiliates', 'max monthly conversions'],
     plans.map((p) => [p.id, p.name, limit(p.maxAffiliates), limit(p.maxMonthlyConversions)]),
+    options.output,
   );
 }
 
@@ -21,7 +22,7 @@ export async function create(
   io: Io,
   options: GlobalOptions & { name: string; maxAffiliates?: number; maxMonthlyConversions?: number },
 ): Promise<void> {
-  const plan = await withServices(({ plans }) =>
+  const plan = await withServices(io, options, ({ plans }) =>
     plans.create({
       name: options.name,
       maxAffiliates: options.maxAffiliates ?? null,
@@ -32,6 +33,6 @@ export async function create(
   show(io, options, [plan]);
 }
 
-export async function list(io: Io, options: GlobalOptions): Promise<void> {
-  show(io, options, await withServices(({ plans }) => plans.list()));
+export async function list(io: Io, options: GlobalOptions & { output?: ListFormat }): Promise<void> {
+  show(io, options, await withServices(io, options, ({ plans }) => plans.list()));
 }

@@ -1,12 +1,14 @@
 import { loadConfig } from '../../../server/config.js';
 import { startDaemon } from '../../../server/main.js';
+import { checkDatabase } from '../../database.js';
 import type { Io } from '../../io.js';
 
 export async function runServe(
-  _io: Io,
+  io: Io,
   options: { port?: number; host?: string; migrate: boolean },
 ): Promise<void> {
   const base = loadConfig();
+  checkDatabase(io, base, true);
   const config = Object.freeze({
     ...base,
     ...(options.port !== undefined && { port: options.port }),

@@ -10,7 +10,16 @@ import type {
 } from '../../../shared/schemas/webhook.js';
 import { CommandFailed, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
-import { type GlobalOptions, note, printJson, printLine, printRecord, printTable } from '../../output.js';
+import {
+  type GlobalOptions,
+  type ListFormat,
+  note,
+  plural,
+  printJson,
+  printLine,
+  printRecord,
+  printTable,
+} from '../../output.js';
 import { confirm } from '../../prompts.js';
 
 function record(io: Io, webhook: Webhook): void {
@@ -50,15 +59,22 @@ export async function add(
   withSecret(io, options, webhook, `Webhook ${webhook.id} sends ${webhook.events.join(', ')} to ${webhook.url}. Its signing secret follows.`);
 }
 
-export async function list(io: Io, client: ApiClient, options: GlobalOptions, flags: { page?: number; limit?: number }) {
-  const page = await client.webhooks.list({ query: flags });
+export async function list(
+  io: Io,
+  client: ApiClient,
+  options: GlobalOptions,
+  flags: { page?: number; limit?: number; output?: ListFormat },
+) {
+  const { output, ...query } = flags;
+  const page = await client.webhooks.list({ query });
   if (options.json) return printJson(io, page);
   printTable(
     io,
     ['id', 'url', 'events', 'status', 'created'],
     page.webhooks.map((w) => [w.id, w.url, w.events.join(','), w.status, w.createdAt]),
+    output,
   );
-  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${page.total} endpoints)`);
+  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${plural(page.total, 'endpoint')})`);
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
@@ -116,9 +132,10 @@ export async function deliveries(
   client: ApiClient,
   options: GlobalOptions,
   id: number,
-  flags: { status?: DeliveryStatus; page?: number; limit?: number },
+  flags: { status?: DeliveryStatus; page?: number; limit?: number; output?: ListFormat },
 ): Promise<void> {
-  const page = await client.webhooks.deliveries({ params: { id }, query: flags });
+  const { output, ...query } = flags;
+  const page = await client.webhooks.deliveries({ params: { id }, query });
   if (options.json) return printJson(io, page);
   printTable(
     io,
@@ -133,8 +150,9 @@ export async function deliveries(
       d.nextAttemptAt,
       d.createdAt,
     ]),
+    output,
   );
-  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${page.total} deliveries)`);
+  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${plural(page.total, 'delivery', 'deliveries')})`);
 }
 
 export async function retry(io: Io, client: ApiClient, options: GlobalOptions, id: number, deliveryId: number) {

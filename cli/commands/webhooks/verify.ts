@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { verifySignature } from '../../../shared/webhooks/signature.js';
 import { AlreadyReported, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
+import { fileProblem } from '../../problems.js';
 import { type GlobalOptions, note, printJson, printLine } from '../../output.js';
 
 /**
@@ -22,8 +23,8 @@ export async function verify(
   let body: string;
   try {
     body = await readFile(flags.body, 'utf8');
-  } catch {
-    throw new UsageError(`--body: cannot read ${flags.body}`);
+  } catch (err) {
+    throw new UsageError(`--body: ${fileProblem(err, flags.body)}`);
   }
   let result: ReturnType<typeof verifySignature>;
   try {

@@ -1,0 +1,74 @@
+/**
+ * Raw error codes (ENOENT, ECONNREFUSED, an OpenSSL reason) turned into sentences that say what
+ * is wrong and what to do.
+ */
+
+/** A file the user named could not be read or written. */
+export function fileProblem(err: unknown, file: string): string {
+  const code = (err as { code?: string }).code;
+  switch (code) {
+    case 'ENOENT':
+      return `there is no file ${file} (check the name and the folder you run from)`;
+    case 'EACCES':
+    case 'EPERM':
+      return `${file} may not be read or written by this user (check its permissions)`;
+    case 'EISDIR':
+      return `${file} is a folder, not a file`;
+    case 'ENOTDIR':
+      return `a part of the path ${file} is not a folder`;
+    case 'ENOSPC':
+      return `the disk holding ${file} is full`;
+    default:
+      return `cannot use ${file}: ${(err as Error).message ?? String(err)}`;
+  }
+}
+
+/** The daemon could not be reached at `baseUrl`: why, in words, and what to check. */
+export function connectionProblem(baseUrl: string, code: string | undefined, message: string): string {
+  const where = `Check the address (--base-url, AFFILIATED_BASE_URL, or \`affiliated config set base-url URL\`).`;
+  const tls = /SSL|TLS|wrong version number|EPROTO/i;
+  if (baseUrl.startsWith('https:') && (tls.test(code ?? '') || tls.test(message))) {
+    return (
+      `${baseUrl} was called with https://, but the server there does not speak TLS: ` +
+      `the daemon serves plain http (put a TLS proxy in front of it for https). Use ${baseUrl.replace(/^https:/, 'http:')}.`
+    );
+  }
+  if (code?.startsWith('CERT_') || code?.includes('CERT') || /certificate/i.test(message)) {
+    return `the TLS certificate of ${baseUrl} is not trusted (${code ?? message}). Check the proxy's certificate, or NODE_EXTRA_CA_CERTS for a private CA.`;
+  }
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `nothing answers at ${baseUrl}: is the daemon running (\`npx affiliated serve\`)? ${where}`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `the host of ${baseUrl} is not known (DNS). ${where}`;
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return `${baseUrl} did not answer in time: is the address right and the daemon up? ${where}`;
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return `the connection to ${baseUrl} was closed before an answer came (a proxy, or the daemon stopping?). Try again.`;
+    default:
+      return `cannot reach the daemon at ${baseUrl}: ${message}. ${where}`;
+  }
+}
+
+/** The default plans, smallest first: the next one up is the fix a plan-limit refusal suggests. */
+const PLAN_LADDER = ['free', 'starter', 'pro', 'unlimited'];
+
+/**
+ * A 403 plan-limit message of the spec (`... reached for free plan. Current: 10/10`) and the
+ * way out: a bigger plan for the campaign, set by the operator.
+ */
+export function planLimitFix(message: string, campaign: string | undefined): string | undefined {
+  const match = /limit reached for (\S+) plan/.exec(message);
+  if (!match?.[1]) return undefined;
+  const at = PLAN_LADDER.indexOf(match[1]);
+  const next = at >= 0 && at < PLAN_LADDER.length - 1 ? PLAN_LADDER[at + 1] : 'PLAN';
+  return (
+    `To raise the limit, move the campaign to a bigger plan (an operator command, run where the daemon's database is):\n` +
+    `  affiliated campaigns update ${campaign ?? 'CAMPAIGN'} --plan ${next}\n` +
+    '  (`affiliated plans list` shows each plan’s limits)'
+  );
+}

@@ -1,0 +1,30 @@
+/**
+ * The fixed words and numbers of the API, without zod: the schemas build on them, and the CLI
+ * declares its options with them without loading zod (so `affiliated --help` stays fast).
+ */
+export const AFFILIATE_STATUSES = ['pending', 'active', 'inactive'] as const;
+/** seed-spec §3.2. */
+export const CONVERSION_STATUSES = ['pending', 'approved', 'rejected', 'paid'] as const;
+export const PAYOUT_STATUSES = ['pending', 'paid', 'failed'] as const;
+export const EVENT_TYPES = ['conversion', 'lead', 'page_view'] as const;
+/** At most this many events a request (product §3.6). */
+export const MAX_EVENTS_PER_REQUEST = 1000;
+/** Longest hold period: ten years. */
+export const MAX_AUTO_APPROVE_DAYS = 3650;
+/** A page holds at most this many rows (spec §4.1). */
+export const MAX_PAGE_SIZE = 100;
+/** The events an endpoint may subscribe to; `webhook.test` is sent on request, whatever it subscribes to. */
+export const WEBHOOK_EVENT_TYPES = [
+  'affiliate.created',
+  'affiliate.updated',
+  'affiliate.deleted',
+  'conversion.created',
+  'conversion.approved',
+  'conversion.rejected',
+  'conversion.paid',
+  'payout.created',
+  'payout.paid',
+  'payout.failed',
+] as const;
+export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
