@@ -83,8 +83,16 @@ describe(`webhook outbox survives a killed daemon; several daemons deliver once 
     expect(requests[1]?.headers['webhook-id']).to.equal(requests[0]?.headers['webhook-id']);
     // Not before the first daemon's lease ran out.
     expect((requests[1]?.at ?? 0) - (requests[0]?.at ?? 0)).to.be.at.least(1000);
-    const list = await call(second.url, 'GET', `/v1/webhooks/${registered.body.id}/deliveries`, { key: shop.key });
-    expect(list.body.deliveries[0].attempts.map((a: { statusCode: number }) => a.statusCode)).to.deep.equal([200]);
+    // The receiver has the request before the daemon records its answer: wait for the record.
+    const attempts = async () => {
+      const list = await call(second.url, 'GET', `/v1/webhooks/${registered.body.id}/deliveries`, { key: shop.key });
+      return list.body.deliveries[0].attempts.map((a: { statusCode: number }) => a.statusCode) as number[];
+    };
+    let recorded = await attempts();
+    for (const deadline = Date.now() + 5000; recorded.length === 0 && Date.now() < deadline; recorded = await attempts()) {
+      await sleep(50);
+    }
+    expect(recorded).to.deep.equal([200]);
   });
 
   it('two daemons on one MariaDB deliver each message exactly once', async function () {
