@@ -75,8 +75,8 @@ function handle(route: RouteSpec, handler: Handler<RouteSpec>, services: Service
     ctx.status = status;
     if (contentType) ctx.type = contentType;
     ctx.body = body;
-    // A handler that set an ETag the client already has gets a 304 with no body.
-    if (ctx.response.get('ETag') && ctx.fresh) ctx.status = 304;
+    // A route that declares an ETag answers 304, with no body, to a client that has it already.
+    if (route.etag && ctx.response.get('ETag') && ctx.fresh) ctx.status = 304;
   };
 }
 

@@ -64,6 +64,9 @@ function operation(route: RouteSpec): JsonSchema {
       content: { [contentType]: { schema: jsonSchema(schemaOf(spec), 'output') } },
     };
   }
+  if (route.etag) {
+    responses['304'] = { description: 'Not modified: the `If-None-Match` sent matches the current `ETag`; no body' };
+  }
   const errors = new Set([...route.errors, ...(limited ? [429] : []), 500]);
   for (const status of [...errors].sort()) responses[String(status)] = errorResponse(status, limited);
   return {

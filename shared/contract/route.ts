@@ -44,6 +44,8 @@ export interface RouteSpec {
   guard?: BodyGuard;
   /** Success statuses and their bodies; the first 2xx is what the handler's return value is sent with. */
   responses: Partial<Record<200 | 201 | 202 | 204, ResponseSpec>>;
+  /** The handler sets an ETag: an `If-None-Match` that matches it is answered 304 with no body. */
+  etag?: boolean;
   /** Error statuses the route can answer, each with the spec's error body (429 and 500 are implied). */
   errors: readonly number[];
 }

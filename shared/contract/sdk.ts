@@ -20,6 +20,7 @@ export const sdkRoutes = {
     rateLimit: 'none',
     cors: true,
     responses: { 200: { contentType: 'application/javascript; charset=utf-8', schema: trackerScriptSchema } },
+    etag: true,
     errors: [],
   }),
   referral: defineRoute({

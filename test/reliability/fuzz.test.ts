@@ -129,6 +129,10 @@ describe(`fuzzing every contract route (${ENGINE})`, function () {
       for (const message of messages) expect(message, what).to.be.a('string').and.not.equal('');
       const changed = changes(before, await fingerprint.take());
       expect(changed, `${what}: a refused request changed the database: ${changed.join('; ')}`).to.deep.equal([]);
+    } else if (status === 304) {
+      // Only a route that declares an ETag may answer that the client's copy is current.
+      expect(request.route.etag, `${what}: a 304 from a route without an ETag`).to.equal(true);
+      recorder.count('fuzz: not modified (304)');
     } else if (request.otherMethod) {
       recorder.count('fuzz: another route’s method, accepted (2xx)');
     } else {
