@@ -28,6 +28,9 @@ export interface GroupCommitter<J, R> {
   stats(): GroupCommitStats;
 }
 
+/** At most this many event-loop turns between flushes while requests keep reaching the queue. */
+const YIELD_TURNS = 4;
+
 interface Waiting<J, R> {
   job: J;
   weight: number;
@@ -97,7 +100,15 @@ export function createGroupCommitter<J, R>(
     if (writing || holds > 0) return;
     writing = true;
     try {
-      while (queue.length > 0 && holds === 0) await write(take());
+      while (queue.length > 0 && holds === 0) {
+        await write(take());
+        // Let the requests that arrived while the commit was being written reach the queue:
+        // better-sqlite3 commits on this thread, so they wait in their sockets until now.
+        for (let turn = 0, seen = -1; turn < YIELD_TURNS && queue.length !== seen; turn++) {
+          seen = queue.length;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
     } finally {
       writing = false;
     }
