@@ -1,4 +1,5 @@
 import type { TrackingEvent } from '../../shared/schemas/event.js';
+import { jsonText } from '../../shared/schemas/jsonShape.js';
 import type { Db, Trx } from '../db/knex.js';
 import type { AffiliateRow, CampaignRow } from '../db/rows.js';
 
@@ -36,7 +37,8 @@ export interface NewConversion {
   createdAt: Date;
 }
 
-const json = (value: object | undefined) => (value === undefined ? null : JSON.stringify(value));
+// The text validation already made when it measured the object (shared/schemas/jsonShape.ts).
+const json = (value: object | undefined) => (value === undefined ? null : (jsonText(value) ?? null));
 
 function trackingEventRow(e: NewTrackingEvent): TrackingEventInsert {
   return {

@@ -244,15 +244,15 @@ export async function storeFlush(trx: Trx, jobs: readonly IntakeJob[], now: Date
   const outcomes: Outcome<Stored>[] = [];
   const written: Written = { events: [], conversions: [] };
   const withoutConversions = attributed.filter((a) => !a.candidates.some((c) => c.orderId !== undefined));
-  const plain = await storeWithoutConversions(trx, withoutConversions, written);
+  const plainResults = await storeWithoutConversions(trx, withoutConversions, written);
+  const plain = new Map(withoutConversions.map((request, i) => [request, plainResults[i]]));
   const alone = jobs.length === 1;
 
   for (const request of attributed) {
     const { job, candidates, skipped } = request;
-    const plainIndex = withoutConversions.indexOf(request);
     let stored: Stored;
-    if (plainIndex >= 0) {
-      stored = plain[plainIndex] ?? { accepted: 0, skipped: [] };
+    if (plain.has(request)) {
+      stored = plain.get(request) ?? { accepted: 0, skipped: [] };
     } else {
       try {
         const result = alone

@@ -1,0 +1,10 @@
+import { servicesFor } from '../test/helpers/daemon.js';
+import { createTestDatabase } from '../test/helpers/database.js';
+import { addAffiliate, pageView } from '../test/helpers/events.js';
+const database = await createTestDatabase({ engine: 'sqlite' });
+const { campaigns, apiKeys } = servicesFor(database.db);
+const c = await campaigns.create({ name: 'p', plan: 'unlimited' });
+const k = await apiKeys.create({ campaign: c.id, name: 'p' });
+const a = await addAffiliate(database.db, c.id);
+console.log(JSON.stringify({ url: database.url, key: k.key, body: JSON.stringify({ events: [pageView(c.publicId, a.code)] }) }));
+await database.db.destroy();
