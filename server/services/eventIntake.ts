@@ -1,6 +1,6 @@
 import { MESSAGES } from '../../shared/errors.js';
 import type { EventsResponse, TrackingEvent } from '../../shared/schemas/event.js';
-import { type Db, inTransaction } from '../db/knex.js';
+import { type Db, inTransaction, isDatabaseUnavailable } from '../db/knex.js';
 import { ForbiddenError } from '../errors.js';
 import { ensureMonthlyUsage, monthKey } from '../repositories/usage.js';
 import type { ConversionRules } from './eventRecords.js';
@@ -55,7 +55,12 @@ export function createEventIntake(db: Db): EventIntake {
       await ensureUsageRows(db, jobs, usageRows);
       return inTransaction(db, (trx) => storeFlush(trx, jobs, new Date()));
     },
-    { maxWeight: FLUSH_EVENTS, weightOf: (job) => job.events.length },
+    {
+      maxWeight: FLUSH_EVENTS,
+      weightOf: (job) => job.events.length,
+      // Unreachable: every request of the flush gets its 503 now, not one timeout after another.
+      retryAlone: (err) => !isDatabaseUnavailable(err),
+    },
   );
 
   async function intake(

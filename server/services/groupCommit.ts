@@ -42,11 +42,13 @@ export interface GroupCommitOptions<J> {
   /** A flush takes jobs until their weights pass this (at least one job). */
   maxWeight: number;
   weightOf: (job: J) => number;
+  /** Whether a failed flush of several jobs is worth writing again job by job (not when the database is gone). */
+  retryAlone: (error: unknown) => boolean;
 }
 
 export function createGroupCommitter<J, R>(
   flush: (jobs: readonly J[]) => Promise<Outcome<R>[]>,
-  { maxWeight, weightOf }: GroupCommitOptions<J>,
+  { maxWeight, weightOf, retryAlone }: GroupCommitOptions<J>,
 ): GroupCommitter<J, R> {
   const queue: Waiting<J, R>[] = [];
   const stats: GroupCommitStats = { flushes: 0, jobs: 0, largest: 0 };
@@ -79,8 +81,8 @@ export function createGroupCommitter<J, R>(
       batch.forEach((waiting, i) => settle(waiting, outcomes[i]));
       return;
     } catch (err) {
-      if (batch.length === 1) {
-        batch[0]?.reject(err);
+      if (batch.length === 1 || !retryAlone(err)) {
+        for (const waiting of batch) waiting.reject(err);
         return;
       }
     }
