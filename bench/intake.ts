@@ -8,7 +8,8 @@
  *   against the same rows (tracking events, read-back of their ids, conversions) inserted
  *   straight through Knex in one transaction per batch, with the daemon's pragmas.
  *
- * Run alone: `node --import tsx bench/intake.ts [sqlite|mysql]…` (MySQL needs TEST_MYSQL_URL).
+ * Run alone: `node --import tsx bench/intake.ts [sqlite|mysql]…` (MySQL needs TEST_MYSQL_URL or
+ * BENCH_MYSQL_URL). Prints one JSON line per figure.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -24,6 +25,8 @@ import { addAffiliate, conversion, pageView } from '../test/helpers/events.js';
 import { call } from '../test/helpers/http.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+// The harness may name MariaDB as BENCH_MYSQL_URL; the throwaway databases are made from TEST_MYSQL_URL.
+if (!process.env.TEST_MYSQL_URL && process.env.BENCH_MYSQL_URL) process.env.TEST_MYSQL_URL = process.env.BENCH_MYSQL_URL;
 
 export interface LoadFigures {
   requestsPerSecond: number;
