@@ -241,43 +241,42 @@ async function whyIgnored(trx: Trx, ignored: readonly Candidate[]): Promise<Skip
 export async function storeFlush(trx: Trx, jobs: readonly IntakeJob[], now: Date): Promise<Outcome<Stored>[]> {
   const affiliates = await referralTargets(trx, jobs);
   const attributed = jobs.map((job) => ({ job, ...attribute(job, affiliates) }));
-  const outcomes: Outcome<Stored>[] = [];
   const written: Written = { events: [], conversions: [] };
   const withoutConversions = attributed.filter((a) => !a.candidates.some((c) => c.orderId !== undefined));
   const plainResults = await storeWithoutConversions(trx, withoutConversions, written);
-  const plain = new Map(withoutConversions.map((request, i) => [request, plainResults[i]]));
+  const results = new Map<(typeof attributed)[number], Outcome<Stored>>();
+  withoutConversions.forEach((request, i) => {
+    results.set(request, { ok: true, value: plainResults[i] ?? { accepted: 0, skipped: [] } });
+  });
   const alone = jobs.length === 1;
 
-  for (const request of attributed) {
-    const { job, candidates, skipped } = request;
-    let stored: Stored;
-    if (plain.has(request)) {
-      stored = plain.get(request) ?? { accepted: 0, skipped: [] };
-    } else {
-      try {
-        const result = alone
-          ? await storeWithConversions(trx, job, candidates)
-          : await trx.transaction((savepoint) => storeWithConversions(savepoint, job, candidates));
-        written.events.push(...result.written.events);
-        written.conversions.push(...result.written.conversions);
-        stored = result.stored;
-      } catch (err) {
-        // Alone, the refusal rolls the whole transaction back, as before group commit.
-        if (alone || !(err instanceof MonthlyLimitReached)) throw err;
-        outcomes.push({ ok: false, error: err });
-        continue;
-      }
+  // By campaign (stable): every daemon locks the months' usage rows in the same order.
+  const withConversions = attributed
+    .filter((request) => !results.has(request))
+    .sort((a, b) => (a.job.rules?.campaignId ?? 0) - (b.job.rules?.campaignId ?? 0));
+  for (const request of withConversions) {
+    const { job, candidates } = request;
+    try {
+      const result = alone
+        ? await storeWithConversions(trx, job, candidates)
+        : await trx.transaction((savepoint) => storeWithConversions(savepoint, job, candidates));
+      written.events.push(...result.written.events);
+      written.conversions.push(...result.written.conversions);
+      results.set(request, { ok: true, value: result.stored });
+    } catch (err) {
+      // Alone, the refusal rolls the whole transaction back, as before group commit.
+      if (alone || !(err instanceof MonthlyLimitReached)) throw err;
+      results.set(request, { ok: false, error: err });
     }
-    outcomes.push({
-      ok: true,
-      value: {
-        accepted: stored.accepted,
-        skipped: [...skipped, ...stored.skipped].sort((a, b) => a.index - b.index),
-      },
-    });
   }
 
   await addToDailyStats(trx, written.events);
   await enqueueConversionsCreated(trx, written.conversions, now);
-  return outcomes;
+  return attributed.map((request): Outcome<Stored> => {
+    const outcome = results.get(request);
+    if (!outcome) throw new Error('a request of the flush was not written');
+    if (!outcome.ok) return outcome;
+    const skipped = [...request.skipped, ...outcome.value.skipped].sort((a, b) => a.index - b.index);
+    return { ok: true, value: { accepted: outcome.value.accepted, skipped } };
+  });
 }
