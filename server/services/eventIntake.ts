@@ -19,6 +19,8 @@ export interface EventIntake {
   /** Resolves once `count` requests wait for the writer. */
   queued(count: number): Promise<void>;
   stats(): GroupCommitStats;
+  /** Resolves once every request handed to the writer has its answer. */
+  drained(): Promise<void>;
 }
 
 /** Events per flush, at most (a flush always takes at least one request, up to 1,000 events). */
@@ -86,5 +88,6 @@ export function createEventIntake(db: Db): EventIntake {
     hold: committer.hold,
     queued: committer.queued,
     stats: committer.stats,
+    drained: committer.drained,
   });
 }

@@ -8,7 +8,7 @@ import {
 import { ValidationError } from '../errors.js';
 import { findCampaignIdsByPublicIds } from '../repositories/events.js';
 import type { AuthenticatedCampaign } from './auth.js';
-import type { ServiceDeps } from './deps.js';
+import type { ServiceDeps, Worker } from './deps.js';
 import { createEventIntake, type EventIntake } from './eventIntake.js';
 
 export interface EventService {
@@ -18,6 +18,8 @@ export interface EventService {
   trackFromBrowser(request: EventsRequest): Promise<EventsResponse>;
   /** The group-commit writer both endpoints share: its flush counts, and a hold for tests. */
   writer: Pick<EventIntake, 'hold' | 'queued' | 'stats'>;
+  /** Stops after the writer has answered every request it holds (the daemon stops it before the pool closes). */
+  worker: Worker;
 }
 
 /** Campaign public ids never change, so a found one may be remembered for a while. */
@@ -61,6 +63,7 @@ export function eventService({ db }: ServiceDeps): EventService {
 
   return {
     writer: { hold: intake.hold, queued: intake.queued, stats: intake.stats },
+    worker: { name: 'event intake', start: () => undefined, stop: () => intake.drained() },
 
     async track(auth, { events }) {
       // product §3.5: campaign_id must be the key's campaign.

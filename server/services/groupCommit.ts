@@ -26,6 +26,8 @@ export interface GroupCommitter<J, R> {
   /** Resolves once `count` jobs wait for the writer (while it is held or busy). */
   queued(count: number): Promise<void>;
   stats(): GroupCommitStats;
+  /** Resolves once nothing waits and nothing is being written (shutdown, before the pool closes). */
+  drained(): Promise<void>;
 }
 
 /** At most this many event-loop turns between flushes while requests keep reaching the queue. */
@@ -55,6 +57,14 @@ export function createGroupCommitter<J, R>(
   const watchers: { count: number; resolve: () => void }[] = [];
   let writing = false;
   let holds = 0;
+  let idle: (() => void)[] = [];
+
+  function wakeIdle(): void {
+    if (writing || queue.length > 0) return;
+    const waiting = idle;
+    idle = [];
+    for (const resolve of waiting) resolve();
+  }
 
   function take(): Waiting<J, R>[] {
     let weight = 0;
@@ -113,6 +123,7 @@ export function createGroupCommitter<J, R>(
       }
     } finally {
       writing = false;
+      wakeIdle();
     }
   }
 
@@ -142,5 +153,9 @@ export function createGroupCommitter<J, R>(
       return new Promise((resolve) => watchers.push({ count, resolve }));
     },
     stats: () => ({ ...stats }),
+    drained() {
+      if (!writing && queue.length === 0) return Promise.resolve();
+      return new Promise((resolve) => idle.push(resolve));
+    },
   };
 }

@@ -71,4 +71,18 @@ describe('group commit queue', () => {
     expect(await Promise.all(replies)).to.deep.equal(Array(3).fill('database unreachable'));
     expect(calls).to.equal(1);
   });
+
+  it('is drained only once every job it holds has its answer', async () => {
+    let answered = 0;
+    const queue = committer(async (jobs) => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      answered += jobs.length;
+      return answer(jobs);
+    });
+    await queue.drained();
+    const replies = [1, 2, 3].map((job) => queue.submit(job));
+    await queue.drained();
+    expect(answered).to.equal(3);
+    await Promise.all(replies);
+  });
 });
