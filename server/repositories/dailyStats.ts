@@ -22,7 +22,8 @@ export function utcDay(at: DbDate): string {
   return toDate(at).toISOString().slice(0, 10);
 }
 
-interface StoredEvent {
+/** A stored tracking event as the counters see it: conversions carry their order value and commission. */
+export interface StoredEvent {
   campaign_id: number;
   affiliate_id: number;
   event_type: string;
@@ -31,7 +32,7 @@ interface StoredEvent {
   commission_cents: number | string | null;
 }
 
-/** Sums one request's stored events per (campaign, day, affiliate), in primary-key order. */
+/** Sums stored events per (campaign, day, affiliate), in primary-key order. */
 function dailyTotals(events: readonly StoredEvent[]): AffiliateDailyStatsRow[] {
   const rows = new Map<string, AffiliateDailyStatsRow>();
   for (const event of events) {
@@ -68,12 +69,9 @@ function dailyTotals(events: readonly StoredEvent[]): AffiliateDailyStatsRow[] {
 
 /**
  * Adds what one intake stored (its tracking events and their conversions, found by the intake's
- * id) to the daily counters, in the intake's transaction: the report counts exactly what is on
- * disk. Call it after the conversions are inserted.
- *
- * A plain read (no locks; it sees this transaction's own rows), then multi-row upserts that
- * increment (one per 500 counter rows: one for most intakes). An INSERT … SELECT would take
- * shared next-key locks on the events' index on MySQL and make concurrent intakes wait.
+ * id) to the daily counters, in the intake's transaction. Call it after the conversions are
+ * inserted. A plain read (no locks; it sees this transaction's own rows): an INSERT … SELECT
+ * would take shared next-key locks on the events' index on MySQL and make concurrent intakes wait.
  */
 export async function countIntakeInDailyStats(trx: Trx, intakeId: string): Promise<void> {
   const events = await trx('tracking_events as e')
@@ -87,6 +85,15 @@ export async function countIntakeInDailyStats(trx: Trx, intakeId: string): Promi
       'c.order_value_cents',
       'c.commission_cents',
     );
+  await addToDailyStats(trx, events);
+}
+
+/**
+ * Adds events just stored in this transaction to the daily counters, so the report counts
+ * exactly what is on disk. The intake passes what it knows it stored (no read-back); multi-row
+ * upserts that increment, one per 500 counter rows (one for most flushes), in key order.
+ */
+export async function addToDailyStats(trx: Trx, events: readonly StoredEvent[]): Promise<void> {
   const rows = dailyTotals(events);
   if (rows.length === 0) return;
   const mysql = engineOf(trx) === 'mysql';

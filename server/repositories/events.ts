@@ -1,5 +1,7 @@
 import type { TrackingEvent } from '../../shared/schemas/event.js';
-import type { Db, Trx } from '../db/knex.js';
+import { jsonText } from '../../shared/schemas/jsonShape.js';
+import type { Knex } from 'knex';
+import { type Db, engineOf, type Trx } from '../db/knex.js';
 import type { AffiliateRow, CampaignRow } from '../db/rows.js';
 
 /**
@@ -36,7 +38,8 @@ export interface NewConversion {
   createdAt: Date;
 }
 
-const json = (value: object | undefined) => (value === undefined ? null : JSON.stringify(value));
+// The text validation already made when it measured the object (shared/schemas/jsonShape.ts).
+const json = (value: object | undefined) => (value === undefined ? null : (jsonText(value) ?? null));
 
 function trackingEventRow(e: NewTrackingEvent): TrackingEventInsert {
   return {
@@ -155,9 +158,59 @@ export async function insertTrackingEventsIgnoringDuplicates(
   trx: Trx,
   events: readonly NewTrackingEvent[],
 ): Promise<void> {
-  const rows = events.map(trackingEventRow);
-  for (const part of chunks(rows, INSERT_CHUNK_ROWS)) {
-    await trx('tracking_events').insert(part).onConflict().ignore();
+  await insertRows(trx, 'tracking_events', TRACKING_EVENT_COLUMNS, events.map(trackingEventRow), true);
+}
+
+const TRACKING_EVENT_COLUMNS = [
+  'campaign_id',
+  'affiliate_id',
+  'event_type',
+  'event_id',
+  'order_id',
+  'session_id',
+  'properties',
+  'device_info',
+  'intake_id',
+  'occurred_at',
+  'created_at',
+] as const satisfies readonly (keyof TrackingEventInsert)[];
+
+const CONVERSION_COLUMNS = [
+  'campaign_id',
+  'affiliate_id',
+  'tracking_event_id',
+  'order_id',
+  'order_value_cents',
+  'commission_cents',
+  'status',
+  'payout_id',
+  'properties',
+  'occurred_at',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof ConversionInsert)[];
+
+/**
+ * Multi-row INSERT written by hand, INSERT_CHUNK_ROWS rows a statement: at 500 rows Knex's
+ * builder (quoting every column of every row) cost about as much CPU as the statement itself.
+ * `ignoreDuplicates`: INSERT IGNORE (MySQL) / ON CONFLICT DO NOTHING (SQLite).
+ */
+async function insertRows<R, C extends keyof R & string>(
+  trx: Trx,
+  table: string,
+  columns: readonly C[],
+  rows: readonly R[],
+  ignoreDuplicates: boolean,
+): Promise<void> {
+  const mysql = engineOf(trx) === 'mysql';
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const head = `INSERT${ignoreDuplicates && mysql ? ' IGNORE' : ''} INTO ${table} (${columns.join(', ')}) VALUES `;
+  const tail = ignoreDuplicates && !mysql ? ' ON CONFLICT DO NOTHING' : '';
+  for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
+    const part = rows.slice(start, start + INSERT_CHUNK_ROWS);
+    const bindings: unknown[] = [];
+    for (const row of part) for (const column of columns) bindings.push(row[column]);
+    await trx.raw(`${head}${part.map(() => tuple).join(', ')}${tail}`, bindings as Knex.RawBinding[]);
   }
 }
 
@@ -187,6 +240,5 @@ export async function existingEventIds(
 }
 
 export async function insertConversions(trx: Trx, conversions: readonly NewConversion[]): Promise<void> {
-  const rows = conversions.map(conversionRow);
-  for (const part of chunks(rows, INSERT_CHUNK_ROWS)) await trx('conversions').insert(part);
+  await insertRows(trx, 'conversions', CONVERSION_COLUMNS, conversions.map(conversionRow), false);
 }

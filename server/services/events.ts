@@ -8,14 +8,18 @@ import {
 import { ValidationError } from '../errors.js';
 import { findCampaignIdsByPublicIds } from '../repositories/events.js';
 import type { AuthenticatedCampaign } from './auth.js';
-import type { ServiceDeps } from './deps.js';
-import { createEventIntake } from './eventIntake.js';
+import type { ServiceDeps, Worker } from './deps.js';
+import { createEventIntake, type EventIntake } from './eventIntake.js';
 
 export interface EventService {
   /** `POST /v1/events` (spec 4.6): events of the key's campaign. */
   track(auth: AuthenticatedCampaign, request: EventsRequest): Promise<EventsResponse>;
   /** `POST /v1/sdk/events` (product §3.11): page views and leads from browsers, no key. */
   trackFromBrowser(request: EventsRequest): Promise<EventsResponse>;
+  /** The group-commit writer both endpoints share: its flush counts, and a hold for tests. */
+  writer: Pick<EventIntake, 'hold' | 'queued' | 'stats'>;
+  /** Stops after the writer has answered every request it holds (the daemon stops it before the pool closes). */
+  worker: Worker;
 }
 
 /** Campaign public ids never change, so a found one may be remembered for a while. */
@@ -58,6 +62,9 @@ export function eventService({ db }: ServiceDeps): EventService {
   }
 
   return {
+    writer: { hold: intake.hold, queued: intake.queued, stats: intake.stats },
+    worker: { name: 'event intake', start: () => undefined, stop: () => intake.drained() },
+
     async track(auth, { events }) {
       // product §3.5: campaign_id must be the key's campaign.
       // The message names the right id, so a sender sees at once what to send instead.

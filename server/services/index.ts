@@ -57,10 +57,11 @@ export function createServices(options: {
   // Conversion and payout changes are written to the webhook outbox inside their transaction.
   const lifecycle: LifecycleRecorder = recordLifecycleWebhook;
   const conversions = conversionService(deps, lifecycle);
+  const events = eventService(deps);
   return {
     authenticator: apiKeyAuthenticator(deps),
     affiliates: affiliateService(deps),
-    events: eventService(deps),
+    events,
     campaigns: campaignService(deps),
     apiKeys: apiKeyService(deps),
     plans: planService(deps),
@@ -72,6 +73,7 @@ export function createServices(options: {
     conversions,
     refunds: refundService(deps, lifecycle),
     payouts: payoutService(deps, lifecycle),
-    workers: [webhookWorker, autoApproveWorker(deps, conversions)],
+    // The intake writer's requests are answered before the pool they write through closes.
+    workers: [webhookWorker, autoApproveWorker(deps, conversions), events.worker],
   };
 }

@@ -81,5 +81,21 @@ export function jsonShapeIssues(body: unknown, maxDepth: number): ShapeIssue[] {
 
 /** UTF-8 size of a value written as JSON; call it only on a value of bounded depth. */
 export function jsonBytes(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  return Buffer.byteLength(jsonText(value) ?? '', 'utf8');
+}
+
+/** JSON texts of objects already stringified: validation measures them, storage writes the same text. */
+const texts = new WeakMap<object, string>();
+
+/**
+ * `JSON.stringify`, remembered per object: an event's `properties` are stringified once, when
+ * their size is checked, and the row stores that text. Only for objects nothing mutates after.
+ */
+export function jsonText(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  const known = texts.get(value);
+  if (known !== undefined) return known;
+  const text = JSON.stringify(value);
+  texts.set(value, text);
+  return text;
 }
