@@ -1,9 +1,12 @@
 /**
  * Intake figures: one page view per POST /v1/events under load, against bare Koa; conversions
  * in batches of 500, against the same rows inserted straight through Knex.
+ *
+ * Run alone (after `npm run build`): `node --import tsx bench/intake.ts [sqlite|mysql] [single|batches]`.
  */
-import { startBareKoa } from './lib/bareKoa.js';
-import { activeCodes, pageViewBody, sendConversionBatches } from './lib/events.js';
+import { withBareKoa } from './lib/bareKoa.js';
+import { runIfMain } from './lib/direct.js';
+import { activeCodes, pageViewRequest, sendConversionBatches } from './lib/events.js';
 import { type Engine, type Figure, makeFigure } from './lib/figure.js';
 import { loadOk } from './lib/load.js';
 import type { BenchOptions } from './lib/options.js';
@@ -17,18 +20,14 @@ const P99_TARGET_MS = 50;
 const BATCH_TARGET = 0.5;
 
 /** One page view per request at `connections` connections: req/s and p99, beside bare Koa. */
-export async function benchSingleEvents(engine: Engine, opts: BenchOptions): Promise<Figure[]> {
-  const koa = await startBareKoa();
-  try {
-    return await withStage(
+export function benchSingleEvents(engine: Engine, opts: BenchOptions): Promise<Figure[]> {
+  return withBareKoa((koa) =>
+    withStage(
       engine,
       opts,
       async ({ db, merchant, daemon }) => {
-        const [code] = await activeCodes(db, merchant.campaignId);
-        const body = pageViewBody(merchant.publicId, code ?? '');
-        const headers = { 'content-type': 'application/json', 'x-api-key': merchant.key };
-        const run = (url: string, durationSec: number) =>
-          loadOk({ url, method: 'POST', headers, body, connections: opts.connections, durationSec });
+        const request = await pageViewRequest(db, merchant);
+        const run = (url: string, durationSec: number) => loadOk({ url, ...request, connections: opts.connections, durationSec });
         await run(`${koa.url}/v1/events`, opts.warmupSec);
         await run(`${daemon.url}/v1/events`, opts.warmupSec);
         const m = await medianOfRounds(opts.repeats, async () => {
@@ -61,10 +60,9 @@ export async function benchSingleEvents(engine: Engine, opts: BenchOptions): Pro
         ];
       },
       seedAffiliates(10),
-    );
-  } finally {
-    await koa.stop();
-  }
+      `single-${engine}`,
+    ),
+  );
 }
 
 /** Conversions in batches of 500, one request at a time: events/s beside the raw Knex insert. */
@@ -120,5 +118,8 @@ export async function benchBatches(engine: Engine, opts: BenchOptions): Promise<
       ];
     },
     seedAffiliates(100),
+    `batches-${engine}`,
   );
 }
+
+await runIfMain(import.meta.url, { single: benchSingleEvents, batches: benchBatches });

@@ -4,15 +4,12 @@
  * of the same database, one at a time over loopback. A page costs a fixed number of queries
  * whatever the campaign's size, so the ratio should stay near 1; no number was ever set for it.
  */
-import { randomBytes } from 'node:crypto';
 import { Pool } from 'undici';
-import type { Db } from '../server/db/knex.js';
-import { createMerchant, type Merchant } from '../test/helpers/daemon.js';
+import { runIfMain } from './lib/direct.js';
 import { type Engine, type Figure, makeFigure } from './lib/figure.js';
 import type { BenchOptions } from './lib/options.js';
-import { withStage } from './lib/stage.js';
-import { medianOfRounds, median, timeMs } from './lib/stats.js';
-import { seedCampaign } from './seed.js';
+import { type ScaleStage, withCampaignsAtScale } from './lib/scale.js';
+import { median, medianOfRounds, timeMs } from './lib/stats.js';
 
 const CASES: Array<[string, (total: number) => string]> = [
   ['list, page 1 of 100', () => '/v1/affiliates?limit=100'],
@@ -33,46 +30,39 @@ async function medianMs(pool: Pool, path: string, key: string, samples: number):
   return median(times);
 }
 
-export async function benchListAtScale(engine: Engine, opts: BenchOptions): Promise<Figure[]> {
-  let small: Merchant | undefined;
-  const seed = async (db: Db, large: Merchant) => {
-    small = await createMerchant(db, { plan: 'unlimited' });
-    const tag = randomBytes(2).toString('hex');
-    await seedCampaign(db, large.campaignId, { affiliates: opts.affiliates, conversions: opts.conversions, tag: `L${tag}` });
-    await seedCampaign(db, small.campaignId, { affiliates: 100, conversions: 1000, tag: `S${tag}` });
-    await db.raw(engine === 'mysql' ? 'ANALYZE TABLE affiliates, conversions, payouts' : 'ANALYZE');
-  };
-  return withStage(
-    engine,
-    opts,
-    async ({ merchant, daemon }) => {
-      const smallKey = small?.key ?? '';
-      const pool = new Pool(daemon.url, { connections: 1 });
-      try {
-        const figures: Figure[] = [];
-        const scale = `${opts.affiliates.toLocaleString('en')} affiliates, ${opts.conversions.toLocaleString('en')} conversions`;
-        for (const [name, path] of CASES) {
-          const m = await medianOfRounds(opts.repeats, async () => ({
-            small: await medianMs(pool, path(100), smallKey, opts.samples),
-            large: await medianMs(pool, path(opts.affiliates), merchant.key, opts.samples),
-          }));
-          figures.push(
-            makeFigure({
-              name: `${name}, ${scale}`,
-              engine,
-              value: m.large,
-              unit: 'ms',
-              baseline: m.small,
-              baselineName: 'the same at 100 affiliates',
-              note: `median of ${opts.samples} one at a time`,
-            }),
-          );
-        }
-        return figures;
-      } finally {
-        await pool.close();
-      }
-    },
-    seed,
-  );
+/** The list cases on the large and the small campaign of `stage`, medians over the rounds. */
+export async function benchList(stage: ScaleStage, opts: BenchOptions): Promise<Figure[]> {
+  const { engine, merchant, daemon, small, ids } = stage;
+  const pool = new Pool(daemon.url, { connections: 1 });
+  try {
+    const figures: Figure[] = [];
+    const scale = `${ids.length.toLocaleString('en')} affiliates, ${opts.conversions.toLocaleString('en')} conversions`;
+    for (const [name, path] of CASES) {
+      const m = await medianOfRounds(opts.repeats, async () => ({
+        small: await medianMs(pool, path(100), small.key, opts.samples),
+        large: await medianMs(pool, path(ids.length), merchant.key, opts.samples),
+      }));
+      figures.push(
+        makeFigure({
+          name: `${name}, ${scale}`,
+          engine,
+          value: m.large,
+          unit: 'ms',
+          baseline: m.small,
+          baselineName: 'the same at 100 affiliates',
+          note: `median of ${opts.samples} one at a time`,
+        }),
+      );
+    }
+    return figures;
+  } finally {
+    await pool.close();
+  }
 }
+
+/** benchList on campaigns of its own (bench/run.ts shares them with the search figures). */
+export function benchListAtScale(engine: Engine, opts: BenchOptions): Promise<Figure[]> {
+  return withCampaignsAtScale(engine, opts, (stage) => benchList(stage, opts), `list-${engine}`);
+}
+
+await runIfMain(import.meta.url, { list: benchListAtScale });

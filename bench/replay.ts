@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { writeLines } from '../test/helpers/replay.js';
 import { childEnv } from './lib/child.js';
+import { runIfMain } from './lib/direct.js';
 import { CLI } from './lib/daemon.js';
 import { activeCodes, conversionEvent, sendConversionBatches } from './lib/events.js';
 import { type Engine, type Figure, makeFigure } from './lib/figure.js';
@@ -125,3 +126,5 @@ export async function benchReplay(engine: Engine, opts: BenchOptions): Promise<F
     seedAffiliates(100),
   );
 }
+
+await runIfMain(import.meta.url, { replay: benchReplay });

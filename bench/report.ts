@@ -104,17 +104,15 @@ async function benchEngine(engine: 'sqlite' | 'mysql'): Promise<void> {
     // timed inside a transaction that is rolled back, for a batch of 1,000 and for one event.
     const intakes = await t.db('tracking_events').where('campaign_id', merchant.campaignId).groupBy('intake_id').select('intake_id').count({ n: '*' }).limit(20);
     const full = intakes.filter((row) => Number(row.n) === BATCH).map((row) => String(row.intake_id));
-    const costs: number[] = [];
-    for (const intakeId of full.slice(0, 10)) {
-      costs.push(
-        await time(() =>
-          inTransaction(t.db, async (trx) => {
-            await countIntakeInDailyStats(trx, intakeId);
-            await trx.rollback();
-          }).catch(() => undefined),
-        ),
+    const counted = (intakeId: string) =>
+      time(() =>
+        inTransaction(t.db, async (trx) => {
+          await countIntakeInDailyStats(trx, intakeId);
+          await trx.rollback();
+        }).catch(() => undefined),
       );
-    }
+    const costs: number[] = [];
+    for (const intakeId of full.slice(0, 10)) costs.push(await counted(intakeId));
     const single = `single-${randomBytes(4).toString('hex')}`;
     const [eventId] = await t.db('tracking_events').insert({
       campaign_id: merchant.campaignId,
@@ -125,16 +123,7 @@ async function benchEngine(engine: 'sqlite' | 'mysql'): Promise<void> {
       created_at: new Date(),
     });
     const singles: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      singles.push(
-        await time(() =>
-          inTransaction(t.db, async (trx) => {
-            await countIntakeInDailyStats(trx, single);
-            await trx.rollback();
-          }).catch(() => undefined),
-        ),
-      );
-    }
+    for (let i = 0; i < 20; i++) singles.push(await counted(single));
     await t.db('tracking_events').where({ id: Number(eventId) }).delete();
     console.log(
       `\nCounter statements per intake (in a rolled-back transaction, median): ` +

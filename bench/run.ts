@@ -8,28 +8,42 @@
 import os from 'node:os';
 import knexFactory from 'knex';
 import { benchBatches, benchSingleEvents } from './intake.js';
-import { benchListAtScale } from './list.js';
+import { benchList } from './list.js';
 import type { Engine, Figure } from './lib/figure.js';
-import { benchOptions, mysqlUrl } from './lib/options.js';
-import { formatNumber, type RunResults, writeResults } from './lib/results.js';
+import { type BenchOptions, benchOptions, mysqlUrl, wants } from './lib/options.js';
+import { figureLine, type RunResults, writeResults } from './lib/results.js';
+import { withCampaignsAtScale } from './lib/scale.js';
 import { benchBcryptP99, benchGetById, benchSearch } from './reads.js';
 import { benchReplay } from './replay.js';
 
 interface Entry {
-  group: string;
-  name: string;
-  run: (engine: Engine, opts: ReturnType<typeof benchOptions>) => Promise<Figure[]>;
+  /** The parts it measures, as BENCH_ONLY names them: [group, name]. */
+  parts: Array<[string, string]>;
+  run: (engine: Engine, opts: BenchOptions) => Promise<Figure[]>;
+}
+
+/** search and list on one pair of seeded campaigns: seeding is the slow part of both. */
+function benchAtScale(engine: Engine, opts: BenchOptions): Promise<Figure[]> {
+  return withCampaignsAtScale(
+    engine,
+    opts,
+    async (stage) => [
+      ...(wants(opts, 'reads', 'search') ? await benchSearch(stage, opts) : []),
+      ...(wants(opts, 'list', 'list') ? await benchList(stage, opts) : []),
+    ],
+    `atScale-${engine}`,
+  );
 }
 
 const ENTRIES: Entry[] = [
-  { group: 'intake', name: 'single', run: benchSingleEvents },
-  { group: 'intake', name: 'batches', run: benchBatches },
-  { group: 'replay', name: 'replay', run: benchReplay },
-  { group: 'reads', name: 'getById', run: benchGetById },
-  { group: 'reads', name: 'search', run: benchSearch },
-  { group: 'reads', name: 'bcrypt', run: benchBcryptP99 },
-  { group: 'list', name: 'list', run: benchListAtScale },
+  { parts: [['intake', 'single']], run: benchSingleEvents },
+  { parts: [['intake', 'batches']], run: benchBatches },
+  { parts: [['replay', 'replay']], run: benchReplay },
+  { parts: [['reads', 'getById']], run: benchGetById },
+  { parts: [['reads', 'search'], ['list', 'list']], run: benchAtScale },
+  { parts: [['reads', 'bcrypt']], run: benchBcryptP99 },
 ];
+const nameOf = (entry: Entry) => entry.parts.map(([, name]) => name).join('+');
 
 async function engineVersion(engine: Engine, url: string | undefined): Promise<string> {
   if (engine === 'sqlite') {
@@ -54,7 +68,7 @@ const mysql = mysqlUrl();
 if (mysql) process.env.TEST_MYSQL_URL = mysql;
 const only = (process.env.BENCH_ENGINES ?? '').split(',').filter(Boolean);
 const engines = (['sqlite', ...(mysql ? ['mysql'] : [])] as Engine[]).filter((e) => only.length === 0 || only.includes(e));
-const entries = ENTRIES.filter((e) => opts.only.length === 0 || opts.only.includes(e.group) || opts.only.includes(e.name));
+const entries = ENTRIES.filter((e) => e.parts.some(([group, name]) => wants(opts, group, name)));
 
 const started = new Date();
 const cpus = os.cpus();
@@ -83,25 +97,20 @@ const save = () => {
   return writeResults(results);
 };
 
-console.log(`bench: ${entries.map((e) => e.name).join(', ')} on ${engines.join(' and ')}${opts.quick ? ' (quick)' : ''}`);
+console.log(`bench: ${entries.map(nameOf).join(', ')} on ${engines.join(' and ')}${opts.quick ? ' (quick)' : ''}`);
 for (const engine of engines) {
   for (const entry of entries) {
     const t0 = Date.now();
     try {
       const figures = await entry.run(engine, opts);
       results.figures.push(...figures);
-      for (const f of figures) {
-        console.log(
-          `  ${engine} ${f.name}: ${formatNumber(f.value)} ${f.unit} vs ${formatNumber(f.baseline)} ${f.baselineUnit} ` +
-            `(${f.baselineName}), ratio ${formatNumber(f.ratio)}${f.target ? `, target ${f.target}: ${f.met ? 'met' : 'NOT met'}` : ''}`,
-        );
-      }
+      for (const f of figures) console.log(figureLine(f));
     } catch (err) {
       const message = (err as Error).message.split('\n')[0] ?? String(err);
-      results.failures.push({ group: entry.name, engine, message });
-      console.error(`  ${engine} ${entry.name} failed: ${(err as Error).stack ?? message}`);
+      results.failures.push({ group: nameOf(entry), engine, message });
+      console.error(`  ${engine} ${nameOf(entry)} failed: ${(err as Error).stack ?? message}`);
     }
-    console.log(`  (${entry.name} on ${engine}: ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+    console.log(`  (${nameOf(entry)} on ${engine}: ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
     save();
   }
 }

@@ -13,3 +13,13 @@ export function startBareKoa(): Promise<Child> {
     find: (log) => /\{"url":"([^"]+)"\}/.exec(log)?.[1],
   });
 }
+
+/** Runs `work` with bare Koa started, and stops it whatever happens. */
+export async function withBareKoa<T>(work: (koa: Child) => Promise<T>): Promise<T> {
+  const koa = await startBareKoa();
+  try {
+    return await work(koa);
+  } finally {
+    await koa.stop();
+  }
+}

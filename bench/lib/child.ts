@@ -10,6 +10,8 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export interface Child {
   readonly url: string;
   readonly pid: number;
+  /** CPU time (user + system) the process has used so far, in ms; NaN where /proc is missing. */
+  cpuMs(): number;
   /** SIGTERM, then SIGKILL if it has not exited within 10 s. */
   stop(): Promise<void>;
 }
@@ -24,6 +26,26 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   if (!('REDIS_URL' in extra)) delete env.REDIS_URL;
   if (!('DATABASE_URL' in extra)) delete env.DATABASE_URL;
   return env;
+}
+
+/** utime + stime of /proc/PID/stat, in clock ticks of 10 ms (Linux's USER_HZ). */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * Node flags that make a child write a CPU profile into BENCH_CPU_PROF/LABEL when it exits
+ * (open it in Chrome DevTools or speedscope); none when BENCH_CPU_PROF is unset.
+ */
+export function profileFlags(label: string): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir, label)}`] : [];
 }
 
 function stopper(child: ChildProcess, cleanup: () => void): () => Promise<void> {
@@ -74,7 +96,7 @@ export async function startChild(options: {
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (;;) {
     const url = await options.find(readLog());
-    if (url) return { url, pid: child.pid ?? 0, stop };
+    if (url) return { url, pid: child.pid ?? 0, cpuMs: () => cpuMsOf(child.pid), stop };
     if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
       const log = readLog().slice(-2000);
       await stop();

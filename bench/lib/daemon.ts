@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { request } from 'undici';
-import { type Child, childEnv, ROOT, startChild } from './child.js';
+import { type Child, childEnv, profileFlags, ROOT, startChild } from './child.js';
 
 export const CLI = path.join(ROOT, 'dist/cli/main.js');
 
@@ -39,16 +39,17 @@ async function healthy(url: string): Promise<boolean> {
 /**
  * The real daemon, `affiliated serve` from dist/ (`npm run bench` builds first), in a child
  * process on `databaseUrl`, on a loopback port, ready once `GET /health` answers 200. Its log
- * goes to a file that the parent does not read.
+ * goes to a file that the parent does not read. Under BENCH_CPU_PROF it writes a CPU profile.
  */
 export async function startDaemonChild(
   databaseUrl: string,
-  options: { logLevel?: string; env?: Record<string, string> } = {},
+  options: { logLevel?: string; env?: Record<string, string>; profile?: string } = {},
 ): Promise<Child> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   return startChild({
-    args: [CLI, 'serve'],
+    // `profile` names the CPU profile's folder when BENCH_CPU_PROF is set.
+    args: [...profileFlags(options.profile ?? 'daemon'), CLI, 'serve'],
     env: childEnv({
       DATABASE_URL: databaseUrl,
       HOST: '127.0.0.1',

@@ -8,6 +8,16 @@ export async function activeCodes(db: Db, campaignId: number): Promise<string[]>
   return codes.map(String);
 }
 
+/** POST /v1/events of one page view of the campaign's first active affiliate, with the merchant's key. */
+export async function pageViewRequest(db: Db, merchant: { campaignId: number; publicId: string; key: string }) {
+  const [code] = await activeCodes(db, merchant.campaignId);
+  return {
+    method: 'POST' as const,
+    body: pageViewBody(merchant.publicId, code ?? ''),
+    headers: { 'content-type': 'application/json', 'x-api-key': merchant.key },
+  };
+}
+
 /** One page view, the body the browser script or a backend sends for each view. */
 export function pageViewBody(publicId: string, code: string): string {
   return JSON.stringify({

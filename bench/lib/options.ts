@@ -45,10 +45,10 @@ export function benchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions
     quick,
     repeats: Math.max(1, int(env, 'BENCH_REPEATS', quick ? 1 : 3)),
     durationSec: Math.max(1, int(env, 'BENCH_DURATION', quick ? 2 : 5)),
-    warmupSec: int(env, 'BENCH_WARMUP', quick ? 1 : 2),
+    warmupSec: int(env, 'BENCH_WARMUP', 1),
     connections: Math.max(1, int(env, 'BENCH_CONNECTIONS', 64)),
     samples: Math.max(5, int(env, 'BENCH_SAMPLES', quick ? 20 : 50)),
-    batches: Math.max(1, int(env, 'BENCH_BATCHES', quick ? 10 : 40)),
+    batches: Math.max(1, int(env, 'BENCH_BATCHES', quick ? 10 : 20)),
     batchSize: 500,
     affiliates: Math.max(100, int(env, 'BENCH_AFFILIATES', quick ? 10_000 : 100_000)),
     conversions: int(env, 'BENCH_CONVERSIONS', quick ? 20_000 : 300_000),
@@ -61,6 +61,11 @@ export function benchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions
       .map((s) => s.trim())
       .filter(Boolean),
   };
+}
+
+/** Whether BENCH_ONLY asks for the part `name` of `group` (everything when it is empty). */
+export function wants(options: BenchOptions, group: string, name: string): boolean {
+  return options.only.length === 0 || options.only.includes(group) || options.only.includes(name);
 }
 
 /** The MySQL/MariaDB server to bench on, if any: BENCH_MYSQL_URL, else TEST_MYSQL_URL. */

@@ -25,6 +25,14 @@ export function formatNumber(x: number): string {
   return x.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
+/** One figure as a line of the bench's progress output. */
+export function figureLine(f: Figure): string {
+  return (
+    `  ${f.engine} ${f.name}: ${formatNumber(f.value)} ${f.unit} vs ${formatNumber(f.baseline)} ${f.baselineUnit} ` +
+    `(${f.baselineName}), ratio ${formatNumber(f.ratio)}${f.target ? `, target ${f.target}: ${f.met ? 'met' : 'NOT met'}` : ''}`
+  );
+}
+
 const withUnit = (x: number, unit: string) => `${formatNumber(x)} ${unit}`;
 const ENGINE_NAMES = { sqlite: 'SQLite', mysql: 'MariaDB' } as const;
 const MET = (met: boolean | null) => (met === null ? '' : met ? 'yes' : '**no**');

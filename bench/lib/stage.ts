@@ -27,13 +27,15 @@ export async function withStage<T>(
   options: BenchOptions,
   work: (stage: Stage) => Promise<T>,
   seed?: (db: Db, merchant: Merchant) => Promise<void>,
+  /** The folder name of the daemon's CPU profile under BENCH_CPU_PROF. */
+  profile?: string,
 ): Promise<T> {
   const database = await createTestDatabase({ engine });
   let daemon: Child | undefined;
   try {
     const merchant = await createMerchant(database.db, { plan: 'unlimited' });
     if (seed) await seed(database.db, merchant);
-    daemon = await startDaemonChild(database.url, { logLevel: options.daemonLogLevel });
+    daemon = await startDaemonChild(database.url, { logLevel: options.daemonLogLevel, profile: profile ?? `daemon-${engine}` });
     return await work({ engine, database, db: database.db, merchant, daemon });
   } finally {
     await daemon?.stop();
@@ -41,9 +43,12 @@ export async function withStage<T>(
   }
 }
 
-/** A `seed` for withStage: `count` affiliates straight into the table (three in five active). */
-export function seedAffiliates(count: number): (db: Db, merchant: Merchant) => Promise<void> {
+/**
+ * A `seed` for withStage: `count` affiliates straight into the table (three in five active), and
+ * `conversions` conversions spread over them.
+ */
+export function seedAffiliates(count: number, conversions = 0): (db: Db, merchant: Merchant) => Promise<void> {
   return async (db, merchant) => {
-    await seedCampaign(db, merchant.campaignId, { affiliates: count, conversions: 0, tag: `A${randomBytes(2).toString('hex')}` });
+    await seedCampaign(db, merchant.campaignId, { affiliates: count, conversions, tag: `A${randomBytes(2).toString('hex')}` });
   };
 }

@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Engine, Figure } from './figure.js';
+import { type BenchOptions, benchOptions, mysqlUrl } from './options.js';
+import { figureLine } from './results.js';
+
+type Part = (engine: Engine, opts: BenchOptions) => Promise<Figure[]>;
+
+/**
+ * Lets a module of bench/ run alone, for work on one area: `node --import tsx bench/reads.ts
+ * [sqlite|mysql]… [part]…` runs the named parts (all by default) on the named engines (SQLite,
+ * and MySQL/MariaDB when BENCH_MYSQL_URL or TEST_MYSQL_URL is set, by default), with the
+ * options of `npm run bench`, and prints each figure. It writes no results file. Needs dist/
+ * built (`npm run build`): the daemon is the built CLI. Does nothing when imported.
+ */
+export async function runIfMain(moduleUrl: string, parts: Record<string, Part>): Promise<void> {
+  if (!process.argv[1] || fileURLToPath(moduleUrl) !== path.resolve(process.argv[1])) return;
+  const args = process.argv.slice(2);
+  const unknown = args.filter((a) => a !== 'sqlite' && a !== 'mysql' && !(a in parts));
+  if (unknown.length > 0) throw new Error(`unknown: ${unknown.join(', ')} (engines: sqlite, mysql; parts: ${Object.keys(parts).join(', ')})`);
+  const mysql = mysqlUrl();
+  if (mysql) process.env.TEST_MYSQL_URL = mysql;
+  const named = args.filter((a): a is Engine => a === 'sqlite' || a === 'mysql');
+  const engines: Engine[] = named.length > 0 ? named : mysql ? ['sqlite', 'mysql'] : ['sqlite'];
+  if (engines.includes('mysql') && !mysql) throw new Error('mysql needs BENCH_MYSQL_URL or TEST_MYSQL_URL');
+  const wanted = args.filter((a) => a in parts);
+  const opts = benchOptions();
+  for (const engine of engines) {
+    for (const [name, part] of Object.entries(parts)) {
+      if (wanted.length > 0 && !wanted.includes(name)) continue;
+      for (const figure of await part(engine, opts)) console.log(figureLine(figure));
+    }
+  }
+}
