@@ -30,7 +30,9 @@ export async function withStage<T>(
   /** The folder name of the daemon's CPU profile under BENCH_CPU_PROF. */
   profile?: string,
 ): Promise<T> {
+  const started = Date.now();
   const database = await createTestDatabase({ engine });
+  console.log(`  (${engine}: database migrated in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   let daemon: Child | undefined;
   try {
     const merchant = await createMerchant(database.db, { plan: 'unlimited' });
