@@ -98,7 +98,7 @@ export async function benchReplay(opts: BenchReplayOptions = {}): Promise<BenchR
   const served = await startServe({
     env: {
       DATABASE_URL: t.url,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info', // startServe reads the address from the 'listening' line
       RATE_LIMIT_EVENTS_PER_MIN: '1000000',
       RATE_LIMIT_DEFAULT_PER_MIN: '1000000',
     },

@@ -249,6 +249,8 @@ export async function replay(deps: ReplayDeps, options: ReplayOptions): Promise<
       if (signal.aborted) interruptedAt = batch.firstLine;
       if (stopped || failure || interruptedAt !== undefined) break;
       launch(batch);
+      // Record whatever has come back, so finished batches never pile up behind the reader.
+      await commitReady();
     }
     while (inFlight.size > 0) await settleOne();
     await commitReady();
