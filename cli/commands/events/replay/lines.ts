@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { CAMPAIGN_MISMATCH, trackingEventSchema } from '../../../../shared/schemas/event.js';
+import { campaignMismatch, trackingEventSchema } from '../../../../shared/schemas/event.js';
 import { parseWith } from '../../../../shared/schemas/validation.js';
 
 export interface RawLine {
@@ -93,7 +93,8 @@ export function judgeLine(line: number, text: string, campaign?: string): Judged
   const checked = parseWith(trackingEventSchema, value);
   if (!checked.ok) return { kind: 'rejected', reasons: checked.messages };
   if (campaign !== undefined && checked.data.campaign_id !== campaign) {
-    return { kind: 'rejected', reasons: [`campaign_id ${CAMPAIGN_MISMATCH}`] };
+    // The server's own words, so a line refused here reads as if the daemon had refused it.
+    return { kind: 'rejected', reasons: [`campaign_id ${campaignMismatch(campaign)}`] };
   }
   // The line is sent as written (not as zod re-shaped it), plus an id that makes it idempotent.
   const event = value as Record<string, unknown>;
