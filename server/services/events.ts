@@ -1,5 +1,5 @@
 import {
-  CAMPAIGN_MISMATCH,
+  campaignMismatch,
   CAMPAIGN_UNKNOWN,
   type EventsRequest,
   type EventsResponse,
@@ -67,8 +67,7 @@ export function eventService({ db }: ServiceDeps): EventService {
 
     async track(auth, { events }) {
       // product §3.5: campaign_id must be the key's campaign.
-      // The message names the right id, so a sender sees at once what to send instead.
-      refuseCampaigns(events, (publicId) => publicId === auth.publicId, `${CAMPAIGN_MISMATCH} ("${auth.publicId}")`);
+      refuseCampaigns(events, (publicId) => publicId === auth.publicId, campaignMismatch(auth.publicId));
       // The authenticated campaign carries its plan limit and commission rule: they are the rules.
       return intake(events, () => auth.campaignId, auth);
     },

@@ -80,6 +80,8 @@ export const deviceInfo = z.looseObject({
 
 /** product §3.5: a `campaign_id` other than the API key's campaign is a validation error. */
 export const CAMPAIGN_MISMATCH = "must be the public id of the API key's campaign";
+/** The mismatch names the right id, so a sender sees at once what to send instead. */
+export const campaignMismatch = (publicId: string) => `${CAMPAIGN_MISMATCH} ("${publicId}")`;
 /** product §3.11: the SDK endpoint names its campaign per event; an unknown one is invalid. */
 export const CAMPAIGN_UNKNOWN = 'must be the public id of an existing campaign';
 

@@ -44,3 +44,59 @@ export async function countRows(db: Db, table: string, campaignId: number): Prom
   const [row] = await db(table).where('campaign_id', campaignId).count<{ n: number | string }[]>({ n: '*' });
   return Number(row?.n ?? 0);
 }
+
+/**
+ * A pass-through HTTP proxy in front of a daemon that counts the `POST /v1/events` requests it
+ * forwards: what the daemon was asked, whatever the client reports about itself.
+ */
+export async function countingProxy(target: string): Promise<{
+  url: string;
+  eventPosts: () => number;
+  close: () => Promise<void>;
+}> {
+  const http = await import('node:http');
+  const upstream = new URL(target);
+  let posts = 0;
+  const server = http.createServer((req, res) => {
+    if (req.method === 'POST' && req.url?.startsWith('/v1/events')) posts++;
+    const forward = http.request(
+      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forward.on('error', () => {
+      res.writeHead(502);
+      res.end();
+    });
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    eventPosts: () => posts,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Polls a checkpoint file until its line reaches `line` (or the run ends first). */
+export async function waitForCheckpoint(file: string, line: number, running: () => boolean): Promise<void> {
+  const { existsSync, readFileSync } = await import('node:fs');
+  for (;;) {
+    if (!running()) return;
+    if (existsSync(file)) {
+      try {
+        if (JSON.parse(readFileSync(file, 'utf8')).line >= line) return;
+      } catch {
+        // Mid-rename: read again.
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -203,3 +203,43 @@ describe('replay: retries and pacing', () => {
     expect(pacer.waits).to.equal(1);
   });
 });
+
+describe('replay: pacing several requests in flight', () => {
+  it('lets out only as many requests as the window has room for, then waits for the reset', async () => {
+    const clock = fakeClock();
+    const waits: (number | undefined)[] = [];
+    const pacer = new Pacer(clock, (until) => waits.push(until));
+    await pacer.acquire();
+    pacer.observe({ limit: 3, remaining: 2, resetSeconds: 5 });
+    pacer.release();
+    // Two left in this window: two go out together, the third waits for the reset.
+    await pacer.acquire();
+    await pacer.acquire();
+    expect(clock.slept).to.deep.equal([]);
+    const third = pacer.acquire();
+    pacer.observe({ limit: 3, remaining: 0, resetSeconds: 5 });
+    pacer.release();
+    pacer.release();
+    await third;
+    expect(clock.slept).to.deep.equal([5000]);
+    expect(pacer.waitedMs).to.equal(5000);
+    expect(pacer.limit).to.equal(3);
+    expect(waits).to.deep.equal([5000, undefined]);
+  });
+
+  it('serves requests in the order they asked, and a Ctrl-C cuts a wait short', async () => {
+    const clock = fakeClock();
+    const pacer = new Pacer(clock);
+    pacer.holdFor(2000);
+    const order: number[] = [];
+    const controller = new AbortController();
+    const first = pacer.acquire().then(() => order.push(1));
+    const second = pacer.acquire().then(() => order.push(2));
+    await Promise.all([first, second]);
+    expect(order).to.deep.equal([1, 2]);
+    pacer.holdFor(1000);
+    controller.abort();
+    const err = await pacer.acquire(controller.signal).catch((e) => e);
+    expect((err as Error).name).to.equal('AbortError');
+  });
+});

@@ -13,11 +13,17 @@ function batchSize(value: string): number {
   return n;
 }
 
+function concurrency(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 16) throw new InvalidArgumentError('must be a whole number from 1 to 16.');
+  return n;
+}
+
 /** Ctrl-C (or SIGTERM) once: finish the batch in flight and save; twice: the default, quit now. */
 function interruptSignal(io: Io): { signal: AbortSignal; release: () => void } {
   const controller = new AbortController();
   const onSignal = () => {
-    io.stderr.write('\nStopping after the batch in flight (Ctrl-C again to quit at once)...\n');
+    io.stderr.write('\nStopping after the batches in flight (Ctrl-C again to quit at once)...\n');
     controller.abort();
   };
   process.once('SIGINT', onSignal);
@@ -60,13 +66,15 @@ export function registerEvents(program: Command, io: Io): void {
     .description('send a file of events, one JSON object a line, safely: resumable and never stored twice')
     .argument('<file>', 'NDJSON file (one event a line; blank lines are ignored)')
     .option('--batch-size <n>', `events a request, 1 to ${MAX_EVENTS_PER_REQUEST}`, batchSize, 500)
+    .option('--concurrency <n>', 'batches in flight at once, 1 to 16', concurrency, 3)
     .option(
       '--rejects <file>',
-      'where refused lines go, with line numbers and reasons (default: FILE.rejects.ndjson)',
+      'where refused lines go, with line numbers and reasons (default: FILE.rejects.ndjson; ' +
+        'FILE.dry-run.rejects.ndjson with --dry-run)',
     )
     .option('--checkpoint <file>', 'where progress is saved (default: FILE.checkpoint.json)')
     .option('--resume', 'continue after the last acknowledged line of the checkpoint')
-    .option('--dry-run', 'validate every line and send nothing'), [
+    .option('--dry-run', 'validate every line and send nothing; never touches a real run’s rejects file or checkpoint'), [
       'events replay export.ndjson',
       'events replay export.ndjson --resume          # after Ctrl-C or an error',
       'events replay export.ndjson --dry-run --json',

@@ -5,6 +5,8 @@ import type { Transport } from './transport.js';
 export interface PendingEvent {
   line: number;
   event: object;
+  /** The line as written, for the rejects file should the server refuse it. */
+  raw?: string;
 }
 
 export interface Rejection {
@@ -44,10 +46,17 @@ export function splitIndexedMessage(message: string): { index: number; reason: s
  * messages and the rest is sent again; when the messages name no index (or a body is too
  * large, 413), the batch is split in halves until the bad lines stand alone.
  */
-export async function deliver(items: readonly PendingEvent[], transport: Transport): Promise<Delivery> {
+export async function deliver(
+  items: readonly PendingEvent[],
+  transport: Transport,
+  signal?: AbortSignal,
+): Promise<Delivery> {
   if (items.length === 0) return empty();
   try {
-    const answer = await transport.post(items.map((item) => item.event));
+    const answer = await transport.post(
+      items.map((item) => item.event),
+      signal,
+    );
     const skipped = answer.skipped.map((skip) => ({
       line: items[skip.index]?.line ?? 0,
       reason: skip.reason,
@@ -68,12 +77,12 @@ export async function deliver(items: readonly PendingEvent[], transport: Transpo
       if (named) {
         const rest = items.filter((_, index) => !named.has(index));
         const rejected = [...named].map(([index, reasons]) => ({ line: items[index]?.line ?? 0, reasons }));
-        return merge({ accepted: 0, skipped: [], rejected }, await deliver(rest, transport));
+        return merge({ accepted: 0, skipped: [], rejected }, await deliver(rest, transport, signal));
       }
     }
     const middle = Math.ceil(items.length / 2);
-    const first = await deliver(items.slice(0, middle), transport);
-    return merge(first, await deliver(items.slice(middle), transport));
+    const first = await deliver(items.slice(0, middle), transport, signal);
+    return merge(first, await deliver(items.slice(middle), transport, signal));
   }
 }
 

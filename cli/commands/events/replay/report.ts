@@ -5,6 +5,23 @@ import { skippedCount } from './totals.js';
 
 const number = (n: number) => n.toLocaleString('en-US');
 
+/**
+ * Time spent waiting on the rate limit, and how to raise it: the limit is the daemon's
+ * (RATE_LIMIT_EVENTS_PER_MIN requests a RATE_LIMIT_WINDOW_MS window, per key), so only whoever
+ * runs it can lift it. Said when the waits were a noticeable share of the run.
+ */
+export function rateLimitNote(summary: ReplaySummary): string | undefined {
+  if (summary.rateLimitWaitMs < 1000 && summary.retries.rateLimited === 0) return undefined;
+  const seconds = (summary.rateLimitWaitMs / 1000).toFixed(1);
+  const total = (summary.durationMs / 1000).toFixed(1);
+  const limit = summary.rateLimit !== null ? ` (the daemon allows ${number(summary.rateLimit)} requests a window per key)` : '';
+  return (
+    `Waited ${seconds} s of ${total} s for the rate limit${limit}. To go faster, raise ` +
+    'RATE_LIMIT_EVENTS_PER_MIN (requests a window) or shorten RATE_LIMIT_WINDOW_MS in the daemon’s ' +
+    'environment and restart it; a larger --batch-size (up to 1,000) also sends more events a request.'
+  );
+}
+
 /** The end of a replay: one JSON object with `--json`, a short summary for people otherwise. */
 export function printSummary(io: Io, summary: ReplaySummary, json: boolean): void {
   if (json) printJson(io, summary);
@@ -29,6 +46,8 @@ export function printSummary(io: Io, summary: ReplaySummary, json: boolean): voi
     }
     row('rejected', summary.rejected, summary.rejectsFile ? `  → ${summary.rejectsFile}` : '');
   }
+  const waited = rateLimitNote(summary);
+  if (waited) note(io, waited);
   const stopped = summary.stopped;
   if (stopped) {
     if (stopped.statusCode !== null)

@@ -20,8 +20,11 @@ export interface RetryStats {
 }
 
 export interface Transport {
-  /** One batch, retried until it gets an answer; 400 and 413 are thrown for the caller to split. */
-  post(events: readonly object[]): Promise<EventsResponse>;
+  /**
+   * One batch, retried until it gets an answer; 400 and 413 are thrown for the caller to split.
+   * `signal` cuts a wait for the rate limit short (AbortError): the batch was then not sent.
+   */
+  post(events: readonly object[], signal?: AbortSignal): Promise<EventsResponse>;
   readonly stats: RetryStats;
 }
 
@@ -36,21 +39,23 @@ export function retryingTransport(
   say: (text: string) => void,
 ): Transport {
   const stats: RetryStats = { requests: 0, rateLimited: 0, serverErrors: 0, networkErrors: 0 };
-  async function post(events: readonly object[]): Promise<EventsResponse> {
+  async function post(events: readonly object[], signal?: AbortSignal): Promise<EventsResponse> {
     let limited = 0;
     let failures = 0;
     for (;;) {
-      await pacer.ready();
+      await pacer.acquire(signal);
       stats.requests++;
       try {
         // Sent as read from the file, not re-serialised: the daemon judges exactly what the file holds.
         const body = { batch: true, events } as unknown as EventsRequest;
         const reply = await client.request(contract.events.send, { body });
         pacer.observe(reply.rateLimit);
+        pacer.release();
         return reply.body;
       } catch (err) {
+        if (err instanceof ApiError) pacer.observe(err.rateLimit);
+        pacer.release();
         if (err instanceof ApiError) {
-          pacer.observe(err.rateLimit);
           const { statusCode, messages } = err;
           if (statusCode === 400 || statusCode === 413) throw err;
           if (statusCode === 429) {
@@ -83,7 +88,7 @@ export function retryingTransport(
               );
             }
             const waitMs = backoffMs(failures - 1);
-            say(`server error ${statusCode}: retrying in ${waitMs / 1000} s`);
+            say(`server error ${statusCode}; retrying in ${waitMs / 1000} s (attempt ${failures} of ${MAX_FAILURE_RETRIES})`);
             await clock.sleep(waitMs);
             continue;
           }
@@ -93,7 +98,7 @@ export function retryingTransport(
           stats.networkErrors++;
           if (++failures > MAX_FAILURE_RETRIES) throw new StopRun('network', err.message);
           const waitMs = backoffMs(failures - 1);
-          say(`${err.message}: retrying in ${waitMs / 1000} s`);
+          say(`${err.message}; retrying in ${waitMs / 1000} s (attempt ${failures} of ${MAX_FAILURE_RETRIES})`);
           await clock.sleep(waitMs);
           continue;
         }
@@ -103,4 +108,28 @@ export function retryingTransport(
     }
   }
   return { post, stats };
+}
+
+/** What to check when the daemon does not answer at all. */
+export const daemonDownHint = (baseUrl: string) =>
+  `no daemon answers at ${baseUrl}. Is it running (\`affiliated serve\`)? Check the address: ` +
+  '--base-url, AFFILIATED_BASE_URL, or the profile (`affiliated config get base-url`).';
+
+/**
+ * One request before the first batch: `GET /v1/campaign` names the key's campaign, so a line for
+ * another campaign is rejected here instead of getting its whole batch refused (400) and the
+ * rest sent again. It also finds a daemon that is down at once, rather than after a batch's
+ * retries. Any answer other than the campaign (an old daemon, a revoked key) leaves the check to
+ * the server: the first batch then meets the same answer and reports it.
+ */
+export async function preflight(client: ApiClient): Promise<{ campaign?: string }> {
+  try {
+    const campaign = await client.campaign.get();
+    return { campaign: campaign.publicId };
+  } catch (err) {
+    if (err instanceof ConnectionError) {
+      throw new StopRun('network', `${err.message}. ${daemonDownHint(client.baseUrl)}`);
+    }
+    return {};
+  }
 }
