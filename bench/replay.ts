@@ -1,7 +1,10 @@
 /**
  * `affiliated events replay` of a generated NDJSON file of conversions, the real CLI against a
  * daemon child: events/s beside the same conversions POSTed in batches of 500 one at a time, and
- * the replay's peak RSS (100,000 lines, and 1,000,000 to see whether it stays flat).
+ * the replay's peak RSS (100,000 lines, and 1,000,000 to see whether it stays flat). The lines
+ * are what an export holds (an event_id and a session each); the baseline sends the same kind.
+ *
+ * Run alone (after `npm run build`): `node --import tsx bench/replay.ts [sqlite|mysql]`.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,13 +31,21 @@ interface ReplayRun {
   peakRssMb: number;
 }
 
+/**
+ * A line as an export holds it: a conversion with its own event_id (which the intake dedupes
+ * on, so it reads back which rows were new) and a session; order ids unique to `tag`.
+ */
+function exportedConversion(publicId: string, codes: readonly string[], tag: string, n: number) {
+  return { ...conversionEvent(publicId, codes, tag, n), event_id: `${tag}-e${n}`, session_id: `s-${tag}-${n % 9973}` };
+}
+
 /** Replays `lines` fresh conversions (order ids unique to `tag`) through the built CLI. */
-async function replayOnce(stage: Stage, codes: readonly string[], lines: number, tag: string): Promise<ReplayRun> {
+async function replayOnce(stage: Stage, codes: readonly string[], lines: number, tag: string, opts: BenchOptions): Promise<ReplayRun> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'affiliated-bench-replay-'));
   try {
     const file = path.join(dir, `${tag}.ndjson`);
     const { publicId, key } = stage.merchant;
-    await writeLines(file, lines, (n) => JSON.stringify(conversionEvent(publicId, codes, tag, n)));
+    await writeLines(file, lines, (n) => JSON.stringify(exportedConversion(publicId, codes, tag, n)));
     const env = childEnv({
       CI: 'true',
       AFFILIATED_CONFIG: path.join(dir, 'config.json'),
@@ -42,7 +53,8 @@ async function replayOnce(stage: Stage, codes: readonly string[], lines: number,
       AFFILIATED_API_KEY: key,
     });
     delete env.AFFILIATED_PROFILE;
-    const run = await runWithPeakRss([CLI, 'events', 'replay', file, '--json'], env, dir);
+    const args = ['--batch-size', String(opts.batchSize), ...(opts.replayConcurrency ? ['--concurrency', String(opts.replayConcurrency)] : [])];
+    const run = await runWithPeakRss([CLI, 'events', 'replay', file, '--json', ...args], env, dir);
     if (run.code !== 0) throw new Error(`events replay exited ${run.code}: ${(run.stderr || run.stdout).slice(-500)}`);
     const summary = JSON.parse(run.stdout) as { accepted: number; durationMs: number };
     if (summary.accepted !== lines) throw new Error(`events replay accepted ${summary.accepted} of ${lines} lines`);
@@ -66,10 +78,11 @@ export async function benchReplay(engine: Engine, opts: BenchOptions): Promise<F
           batches: Math.min(opts.batches, Math.ceil(lines / opts.batchSize)),
           size: opts.batchSize,
           tag,
+          event: (n) => exportedConversion(stage.merchant.publicId, codes, tag, n),
         });
       await direct('warm').catch(() => undefined);
       const m = await medianOfRounds(opts.repeats, async (round) => {
-        const replayed = await replayOnce(stage, codes, lines, `replay${round}`);
+        const replayed = await replayOnce(stage, codes, lines, `replay${round}`, opts);
         return {
           replay: replayed.eventsPerSec,
           rss: replayed.peakRssMb,
@@ -85,7 +98,7 @@ export async function benchReplay(engine: Engine, opts: BenchOptions): Promise<F
           unit: 'events/s',
           baseline: m.direct,
           baselineName: `the same POSTed in batches of ${opts.batchSize}, one at a time`,
-          note: `baseline: ${Math.min(opts.batches * opts.batchSize, lines).toLocaleString('en')} of them a round`,
+          note: `${opts.replayConcurrency ? `--concurrency ${opts.replayConcurrency}` : 'the CLI\'s default --concurrency'}; baseline: ${Math.min(opts.batches * opts.batchSize, lines).toLocaleString('en')} of them a round`,
           target: { on: 'ratio', op: '>=', limit: RATIO_TARGET },
         }),
       ];
@@ -104,7 +117,7 @@ export async function benchReplay(engine: Engine, opts: BenchOptions): Promise<F
         }),
       );
       if (opts.replayLinesLarge > lines) {
-        const large = await replayOnce(stage, codes, opts.replayLinesLarge, `large${randomBytes(2).toString('hex')}`);
+        const large = await replayOnce(stage, codes, opts.replayLinesLarge, `large${randomBytes(2).toString('hex')}`, opts);
         figures.push(
           makeFigure({
             name: `events replay peak RSS, ${opts.replayLinesLarge.toLocaleString('en')} lines`,
@@ -124,6 +137,7 @@ export async function benchReplay(engine: Engine, opts: BenchOptions): Promise<F
       return figures;
     },
     seedAffiliates(100),
+    `replay-${engine}`,
   );
 }
 

@@ -43,7 +43,7 @@ export function conversionEvent(publicId: string, codes: readonly string[], tag:
 }
 
 /**
- * Sends `batches` requests of `size` conversions to POST /v1/events, one at a time over one
+ * Sends `batches` requests of `size` conversions (conversionEvent's, or `event`'s) to POST /v1/events, one at a time over one
  * kept-alive connection, and answers the events stored per second. Every event must be accepted:
  * skipped or refused ones would make the rate mean something else.
  */
@@ -52,15 +52,14 @@ export async function sendConversionBatches(
   key: string,
   publicId: string,
   codes: readonly string[],
-  options: { batches: number; size: number; tag: string },
+  options: { batches: number; size: number; tag: string; event?: (n: number) => object },
 ): Promise<number> {
+  const event = options.event ?? ((n: number) => conversionEvent(publicId, codes, options.tag, n));
   const pool = new Pool(url, { connections: 1 });
   try {
     const bodies = Array.from({ length: options.batches }, (_, b) =>
       JSON.stringify({
-        events: Array.from({ length: options.size }, (_, i) =>
-          conversionEvent(publicId, codes, options.tag, b * options.size + i),
-        ),
+        events: Array.from({ length: options.size }, (_, i) => event(b * options.size + i)),
       }),
     );
     const started = process.hrtime.bigint();

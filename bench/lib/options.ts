@@ -23,6 +23,8 @@ export interface BenchOptions {
   /** Lines of the replay file, and of the larger file that shows whether memory stays flat (0: skip). */
   replayLines: number;
   replayLinesLarge: number;
+  /** The replay's --concurrency (batches in flight); 0: the CLI's default. */
+  replayConcurrency: number;
   /** Creations (bcrypt) sent during the p99 figure. */
   bcryptCreations: number;
   /** The daemon's LOG_LEVEL: `info` logs every request, as a default install does. */
@@ -54,6 +56,7 @@ export function benchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions
     conversions: int(env, 'BENCH_CONVERSIONS', quick ? 20_000 : 300_000),
     replayLines: Math.max(1_000, int(env, 'BENCH_REPLAY_LINES', quick ? 10_000 : 100_000)),
     replayLinesLarge: int(env, 'BENCH_REPLAY_LINES_LARGE', quick ? 0 : 1_000_000),
+    replayConcurrency: int(env, 'BENCH_REPLAY_CONCURRENCY', 0),
     bcryptCreations: int(env, 'BENCH_BCRYPT_CREATIONS', 20),
     daemonLogLevel: env.BENCH_LOG_LEVEL || 'info',
     only: (env.BENCH_ONLY ?? '')
