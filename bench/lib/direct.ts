@@ -17,12 +17,21 @@ export async function runIfMain(moduleUrl: string, parts: Record<string, Part>):
   if (!process.argv[1] || fileURLToPath(moduleUrl) !== path.resolve(process.argv[1])) return;
   const args = process.argv.slice(2);
   const unknown = args.filter((a) => a !== 'sqlite' && a !== 'mysql' && !(a in parts));
-  if (unknown.length > 0) throw new Error(`unknown: ${unknown.join(', ')} (engines: sqlite, mysql; parts: ${Object.keys(parts).join(', ')})`);
   const mysql = mysqlUrl();
   if (mysql) process.env.TEST_MYSQL_URL = mysql;
   const named = args.filter((a): a is Engine => a === 'sqlite' || a === 'mysql');
   const engines: Engine[] = named.length > 0 ? named : mysql ? ['sqlite', 'mysql'] : ['sqlite'];
-  if (engines.includes('mysql') && !mysql) throw new Error('mysql needs BENCH_MYSQL_URL or TEST_MYSQL_URL');
+  const refusal =
+    unknown.length > 0
+      ? `unknown: ${unknown.join(', ')}. Name engines (sqlite, mysql) and parts (${Object.keys(parts).join(', ')}).`
+      : engines.includes('mysql') && !mysql
+        ? 'mysql needs BENCH_MYSQL_URL or TEST_MYSQL_URL: eval "$(bash scripts/test-services.sh)" sets the latter.'
+        : undefined;
+  if (refusal) {
+    console.error(refusal);
+    process.exitCode = 1;
+    return;
+  }
   const wanted = args.filter((a) => a in parts);
   const opts = benchOptions();
   for (const engine of engines) {
