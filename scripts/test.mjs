@@ -18,6 +18,9 @@ const runs = [
   })),
 ];
 
+// Chromium and tmux, from Debian's packages when missing: the browser and terminal tests drive them.
+if (spawnSync('bash', ['scripts/test-tools.sh'], { stdio: 'inherit' }).status !== 0) process.exit(1);
+
 let failed = 0;
 for (const run of runs) {
   console.log(`\n=== ${run.name} ===`);
