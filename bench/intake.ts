@@ -27,7 +27,8 @@ export function benchSingleEvents(engine: Engine, opts: BenchOptions): Promise<F
       opts,
       async ({ db, merchant, daemon }) => {
         const request = await pageViewRequest(db, merchant);
-        const run = (url: string, durationSec: number) => loadOk({ url, ...request, connections: opts.connections, durationSec });
+        const run = (url: string, durationSec: number) =>
+          loadOk({ url, ...request, connections: opts.connections, durationSec });
         await run(`${koa.url}/v1/events`, opts.warmupSec);
         await run(`${daemon.url}/v1/events`, opts.warmupSec);
         const m = await medianOfRounds(opts.repeats, async () => {
@@ -80,7 +81,12 @@ export async function benchBatches(engine: Engine, opts: BenchOptions): Promise<
         const ms = await timeMs(async () => {
           for (let b = 0; b < opts.batches; b++) {
             const orderIds = Array.from({ length: opts.batchSize }, (_, i) => `${tag}-${b * opts.batchSize + i}`);
-            await rawInsertBatch(db, { campaignId: merchant.campaignId, affiliateIds, orderIds, intakeId: `${tag}-${b}` });
+            await rawInsertBatch(db, {
+              campaignId: merchant.campaignId,
+              affiliateIds,
+              orderIds,
+              intakeId: `${tag}-${b}`,
+            });
           }
         });
         return events / (ms / 1000);
@@ -92,7 +98,11 @@ export async function benchBatches(engine: Engine, opts: BenchOptions): Promise<
           tag,
         });
       // Warm-up: a few batches of each, so neither pays for a cold start.
-      await sendConversionBatches(daemon.url, merchant.key, merchant.publicId, codes, { batches: 3, size: opts.batchSize, tag: 'warm' });
+      await sendConversionBatches(daemon.url, merchant.key, merchant.publicId, codes, {
+        batches: 3,
+        size: opts.batchSize,
+        tag: 'warm',
+      });
       await rawInsertBatch(db, {
         campaignId: merchant.campaignId,
         affiliateIds,

@@ -28,7 +28,10 @@ const BCRYPT_TARGET = 2;
 const BCRYPT_CONNECTIONS = 16;
 
 /** A load run with the CPU the server child spent on it, per answer. */
-async function withCpu(child: Child, run: () => Promise<LoadResult>): Promise<{ result: LoadResult; cpuMsPerRequest: number }> {
+async function withCpu(
+  child: Child,
+  run: () => Promise<LoadResult>,
+): Promise<{ result: LoadResult; cpuMsPerRequest: number }> {
   const before = child.cpuMs();
   const result = await run();
   return { result, cpuMsPerRequest: (child.cpuMs() - before) / Math.max(1, result.requests) };
@@ -45,10 +48,15 @@ export function benchGetById(engine: Engine, opts: BenchOptions): Promise<Figure
       engine,
       opts,
       async ({ db, merchant, daemon }) => {
-        const ids = await db('affiliates').where({ campaign_id: merchant.campaignId }).orderBy('id').limit(200).pluck('id');
+        const ids = await db('affiliates')
+          .where({ campaign_id: merchant.campaignId })
+          .orderBy('id')
+          .limit(200)
+          .pluck('id');
         const paths = ids.map((id) => `/v1/affiliates/${id}`);
         const headers = { 'x-api-key': merchant.key };
-        const bare = (durationSec: number) => loadOk({ url: `${koa.url}/v1/affiliates/1`, connections: opts.connections, durationSec });
+        const bare = (durationSec: number) =>
+          loadOk({ url: `${koa.url}/v1/affiliates/1`, connections: opts.connections, durationSec });
         const real = (durationSec: number) =>
           loadOk({ url: daemon.url, paths, headers, connections: opts.connections, durationSec });
         await bare(opts.warmupSec);
@@ -195,10 +203,15 @@ export async function benchBcryptP99(engine: Engine, opts: BenchOptions): Promis
                 path: '/v1/affiliates',
                 method: 'POST',
                 headers,
-                body: JSON.stringify({ email: `bcrypt${round}.${i}@example.com`, name: `Bcrypt ${i}`, password: 'secret123' }),
+                body: JSON.stringify({
+                  email: `bcrypt${round}.${i}@example.com`,
+                  name: `Bcrypt ${i}`,
+                  password: 'secret123',
+                }),
               });
               const text = await res.body.text();
-              if (res.statusCode !== 201) throw new Error(`POST /v1/affiliates: ${res.statusCode} ${text.slice(0, 200)}`);
+              if (res.statusCode !== 201)
+                throw new Error(`POST /v1/affiliates: ${res.statusCode} ${text.slice(0, 200)}`);
               created++;
             }),
           ),
@@ -218,7 +231,8 @@ export async function benchBcryptP99(engine: Engine, opts: BenchOptions): Promis
           done(await createAll(round));
           const windowMs = await creations;
           const run = assertOk(await loaded, 'page views while creating affiliates');
-          const within = (from: number, to: number) => run.samples.filter((s) => s.at >= from && s.at <= to).map((s) => s.ms);
+          const within = (from: number, to: number) =>
+            run.samples.filter((s) => s.at >= from && s.at <= to).map((s) => s.ms);
           const after = startAt + windowMs + 250;
           return {
             busy: percentile(within(startAt, startAt + windowMs), 99),
@@ -226,7 +240,8 @@ export async function benchBcryptP99(engine: Engine, opts: BenchOptions): Promis
             windowMs,
           };
         });
-        if (created !== opts.bcryptCreations * (opts.repeats + 1)) throw new Error(`only ${created} affiliates were created`);
+        if (created !== opts.bcryptCreations * (opts.repeats + 1))
+          throw new Error(`only ${created} affiliates were created`);
         return [
           makeFigure({
             name: `one page view per POST /v1/events, p99 while ${opts.bcryptCreations} affiliates are created`,

@@ -40,7 +40,13 @@ function exportedConversion(publicId: string, codes: readonly string[], tag: str
 }
 
 /** Replays `lines` fresh conversions (order ids unique to `tag`) through the built CLI. */
-async function replayOnce(stage: Stage, codes: readonly string[], lines: number, tag: string, opts: BenchOptions): Promise<ReplayRun> {
+async function replayOnce(
+  stage: Stage,
+  codes: readonly string[],
+  lines: number,
+  tag: string,
+  opts: BenchOptions,
+): Promise<ReplayRun> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'affiliated-bench-replay-'));
   try {
     const file = path.join(dir, `${tag}.ndjson`);
@@ -53,7 +59,11 @@ async function replayOnce(stage: Stage, codes: readonly string[], lines: number,
       AFFILIATED_API_KEY: key,
     });
     delete env.AFFILIATED_PROFILE;
-    const args = ['--batch-size', String(opts.batchSize), ...(opts.replayConcurrency ? ['--concurrency', String(opts.replayConcurrency)] : [])];
+    const args = [
+      '--batch-size',
+      String(opts.batchSize),
+      ...(opts.replayConcurrency ? ['--concurrency', String(opts.replayConcurrency)] : []),
+    ];
     const run = await runWithPeakRss([CLI, 'events', 'replay', file, '--json', ...args], env, dir);
     if (run.code !== 0) throw new Error(`events replay exited ${run.code}: ${(run.stderr || run.stdout).slice(-500)}`);
     const summary = JSON.parse(run.stdout) as { accepted: number; durationMs: number };
@@ -98,7 +108,7 @@ export async function benchReplay(engine: Engine, opts: BenchOptions): Promise<F
           unit: 'events/s',
           baseline: m.direct,
           baselineName: `the same POSTed in batches of ${opts.batchSize}, one at a time`,
-          note: `${opts.replayConcurrency ? `--concurrency ${opts.replayConcurrency}` : 'the CLI\'s default --concurrency'}; baseline: ${Math.min(opts.batches * opts.batchSize, lines).toLocaleString('en')} of them a round`,
+          note: `${opts.replayConcurrency ? `--concurrency ${opts.replayConcurrency}` : "the CLI's default --concurrency"}; baseline: ${Math.min(opts.batches * opts.batchSize, lines).toLocaleString('en')} of them a round`,
           target: { on: 'ratio', op: '>=', limit: RATIO_TARGET },
         }),
       ];
@@ -117,7 +127,13 @@ export async function benchReplay(engine: Engine, opts: BenchOptions): Promise<F
         }),
       );
       if (opts.replayLinesLarge > lines) {
-        const large = await replayOnce(stage, codes, opts.replayLinesLarge, `large${randomBytes(2).toString('hex')}`, opts);
+        const large = await replayOnce(
+          stage,
+          codes,
+          opts.replayLinesLarge,
+          `large${randomBytes(2).toString('hex')}`,
+          opts,
+        );
         figures.push(
           makeFigure({
             name: `events replay peak RSS, ${opts.replayLinesLarge.toLocaleString('en')} lines`,
@@ -127,9 +143,9 @@ export async function benchReplay(engine: Engine, opts: BenchOptions): Promise<F
             baseline: m.rss,
             baselineName: `${count} lines`,
             target: [
-            { on: 'value', op: '<=', limit: RSS_TARGET_MB },
-            { on: 'ratio', op: '<=', limit: FLAT_TARGET },
-          ],
+              { on: 'value', op: '<=', limit: RSS_TARGET_MB },
+              { on: 'ratio', op: '<=', limit: FLAT_TARGET },
+            ],
             note: `one run, ${Math.round(large.eventsPerSec).toLocaleString('en')} events/s`,
           }),
         );

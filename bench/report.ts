@@ -50,7 +50,9 @@ async function benchEngine(engine: 'sqlite' | 'mysql'): Promise<void> {
     const merchant = await createMerchant(t.db, { plan: 'unlimited' });
     await seedCampaign(t.db, merchant.campaignId, { affiliates: AFFILIATES, conversions: 0, tag: 'R' });
     await t.db('affiliates').where({ campaign_id: merchant.campaignId }).update({ status: 'active' });
-    const codes = (await t.db('affiliates').where({ campaign_id: merchant.campaignId, status: 'active' }).pluck('referral_id')).map(String);
+    const codes = (
+      await t.db('affiliates').where({ campaign_id: merchant.campaignId, status: 'active' }).pluck('referral_id')
+    ).map(String);
 
     const intakeStart = Date.now();
     const requests: number[] = [];
@@ -62,7 +64,11 @@ async function benchEngine(engine: 'sqlite' | 'mysql'): Promise<void> {
         const base = { campaign_id: merchant.publicId, affiliate_id: codes[(n * 31) % codes.length] ?? '' };
         if (n % 10 === 0) {
           const value = 10 + (n % 5000) / 100;
-          return { ...base, event_type: 'conversion', properties: { order_id: `o-${n}`, order_value: value, timestamp } };
+          return {
+            ...base,
+            event_type: 'conversion',
+            properties: { order_id: `o-${n}`, order_value: value, timestamp },
+          };
         }
         return { ...base, event_type: n % 10 === 1 ? 'lead' : 'page_view', properties: { timestamp } };
       });
@@ -88,21 +94,38 @@ async function benchEngine(engine: 'sqlite' | 'mysql'): Promise<void> {
       const from = day(days - 1);
       const to = day(0);
       const rows = Number(
-        (await t.db('affiliate_daily_stats').where('campaign_id', merchant.campaignId).whereBetween('day', [from, to]).count({ n: '*' }).first())?.n ?? 0,
+        (
+          await t
+            .db('affiliate_daily_stats')
+            .where('campaign_id', merchant.campaignId)
+            .whereBetween('day', [from, to])
+            .count({ n: '*' })
+            .first()
+        )?.n ?? 0,
       );
       const path = `/v1/reports/affiliates?from=${from}&to=${to}`;
       // Warm-up; it may also meet a pooled socket the daemon closed while the scans ran.
       await call(daemon.url, 'GET', path, { key: merchant.key }).catch(() => undefined);
       const http: number[] = [];
-      for (let i = 0; i < REPEAT; i++) http.push(await time(() => call(daemon.url, 'GET', path, { key: merchant.key })));
+      for (let i = 0; i < REPEAT; i++)
+        http.push(await time(() => call(daemon.url, 'GET', path, { key: merchant.key })));
       const scans: number[] = [];
-      for (let i = 0; i < Math.min(REPEAT, 3); i++) scans.push(await time(() => scan(t.db, merchant.campaignId, from, to)));
-      console.log(`| ${days} days | ${rows.toLocaleString('en')} | ${median(http).toFixed(1)} ms | ${median(scans).toFixed(0)} ms |`);
+      for (let i = 0; i < Math.min(REPEAT, 3); i++)
+        scans.push(await time(() => scan(t.db, merchant.campaignId, from, to)));
+      console.log(
+        `| ${days} days | ${rows.toLocaleString('en')} | ${median(http).toFixed(1)} ms | ${median(scans).toFixed(0)} ms |`,
+      );
     }
 
     // The counters' own cost per intake: the read of what the intake stored and the upsert,
     // timed inside a transaction that is rolled back, for a batch of 1,000 and for one event.
-    const intakes = await t.db('tracking_events').where('campaign_id', merchant.campaignId).groupBy('intake_id').select('intake_id').count({ n: '*' }).limit(20);
+    const intakes = await t
+      .db('tracking_events')
+      .where('campaign_id', merchant.campaignId)
+      .groupBy('intake_id')
+      .select('intake_id')
+      .count({ n: '*' })
+      .limit(20);
     const full = intakes.filter((row) => Number(row.n) === BATCH).map((row) => String(row.intake_id));
     const counted = (intakeId: string) =>
       time(() =>
@@ -124,7 +147,10 @@ async function benchEngine(engine: 'sqlite' | 'mysql'): Promise<void> {
     });
     const singles: number[] = [];
     for (let i = 0; i < 20; i++) singles.push(await counted(single));
-    await t.db('tracking_events').where({ id: Number(eventId) }).delete();
+    await t
+      .db('tracking_events')
+      .where({ id: Number(eventId) })
+      .delete();
     console.log(
       `\nCounter statements per intake (in a rolled-back transaction, median): ` +
         `${median(costs).toFixed(1)} ms for 1,000 events (a whole 1,000-event request: ${median(requests).toFixed(0)} ms), ` +

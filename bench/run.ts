@@ -40,7 +40,13 @@ const ENTRIES: Entry[] = [
   { parts: [['intake', 'batches']], run: benchBatches },
   { parts: [['replay', 'replay']], run: benchReplay },
   { parts: [['reads', 'getById']], run: benchGetById },
-  { parts: [['reads', 'search'], ['list', 'list']], run: benchAtScale },
+  {
+    parts: [
+      ['reads', 'search'],
+      ['list', 'list'],
+    ],
+    run: benchAtScale,
+  },
   { parts: [['reads', 'bcrypt']], run: benchBcryptP99 },
 ];
 const nameOf = (entry: Entry) => entry.parts.map(([, name]) => name).join('+');
@@ -67,7 +73,9 @@ const opts = benchOptions();
 const mysql = mysqlUrl();
 if (mysql) process.env.TEST_MYSQL_URL = mysql;
 const only = (process.env.BENCH_ENGINES ?? '').split(',').filter(Boolean);
-const engines = (['sqlite', ...(mysql ? ['mysql'] : [])] as Engine[]).filter((e) => only.length === 0 || only.includes(e));
+const engines = (['sqlite', ...(mysql ? ['mysql'] : [])] as Engine[]).filter(
+  (e) => only.length === 0 || only.includes(e),
+);
 const entries = ENTRIES.filter((e) => e.parts.some(([group, name]) => wants(opts, group, name)));
 
 const started = new Date();

@@ -39,9 +39,7 @@ export async function seedCampaign(
     await db('affiliates').insert(rows);
   }
   await db('campaigns').where({ id: campaignId }).update({ affiliate_count: options.affiliates });
-  const ids = (await db('affiliates').where({ campaign_id: campaignId }).orderBy('id').pluck('id')).map(
-    Number,
-  );
+  const ids = (await db('affiliates').where({ campaign_id: campaignId }).orderBy('id').pluck('id')).map(Number);
 
   const conversionStatuses = ['pending', 'approved', 'rejected', 'paid'] as const;
   const now = new Date();

@@ -18,11 +18,7 @@ export interface OperatorOptions {
  * Pending migrations run first (as the daemon does), so a fresh install needs no extra step.
  * Human output names the database used, on stderr, so a wrong folder shows at once.
  */
-export async function withDatabase<T>(
-  io: Io,
-  options: OperatorOptions,
-  work: (db: Db) => Promise<T>,
-): Promise<T> {
+export async function withDatabase<T>(io: Io, options: OperatorOptions, work: (db: Db) => Promise<T>): Promise<T> {
   const config = loadConfig();
   checkDatabase(io, config, options.create === true);
   if (!options.json) note(io, `Database: ${databaseLabel(config.database)}`);

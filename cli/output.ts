@@ -59,12 +59,8 @@ export function printTable(io: Io, columns: string[], rows: Cell[][], format: Li
     io.stdout.write(csvLines(columns, rows));
     return;
   }
-  const text = rows.map((row) =>
-    row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))),
-  );
-  const widths = columns.map((title, i) =>
-    Math.max(title.length, ...text.map((row) => (row[i] ?? '').length)),
-  );
+  const text = rows.map((row) => row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))));
+  const widths = columns.map((title, i) => Math.max(title.length, ...text.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells
       .map((cell, i) => cell.padEnd(widths[i] ?? 0))
@@ -79,10 +75,7 @@ export function printTable(io: Io, columns: string[], rows: Cell[][], format: Li
 export function printRecord(io: Io, record: Record<string, Cell>): void {
   const width = Math.max(...Object.keys(record).map((k) => k.length));
   for (const [key, value] of Object.entries(record)) {
-    printLine(
-      io,
-      `${`${key}:`.padEnd(width + 1)} ${value === null || value === undefined ? '-' : String(value)}`,
-    );
+    printLine(io, `${`${key}:`.padEnd(width + 1)} ${value === null || value === undefined ? '-' : String(value)}`);
   }
 }
 

@@ -27,10 +27,7 @@ export function buildProgram(io: Io): Command {
     .version(VERSION, '-v, --version', 'print the version')
     .option('--json', 'machine-readable output on stdout (nothing else there)')
     .option('--profile <name>', 'saved connection profile for client commands (default: "default")')
-    .option(
-      '--base-url <url>',
-      'daemon address for client commands (overrides AFFILIATED_BASE_URL and the profile)',
-    )
+    .option('--base-url <url>', 'daemon address for client commands (overrides AFFILIATED_BASE_URL and the profile)')
     .option('--api-key <key>', 'API key for client commands (overrides AFFILIATED_API_KEY and the profile)')
     .exitOverride()
     .configureOutput({

@@ -6,8 +6,7 @@ import { z } from 'zod';
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/affiliated.sqlite3';
 
 export type DatabaseConfig =
-  | { client: 'sqlite'; filename: string }
-  | { client: 'mysql'; url: string; host: string; database: string };
+  { client: 'sqlite'; filename: string } | { client: 'mysql'; url: string; host: string; database: string };
 
 export interface Config {
   port: number;
@@ -133,26 +132,21 @@ export function parseDatabaseUrl(raw: string | undefined, cwd = process.cwd()): 
   if (url.startsWith('sqlite:')) {
     let file = url.slice('sqlite:'.length);
     if (file.startsWith('//')) file = file.slice(2);
-    if (!file)
-      throw new ConfigError('DATABASE_URL: sqlite: needs a file path, e.g. sqlite:./data/affiliated.sqlite3');
+    if (!file) throw new ConfigError('DATABASE_URL: sqlite: needs a file path, e.g. sqlite:./data/affiliated.sqlite3');
     return { client: 'sqlite', filename: file === ':memory:' ? file : path.resolve(cwd, file) };
   }
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new ConfigError(
-      'DATABASE_URL must look like sqlite:./file.sqlite3 or mysql://user:pass@host:3306/db',
-    );
+    throw new ConfigError('DATABASE_URL must look like sqlite:./file.sqlite3 or mysql://user:pass@host:3306/db');
   }
   if (parsed.protocol !== 'mysql:' && parsed.protocol !== 'mariadb:') {
     throw new ConfigError(`DATABASE_URL: unsupported scheme ${parsed.protocol} (use sqlite: or mysql://)`);
   }
   const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
   if (!parsed.hostname || !database) {
-    throw new ConfigError(
-      'DATABASE_URL: a MySQL URL needs a host and a database: mysql://user:pass@host:3306/db',
-    );
+    throw new ConfigError('DATABASE_URL: a MySQL URL needs a host and a database: mysql://user:pass@host:3306/db');
   }
   parsed.protocol = 'mysql:';
   return { client: 'mysql', url: parsed.toString(), host: parsed.hostname, database };
@@ -160,9 +154,7 @@ export function parseDatabaseUrl(raw: string | undefined, cwd = process.cwd()): 
 
 /** Reads and validates the environment once; the result is frozen and passed to everything else. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
-  const present = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
-  );
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const result = envSchema.safeParse(present, { reportInput: true });
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -177,9 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const e = result.data;
   // Node refuses a header timeout longer than the request timeout that contains it.
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
-    throw new ConfigError(
-      `HEADERS_TIMEOUT_MS must not be greater than REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`,
-    );
+    throw new ConfigError(`HEADERS_TIMEOUT_MS must not be greater than REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`);
   }
   return Object.freeze({
     port: e.PORT,

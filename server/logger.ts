@@ -12,10 +12,7 @@ export interface Logger {
  * One JSON line per entry on stderr. Callers pass only fields that are safe to keep:
  * never a key, a password, a hash, a request body or SQL.
  */
-export function createLogger(
-  level: LogLevel,
-  write: (line: string) => void = (l) => process.stderr.write(l),
-): Logger {
+export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
   const at =
     (name: Exclude<LogLevel, 'silent'>) =>
     (msg: string, fields: Record<string, unknown> = {}) => {

@@ -56,9 +56,7 @@ export async function startDaemon(
     if (err instanceof StartupError) throw err;
     const where = config.database.client === 'sqlite' ? config.database.filename : config.database.host;
     const code = (err as { code?: string }).code;
-    throw new StartupError(
-      `cannot open the database at ${where}${code ? ` (${code})` : ''}: check DATABASE_URL`,
-    );
+    throw new StartupError(`cannot open the database at ${where}${code ? ` (${code})` : ''}: check DATABASE_URL`);
   }
 
   const services = createServices({ db, config, logger, now: options.now });

@@ -59,13 +59,11 @@ export const MESSAGES = Object.freeze({
     `Conversion limit exceeded: Monthly conversion limit reached for ${plan} plan. Current: ${current}/${max}`,
   bodyTooLarge: (limitBytes: number) => `Request body must not be larger than ${limitBytes} bytes`,
   bodyTooDeep: (levels: number) => `body must not be nested more than ${levels} levels deep`,
-  illFormedText: (path: string) =>
-    `${path} must be well-formed Unicode text (it holds an unpaired surrogate)`,
+  illFormedText: (path: string) => `${path} must be well-formed Unicode text (it holds an unpaired surrogate)`,
   illFormedKey: (path: string) =>
     `${path} has a key that is not well-formed Unicode text (it holds an unpaired surrogate)`,
   routeNotFound: (method: string, path: string) => `Cannot ${method} ${path}`,
-  reportRangeReversed: (from: string, to: string) =>
-    `from must not be after to (${from} is after ${to})`,
+  reportRangeReversed: (from: string, to: string) => `from must not be after to (${from} is after ${to})`,
   methodNotAllowed: (method: string, path: string, allowed: string) =>
     `${method} is not allowed on ${path}: use ${allowed}`,
   methodNotImplemented: (method: string) =>

@@ -3,7 +3,10 @@ import type { Db } from '../../server/db/knex.js';
 
 /** Referral codes of the campaign's active affiliates (events of others are skipped). */
 export async function activeCodes(db: Db, campaignId: number): Promise<string[]> {
-  const codes = await db('affiliates').where({ campaign_id: campaignId, status: 'active' }).orderBy('id').pluck('referral_id');
+  const codes = await db('affiliates')
+    .where({ campaign_id: campaignId, status: 'active' })
+    .orderBy('id')
+    .pluck('referral_id');
   if (codes.length === 0) throw new Error('the bench campaign has no active affiliate');
   return codes.map(String);
 }

@@ -59,7 +59,9 @@ export function toMarkdown(results: RunResults): string {
   if (results.failures.length > 0) {
     lines.push('', 'Not measured:', '');
     for (const failure of results.failures)
-      lines.push(`- ${failure.group} on ${ENGINE_NAMES[failure.engine as 'sqlite'] ?? failure.engine}: ${failure.message}`);
+      lines.push(
+        `- ${failure.group} on ${ENGINE_NAMES[failure.engine as 'sqlite'] ?? failure.engine}: ${failure.message}`,
+      );
   }
   return `${lines.join('\n')}\n`;
 }

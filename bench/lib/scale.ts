@@ -34,7 +34,9 @@ export async function withCampaignsAtScale<T>(
     ids = await seedCampaign(db, large.campaignId, { affiliates: opts.affiliates, conversions: opts.conversions, tag });
     await seedCampaign(db, small.campaignId, { affiliates: 100, conversions: 1000, tag: `S${tag.slice(1)}` });
     await db.raw(engine === 'mysql' ? 'ANALYZE TABLE affiliates, conversions, payouts' : 'ANALYZE');
-    console.log(`  (${engine}: ${opts.affiliates.toLocaleString('en')} affiliates seeded in ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    console.log(
+      `  (${engine}: ${opts.affiliates.toLocaleString('en')} affiliates seeded in ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+    );
   };
   return withStage(
     engine,

@@ -37,7 +37,10 @@ export async function withStage<T>(
   try {
     const merchant = await createMerchant(database.db, { plan: 'unlimited' });
     if (seed) await seed(database.db, merchant);
-    daemon = await startDaemonChild(database.url, { logLevel: options.daemonLogLevel, profile: profile ?? `daemon-${engine}` });
+    daemon = await startDaemonChild(database.url, {
+      logLevel: options.daemonLogLevel,
+      profile: profile ?? `daemon-${engine}`,
+    });
     return await work({ engine, database, db: database.db, merchant, daemon });
   } finally {
     await daemon?.stop();
@@ -51,6 +54,10 @@ export async function withStage<T>(
  */
 export function seedAffiliates(count: number, conversions = 0): (db: Db, merchant: Merchant) => Promise<void> {
   return async (db, merchant) => {
-    await seedCampaign(db, merchant.campaignId, { affiliates: count, conversions, tag: `A${randomBytes(2).toString('hex')}` });
+    await seedCampaign(db, merchant.campaignId, {
+      affiliates: count,
+      conversions,
+      tag: `A${randomBytes(2).toString('hex')}`,
+    });
   };
 }

@@ -71,9 +71,7 @@ export function engineOf(db: Db): Engine {
 export function isUniqueViolation(err: unknown): err is Error & { message: string } {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: string }).code;
-  return (
-    code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
-  );
+  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
 /**

@@ -40,9 +40,7 @@ export async function preparedRead<T>(db: Db, sql: string, bindings: unknown[]):
       return statement.all(bindings) as T[];
     }
     return await new Promise<T[]>((resolve, reject) => {
-      (connection as MysqlConnection).execute(sql, bindings, (err, rows) =>
-        err ? reject(err) : resolve(rows as T[]),
-      );
+      (connection as MysqlConnection).execute(sql, bindings, (err, rows) => (err ? reject(err) : resolve(rows as T[])));
     });
   } finally {
     await db.client.releaseConnection(connection);

@@ -51,12 +51,7 @@ function refusal(code: string | undefined, config: Readonly<Config>): { status: 
  * connection, as Node does: after a parse error nothing else on it can be trusted. Only the
  * error code is logged; the raw bytes may hold a key.
  */
-function answerClientError(
-  err: NodeJS.ErrnoException,
-  socket: Duplex,
-  config: Readonly<Config>,
-  logger: Logger,
-): void {
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, config: Readonly<Config>, logger: Logger): void {
   const pending = (socket as Duplex & PendingResponse)._httpMessage;
   if (err.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {
     socket.destroy();

@@ -82,8 +82,7 @@ export function rateLimit(config: Config, logger: Logger, table: RouteTable, red
     setInterval(
       () => {
         const now = Date.now() / 1000;
-        for (const store of memoryStores)
-          for (const [id, entry] of store) if (entry.reset < now) store.delete(id);
+        for (const store of memoryStores) for (const [id, entry] of store) if (entry.reset < now) store.delete(id);
       },
       Math.max(windowMs, 1000),
     ).unref();

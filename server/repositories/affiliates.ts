@@ -117,7 +117,11 @@ export async function insertAffiliate(trx: Trx, row: Omit<AffiliateRow, 'id'>): 
 }
 
 /** The totals of one affiliate, as `totalsFor` counts them, as columns of one row. */
-type RowWithTotals = PublicRow & { t_conversions: number | string; t_commissions: number | string | null; t_paid: number | string | null };
+type RowWithTotals = PublicRow & {
+  t_conversions: number | string;
+  t_commissions: number | string | null;
+  t_paid: number | string | null;
+};
 
 /** Aggregates without GROUP BY answer exactly one row each, so the cross joins keep the row. */
 const ONE_WITH_TOTALS = `SELECT ${PUBLIC_COLUMNS.map((column) => `a.${column}`).join(', ')},
@@ -152,11 +156,7 @@ export async function findAffiliateWithTotals(
 }
 
 /** Locks the row (MySQL; SQLite serialises writers anyway) for a read-modify-write of non-unique fields. */
-export async function findAffiliateForUpdate(
-  trx: Trx,
-  campaignId: number,
-  id: number,
-): Promise<PublicRow | undefined> {
+export async function findAffiliateForUpdate(trx: Trx, campaignId: number, id: number): Promise<PublicRow | undefined> {
   return trx<AffiliateRow>('affiliates')
     .where({ campaign_id: campaignId, id })
     .forUpdate()
@@ -198,7 +198,9 @@ function fulltextMinWord(db: Db): Promise<number> {
   if (!found) {
     found = db
       .raw('SELECT @@innodb_ft_min_token_size AS n')
-      .then(([rows]: [Array<{ n: number | string }>]) => Math.max(MIN_WORD_CHARS, Number(rows[0]?.n ?? MIN_WORD_CHARS)));
+      .then(([rows]: [Array<{ n: number | string }>]) =>
+        Math.max(MIN_WORD_CHARS, Number(rows[0]?.n ?? MIN_WORD_CHARS)),
+      );
     minWordChars.set(db.client, found);
   }
   return found;
@@ -214,7 +216,8 @@ async function whereSearch(db: Db, query: Knex.QueryBuilder, search: string): Pr
     // FTS5 cannot take a NUL in a query; such a term is left to instr, which compares every byte
     // (LIKE would stop reading the pattern at the NUL and match everything).
     const phrase = term.includes('\0') ? undefined : trigramQuery(term);
-    if (phrase) query.whereRaw('affiliates.id IN (SELECT rowid FROM affiliates_fts WHERE affiliates_fts MATCH ?)', [phrase]);
+    if (phrase)
+      query.whereRaw('affiliates.id IN (SELECT rowid FROM affiliates_fts WHERE affiliates_fts MATCH ?)', [phrase]);
     // Both sides are lower-cased here, so a plain substring test is the case-insensitive match.
     query.andWhereRaw('instr(search_key, ?) > 0', [term]);
     return;
@@ -278,9 +281,7 @@ export async function totalsFor(db: Db | Trx, affiliateIds: number[]): Promise<M
       .select<{ affiliate_id: number; conversions: number | string; commissions: number | string | null }[]>(
         'affiliate_id',
         db.raw('COUNT(*) as conversions'),
-        db.raw(
-          `SUM(CASE WHEN status IN ('approved', 'paid') THEN commission_cents ELSE 0 END) as commissions`,
-        ),
+        db.raw(`SUM(CASE WHEN status IN ('approved', 'paid') THEN commission_cents ELSE 0 END) as commissions`),
       ),
     db('payouts')
       .whereIn('affiliate_id', affiliateIds)
@@ -323,10 +324,7 @@ export async function reserveAffiliateSlot(trx: Trx, campaignId: number): Promis
 }
 
 export async function releaseAffiliateSlot(trx: Trx, campaignId: number): Promise<void> {
-  await trx('campaigns')
-    .where('id', campaignId)
-    .andWhere('affiliate_count', '>', 0)
-    .decrement('affiliate_count', 1);
+  await trx('campaigns').where('id', campaignId).andWhere('affiliate_count', '>', 0).decrement('affiliate_count', 1);
 }
 
 export async function affiliateUsage(

@@ -60,10 +60,7 @@ export type ApiKeyWithCampaignRow = CampaignWithPlanRow & {
 };
 
 /** The key and its campaign in one query, by the key's SHA-256 hash. */
-export async function findApiKeyByHash(
-  db: Db | Trx,
-  hash: string,
-): Promise<ApiKeyWithCampaignRow | undefined> {
+export async function findApiKeyByHash(db: Db | Trx, hash: string): Promise<ApiKeyWithCampaignRow | undefined> {
   return db('api_keys')
     .join('campaigns', 'campaigns.id', 'api_keys.campaign_id')
     .join('plans', 'plans.id', 'campaigns.plan_id')

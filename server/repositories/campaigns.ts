@@ -41,10 +41,7 @@ export async function listCampaigns(db: Db | Trx): Promise<Campaign[]> {
 }
 
 /** By integer id or by public id. */
-export async function findCampaign(
-  db: Db | Trx,
-  ref: string | number,
-): Promise<CampaignWithPlanRow | undefined> {
+export async function findCampaign(db: Db | Trx, ref: string | number): Promise<CampaignWithPlanRow | undefined> {
   const query = campaignsWithPlan(db);
   if (typeof ref === 'number' || /^\d+$/.test(ref)) {
     query.where('campaigns.id', Number(ref)).orWhere('campaigns.public_id', String(ref));

@@ -1,7 +1,6 @@
 import type { Trx } from '../db/knex.js';
 import type { ClawbackRow } from '../db/rows.js';
 
-
 /** The unique index on conversion_id means one clawback per conversion, whatever races. */
 export async function insertClawback(trx: Trx, row: Omit<ClawbackRow, 'id'>): Promise<void> {
   await trx('clawbacks').insert(row).onConflict('conversion_id').ignore();

@@ -1,9 +1,5 @@
 import type { Knex } from 'knex';
-import type {
-  Conversion,
-  ConversionStatus,
-  SettableConversionStatus,
-} from '../../shared/schemas/conversion.js';
+import type { Conversion, ConversionStatus, SettableConversionStatus } from '../../shared/schemas/conversion.js';
 import { type Db, engineOf, type Trx } from '../db/knex.js';
 import { centsToMoney, type ConversionRow, toIso } from '../db/rows.js';
 
@@ -26,10 +22,7 @@ export type ConversionView = Pick<
 > & { referral_id: string };
 
 /** Enough of a conversion to judge a transition. */
-export type ConversionState = Pick<
-  ConversionRow,
-  'id' | 'affiliate_id' | 'status' | 'payout_id' | 'commission_cents'
->;
+export type ConversionState = Pick<ConversionRow, 'id' | 'affiliate_id' | 'status' | 'payout_id' | 'commission_cents'>;
 
 const COLUMNS = [
   'c.id',
@@ -80,9 +73,7 @@ function withAffiliate(db: Db | Trx) {
 export function whereMayBecome(query: Knex.QueryBuilder, to: SettableConversionStatus): Knex.QueryBuilder {
   if (to === 'approved') return query.where('status', 'pending');
   return query.where((q) =>
-    q
-      .where('status', 'pending')
-      .orWhere((approved) => approved.where('status', 'approved').whereNull('payout_id')),
+    q.where('status', 'pending').orWhere((approved) => approved.where('status', 'approved').whereNull('payout_id')),
   );
 }
 

@@ -46,9 +46,7 @@ function withAffiliate(db: Db | Trx) {
 }
 
 export async function findPayout(db: Db | Trx, campaignId: number, id: number) {
-  return withAffiliate(db)
-    .where({ 'p.campaign_id': campaignId, 'p.id': id })
-    .first<PayoutView | undefined>(COLUMNS);
+  return withAffiliate(db).where({ 'p.campaign_id': campaignId, 'p.id': id }).first<PayoutView | undefined>(COLUMNS);
 }
 
 export async function listPayoutRows(
@@ -76,10 +74,7 @@ export async function listPayoutRows(
 }
 
 /** The conversions each payout covered (kept after a failed payout released them), ascending. */
-export async function conversionIdsOf(
-  db: Db | Trx,
-  payoutIds: readonly number[],
-): Promise<Map<number, number[]>> {
+export async function conversionIdsOf(db: Db | Trx, payoutIds: readonly number[]): Promise<Map<number, number[]>> {
   const ids = new Map<number, number[]>(payoutIds.map((id) => [id, []]));
   for (let start = 0; start < payoutIds.length; start += IN_CHUNK) {
     const rows = await db('payout_conversions')
@@ -140,11 +135,13 @@ export async function setPayoutAmounts(
   payoutId: number,
   cents: { commission: number; clawback: number },
 ): Promise<void> {
-  await trx('payouts').where('id', payoutId).update({
-    commission_cents: cents.commission,
-    clawback_cents: cents.clawback,
-    amount_cents: cents.commission - cents.clawback,
-  });
+  await trx('payouts')
+    .where('id', payoutId)
+    .update({
+      commission_cents: cents.commission,
+      clawback_cents: cents.clawback,
+      amount_cents: cents.commission - cents.clawback,
+    });
 }
 
 /** `pending → paid | failed`, one conditional UPDATE (docs/payouts.md). */
@@ -166,9 +163,7 @@ export async function markConversionsPaid(trx: Trx, payoutId: number, now: Date)
   await trx('conversions')
     .where({ payout_id: payoutId, status: 'approved' })
     .update({ status: 'paid', updated_at: now });
-  const rows = await trx('conversions')
-    .where({ payout_id: payoutId, status: 'paid' })
-    .select<{ id: number }[]>('id');
+  const rows = await trx('conversions').where({ payout_id: payoutId, status: 'paid' }).select<{ id: number }[]>('id');
   return rows.map((row) => Number(row.id));
 }
 

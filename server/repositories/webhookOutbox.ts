@@ -80,11 +80,7 @@ async function insertMessages(
 }
 
 /** Records events for every enabled endpoint of their campaign that subscribes to their type. */
-export async function enqueueWebhookEvents(
-  trx: Trx,
-  events: readonly OutboxEvent[],
-  now = new Date(),
-): Promise<void> {
+export async function enqueueWebhookEvents(trx: Trx, events: readonly OutboxEvent[], now = new Date()): Promise<void> {
   if (events.length === 0) return;
   const endpoints = await enabledEndpointsOf(trx, [...new Set(events.map((event) => event.campaignId))]);
   if (endpoints.length === 0) return;

@@ -39,7 +39,12 @@
   // Host-only unless data-cookie-domain says otherwise; Lax so a link from another site keeps it.
   function writeCookie(code, days) {
     document.cookie =
-      COOKIE + '=' + code + '; Max-Age=' + Math.round(days * DAY_SECONDS) + '; Path=/; SameSite=Lax' +
+      COOKIE +
+      '=' +
+      code +
+      '; Max-Age=' +
+      Math.round(days * DAY_SECONDS) +
+      '; Path=/; SameSite=Lax' +
       (window.location.protocol === 'https:' ? '; Secure' : '') +
       (data.cookieDomain ? '; Domain=' + data.cookieDomain : '');
   }
@@ -63,7 +68,11 @@
     }
     if (!sessionId) {
       var bytes = window.crypto.getRandomValues(new Uint8Array(16));
-      sessionId = Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join('');
+      sessionId = Array.prototype.map
+        .call(bytes, function (b) {
+          return (b + 256).toString(16).slice(1);
+        })
+        .join('');
       try {
         window.sessionStorage.setItem(SESSION_KEY, sessionId);
       } catch {
@@ -86,8 +95,12 @@
         credentials: 'omit', // the shop's cookies never travel to the daemon
         keepalive: !!body,
       })
-      .then(function (res) { return res.ok ? res.json() : null; })
-      .catch(function () { return null; });
+      .then(function (res) {
+        return res.ok ? res.json() : null;
+      })
+      .catch(function () {
+        return null;
+      });
   }
 
   // One event through the key-less SDK endpoint; resolves true when the daemon stored it.
@@ -97,20 +110,24 @@
     for (var name in extra) if (Object.prototype.hasOwnProperty.call(extra, name)) props[name] = extra[name];
     var screen = window.screen || {};
     return request('/v1/sdk/events', {
-      events: [{
-        event_type: type,
-        campaign_id: campaign,
-        affiliate_id: referral,
-        session_id: session(),
-        properties: props,
-        device_info: {
-          user_agent: clip(nav.userAgent, 1024),
-          language: clip(nav.language, 64),
-          screen_width: Math.max(0, Math.round(screen.width || 0)),
-          screen_height: Math.max(0, Math.round(screen.height || 0)),
+      events: [
+        {
+          event_type: type,
+          campaign_id: campaign,
+          affiliate_id: referral,
+          session_id: session(),
+          properties: props,
+          device_info: {
+            user_agent: clip(nav.userAgent, 1024),
+            language: clip(nav.language, 64),
+            screen_width: Math.max(0, Math.round(screen.width || 0)),
+            screen_height: Math.max(0, Math.round(screen.height || 0)),
+          },
         },
-      }],
-    }).then(function (answer) { return !!answer && answer.accepted === 1; });
+      ],
+    }).then(function (answer) {
+      return !!answer && answer.accepted === 1;
+    });
   }
 
   function track(type, properties) {
@@ -132,7 +149,9 @@
     try {
       callback(api);
     } catch (err) {
-      setTimeout(function () { throw err; });
+      setTimeout(function () {
+        throw err;
+      });
     }
   }
 
@@ -156,7 +175,13 @@
   }
 
   // Forms added after the page loaded get the code when they are submitted.
-  document.addEventListener('submit', function (event) { fill(event.target); }, true);
+  document.addEventListener(
+    'submit',
+    function (event) {
+      fill(event.target);
+    },
+    true,
+  );
 
   // Only a code the daemon knows as an active affiliate's is kept: last click wins.
   var code = campaign && !blocked ? landedCode() : null;

@@ -73,9 +73,7 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
         const id = await inTransaction(db, async (trx) => {
           if (!(await reserveAffiliateSlot(trx, campaignId))) {
             const usage = await affiliateUsage(trx, campaignId);
-            throw new ForbiddenError(
-              MESSAGES.affiliateLimit(usage.plan, usage.count, usage.max ?? usage.count),
-            );
+            throw new ForbiddenError(MESSAGES.affiliateLimit(usage.plan, usage.count, usage.max ?? usage.count));
           }
           const created = await insertAffiliate(trx, row);
           // The webhook message commits, or rolls back, with the affiliate (docs/webhooks.md).
@@ -87,8 +85,7 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
       } catch (err) {
         const conflict = conflictOf(err);
         if (!conflict) throw err;
-        const generatedCodeCollided =
-          input.referralId === undefined && conflict.messages === MESSAGES.referralTaken;
+        const generatedCodeCollided = input.referralId === undefined && conflict.messages === MESSAGES.referralTaken;
         if (!generatedCodeCollided || attempt >= 5) throw conflict;
       }
     }
@@ -116,8 +113,7 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
   }
 
   async function update(campaignId: number, id: number, input: UpdateAffiliateInput): Promise<Affiliate> {
-    const passwordHash =
-      input.password === undefined ? undefined : await hasher.hash(input.password);
+    const passwordHash = input.password === undefined ? undefined : await hasher.hash(input.password);
     try {
       return await inTransaction(db, async (trx) => {
         const current = await findAffiliateForUpdate(trx, campaignId, id);

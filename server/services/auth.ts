@@ -13,10 +13,7 @@ export interface AuthenticatedCampaign {
   commissionValue: number;
 }
 
-export type KeyLookup =
-  | { state: 'active'; auth: AuthenticatedCampaign }
-  | { state: 'revoked' }
-  | { state: 'unknown' };
+export type KeyLookup = { state: 'active'; auth: AuthenticatedCampaign } | { state: 'revoked' } | { state: 'unknown' };
 
 /** How often `lastUsedAt` is written at most, per key (issue 2: it may lag). */
 const TOUCH_INTERVAL_MS = 60_000;

@@ -41,10 +41,7 @@ const CHUNK = 500;
 
 const eventOf = { approved: 'conversion.approved', rejected: 'conversion.rejected' } as const;
 
-export function conversionService(
-  { db, now: clock }: ServiceDeps,
-  record: LifecycleRecorder,
-): ConversionService {
+export function conversionService({ db, now: clock }: ServiceDeps, record: LifecycleRecorder): ConversionService {
   /**
    * Moves the campaign's conversions among `ids` to `to` inside `trx`: row locks, the rule,
    * one conditional update, then the rows as they are now, so each id's outcome is what

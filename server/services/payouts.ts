@@ -40,10 +40,7 @@ export interface PayoutService {
   update(campaignId: number, id: number, to: UpdatePayoutInput['status']): Promise<Payout>;
 }
 
-export function payoutService(
-  { db, now: clock }: ServiceDeps,
-  record: LifecycleRecorder,
-): PayoutService {
+export function payoutService({ db, now: clock }: ServiceDeps, record: LifecycleRecorder): PayoutService {
   async function load(trx: Db | Trx, campaignId: number, id: number): Promise<Payout> {
     const row = await findPayout(trx, campaignId, id);
     if (!row) throw new NotFoundError(MESSAGES.payoutNotFound);
@@ -78,9 +75,7 @@ export function payoutService(
       const amountCents = taken.commissionCents - clawbackCents;
       const minimumCents = await payoutMinimumCents(trx, campaignId);
       if (amountCents < minimumCents) {
-        throw new ConflictError(
-          MESSAGES.belowPayoutMinimum(formatCents(amountCents), formatCents(minimumCents)),
-        );
+        throw new ConflictError(MESSAGES.belowPayoutMinimum(formatCents(amountCents), formatCents(minimumCents)));
       }
       await setPayoutAmounts(trx, id, { commission: taken.commissionCents, clawback: clawbackCents });
       const payout = await load(trx, campaignId, id);

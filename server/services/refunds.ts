@@ -3,12 +3,7 @@ import type { Conversion, RefundInput } from '../../shared/schemas/conversion.js
 import { inLockingTransaction } from '../db/knex.js';
 import { NotFoundError } from '../errors.js';
 import { insertClawback } from '../repositories/clawbacks.js';
-import {
-  findConversion,
-  lockConversionByOrder,
-  markRefunded,
-  toConversion,
-} from '../repositories/conversions.js';
+import { findConversion, lockConversionByOrder, markRefunded, toConversion } from '../repositories/conversions.js';
 import type { ServiceDeps } from './deps.js';
 import type { LifecycleRecorder } from './lifecycleEvents.js';
 
@@ -24,10 +19,7 @@ export interface RefundService {
  * not changed. A refund of a rejected conversion changes nothing. One transaction, under the
  * conversion's row lock.
  */
-export function refundService(
-  { db, now: clock }: ServiceDeps,
-  record: LifecycleRecorder,
-): RefundService {
+export function refundService({ db, now: clock }: ServiceDeps, record: LifecycleRecorder): RefundService {
   return {
     async refund(campaignId, input) {
       return inLockingTransaction(db, async (trx) => {

@@ -43,8 +43,7 @@ function counts(sums: Sums) {
 export function reportRange(query: AffiliateReportQuery, now: Date): { from: string; to: string } {
   const shift = (day: string, days: number) => utcDay(new Date(Date.parse(day) + days * DAY_MS));
   const to = query.to === undefined ? utcDay(now) : utcDay(query.to);
-  const from =
-    query.from === undefined ? shift(to, -(DEFAULT_REPORT_DAYS - 1)) : utcDay(query.from);
+  const from = query.from === undefined ? shift(to, -(DEFAULT_REPORT_DAYS - 1)) : utcDay(query.from);
   if (from > to) throw new ValidationError([MESSAGES.reportRangeReversed(from, to)]);
   return { from, to };
 }

@@ -96,7 +96,12 @@ export async function callApi<S extends z.ZodType>(
   } catch (err) {
     const code = (err as { code?: string }).code;
     const reason = (err as Error).message || code || 'network error';
-    throw new ConnectionError(`cannot reach the daemon at ${options.baseUrl}: ${reason}`, code, options.baseUrl, reason);
+    throw new ConnectionError(
+      `cannot reach the daemon at ${options.baseUrl}: ${reason}`,
+      code,
+      options.baseUrl,
+      reason,
+    );
   }
   const rateLimit = rateLimitOf(responseHeaders);
   if (statusCode < 200 || statusCode > 299) {

@@ -43,7 +43,11 @@ export function createApiClient(options: ClientOptions): ApiClient {
   async function request<R extends RouteSpec>(route: R, input: ClientInput<R>): Promise<Reply<ResponseOf<R>>> {
     const spec = route.responses[successStatus(route) as keyof RouteSpec['responses']];
     if (!spec || isContentResponse(spec)) throw new TypeError(`${route.operationId} does not answer JSON`);
-    const { params, query, body } = input as { params?: Record<string, string | number>; query?: object; body?: unknown };
+    const { params, query, body } = input as {
+      params?: Record<string, string | number>;
+      query?: object;
+      body?: unknown;
+    };
     return callApi(options, route.method.toUpperCase() as 'GET', pathOf(route, params), schemaOf(spec), {
       query: query as Record<string, string | number | boolean | undefined> | undefined,
       body,

@@ -70,7 +70,7 @@ export const refundRoutes = {
     operationId: 'createRefund',
     method: 'post',
     path: '/v1/refunds',
-    summary: "Refund an order: its conversion is rejected, and a paid-out commission is clawed back",
+    summary: 'Refund an order: its conversion is rejected, and a paid-out commission is clawed back',
     description:
       'Pending or approved: the conversion becomes rejected. In a payout (pending or paid): it becomes rejected and a ' +
       'clawback of its commission is netted off the affiliate’s next payout. Refunding an order again changes nothing.',

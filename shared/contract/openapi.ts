@@ -14,7 +14,10 @@ function jsonSchema(schema: z.ZodType, io: Io): JsonSchema {
 }
 
 const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': { description: 'Requests allowed in the current one-minute window', schema: { type: 'integer' } },
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed in the current one-minute window',
+    schema: { type: 'integer' },
+  },
   'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'Whole seconds until the window resets', schema: { type: 'integer' } },
 };
@@ -45,9 +48,10 @@ function parameters(route: RouteSpec): JsonSchema[] {
 function errorResponse(status: number, limited: boolean): JsonSchema {
   return {
     description: statusName(status),
-    ...(limited && status === 429 && {
-      headers: { ...headerRefs, 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
-    }),
+    ...(limited &&
+      status === 429 && {
+        headers: { ...headerRefs, 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
+      }),
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   };
 }

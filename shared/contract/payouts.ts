@@ -39,7 +39,7 @@ export const payoutRoutes = {
     operationId: 'createPayout',
     method: 'post',
     path: '/v1/payouts',
-    summary: "Pay an affiliate every approved commission not yet in a payout, less unsettled clawbacks",
+    summary: 'Pay an affiliate every approved commission not yet in a payout, less unsettled clawbacks',
     description:
       '409 when there is nothing to pay, when clawbacks cover it, or when the amount is below the campaign’s `payoutMinimum`.',
     body: createPayoutSchema,
@@ -52,7 +52,8 @@ export const payoutRoutes = {
     method: 'post',
     path: '/v1/payouts/bulk',
     summary: 'One payout for each affiliate named, or for every affiliate with approved commission to pay',
-    description: 'Affiliates that get no payout are listed in `skipped` with the status and message a single request would get.',
+    description:
+      'Affiliates that get no payout are listed in `skipped` with the status and message a single request would get.',
     body: bulkCreatePayoutsSchema,
     responses: { 200: bulkCreatePayoutsResponseSchema },
     errors: [400, 401, 413, 415],

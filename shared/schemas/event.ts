@@ -47,16 +47,14 @@ function boundedOpenObject<T extends z.ZodType<object>>(schema: T) {
  */
 export const EARLIEST_TIMESTAMP = '1000-01-01T00:00:00.000Z';
 export const LATEST_TIMESTAMP = '9999-12-31T23:59:59.999Z';
-const timestamp = z
-  .iso.datetime({ offset: true, error: 'must be a valid ISO 8601 date-time' })
-  .refine(
-    (value) => {
-      const at = Date.parse(value);
-      // A malformed value is reported by the format rule alone.
-      return Number.isNaN(at) || (at >= Date.parse(EARLIEST_TIMESTAMP) && at <= Date.parse(LATEST_TIMESTAMP));
-    },
-    { error: `must be between ${EARLIEST_TIMESTAMP} and ${LATEST_TIMESTAMP}` },
-  );
+const timestamp = z.iso.datetime({ offset: true, error: 'must be a valid ISO 8601 date-time' }).refine(
+  (value) => {
+    const at = Date.parse(value);
+    // A malformed value is reported by the format rule alone.
+    return Number.isNaN(at) || (at >= Date.parse(EARLIEST_TIMESTAMP) && at <= Date.parse(LATEST_TIMESTAMP));
+  },
+  { error: `must be between ${EARLIEST_TIMESTAMP} and ${LATEST_TIMESTAMP}` },
+);
 
 /** `properties` stays open to unlisted fields (seed-spec §2.2); the listed ones are typed. */
 export const eventProperties = z.looseObject({
@@ -86,47 +84,45 @@ export const campaignMismatch = (publicId: string) => `${CAMPAIGN_MISMATCH} ("${
 export const CAMPAIGN_UNKNOWN = 'must be the public id of an existing campaign';
 
 export const trackingEventSchema = z
-    .strictObject({
-      event_type: eventType,
-      campaign_id: z.string().min(1).max(64),
-      affiliate_id: z.string().min(1).max(64),
-      event_id: z.string().min(1).max(128).optional(),
-      session_id: z.string().min(1).max(255).optional(),
-      properties: boundedOpenObject(eventProperties).optional(),
-      device_info: boundedOpenObject(deviceInfo).optional(),
-    })
-    .superRefine(
-      (event, ctx) => {
-        // seed-spec §4.6.1: conversions need order_id and order_value in properties. Runs even
-        // when other fields failed (`when`), so one answer names every missing field (product §3.6).
-        const properties: unknown = event.properties;
-        if (properties === undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['properties'],
-            message: 'is required for conversion events',
-          });
-          return;
-        }
-        if (typeof properties !== 'object' || properties === null) return; // reported as a type error
-        if (!('order_id' in properties) || properties.order_id === undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['properties', 'order_id'],
-            message: 'is required for conversion events',
-          });
-        }
-        if (!('order_value' in properties) || properties.order_value === undefined) {
-          ctx.addIssue({ code: 'custom', path: ['properties', 'order_value'], message: POSITIVE });
-        }
-      },
-      { when: (payload) => isConversion(payload.value) },
-    );
+  .strictObject({
+    event_type: eventType,
+    campaign_id: z.string().min(1).max(64),
+    affiliate_id: z.string().min(1).max(64),
+    event_id: z.string().min(1).max(128).optional(),
+    session_id: z.string().min(1).max(255).optional(),
+    properties: boundedOpenObject(eventProperties).optional(),
+    device_info: boundedOpenObject(deviceInfo).optional(),
+  })
+  .superRefine(
+    (event, ctx) => {
+      // seed-spec §4.6.1: conversions need order_id and order_value in properties. Runs even
+      // when other fields failed (`when`), so one answer names every missing field (product §3.6).
+      const properties: unknown = event.properties;
+      if (properties === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['properties'],
+          message: 'is required for conversion events',
+        });
+        return;
+      }
+      if (typeof properties !== 'object' || properties === null) return; // reported as a type error
+      if (!('order_id' in properties) || properties.order_id === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['properties', 'order_id'],
+          message: 'is required for conversion events',
+        });
+      }
+      if (!('order_value' in properties) || properties.order_value === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['properties', 'order_value'], message: POSITIVE });
+      }
+    },
+    { when: (payload) => isConversion(payload.value) },
+  );
 
 function isConversion(value: unknown): boolean {
-  return (
-    typeof value === 'object' && value !== null && 'event_type' in value && value.event_type === 'conversion'
-  );
+  return typeof value === 'object' && value !== null && 'event_type' in value && value.event_type === 'conversion';
 }
 
 export type TrackingEvent = z.infer<typeof trackingEventSchema>;

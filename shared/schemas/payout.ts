@@ -53,9 +53,7 @@ export type BulkCreatePayoutsInput = z.infer<typeof bulkCreatePayoutsSchema>;
 export const bulkCreatePayoutsResponseSchema = z.object({
   created: z.array(payoutSchema),
   /** Affiliates that got no payout, with the error the single request would have answered. */
-  skipped: z.array(
-    z.object({ affiliateId: z.number().int(), statusCode: z.number().int(), message: z.string() }),
-  ),
+  skipped: z.array(z.object({ affiliateId: z.number().int(), statusCode: z.number().int(), message: z.string() })),
 });
 export type BulkCreatePayoutsResponse = z.infer<typeof bulkCreatePayoutsResponseSchema>;
 

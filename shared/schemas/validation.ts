@@ -44,8 +44,7 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string[] {
   for (const issue of issues) {
     const path = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys)
-        messages.push(`property ${path ? `${path}.` : ''}${key} should not exist`);
+      for (const key of issue.keys) messages.push(`property ${path ? `${path}.` : ''}${key} should not exist`);
       continue;
     }
     messages.push(path ? `${path} ${issue.message}` : `body ${issue.message}`);

@@ -22,9 +22,7 @@ export function secretKey(secret: string): Buffer {
 }
 
 export function sign(secret: string, messageId: string, timestamp: number, body: string): string {
-  const mac = createHmac('sha256', secretKey(secret))
-    .update(`${messageId}.${timestamp}.${body}`)
-    .digest('base64');
+  const mac = createHmac('sha256', secretKey(secret)).update(`${messageId}.${timestamp}.${body}`).digest('base64');
   return `v1,${mac}`;
 }
 
@@ -44,9 +42,7 @@ export interface SignedHeaders {
   signature: string | undefined;
 }
 
-export type Verification =
-  | { ok: true; ageSeconds: number }
-  | { ok: false; reason: string; ageSeconds?: number };
+export type Verification = { ok: true; ageSeconds: number } | { ok: false; reason: string; ageSeconds?: number };
 
 /**
  * Checks a received request. `toleranceSeconds` (Standard Webhooks suggests 300) refuses an old

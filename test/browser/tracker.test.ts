@@ -44,17 +44,17 @@ describe(`the tracking script in Chromium, shop and daemon on different origins 
   const report = async () => {
     const answer = await call(t.url, 'GET', '/v1/reports/affiliates', { key: merchant.key });
     expect(answer.status, answer.text).to.equal(200);
-    return answer.body as { affiliates: { referralId: string; pageViews: number; leads: number; conversions: number; revenue: number }[] };
+    return answer.body as {
+      affiliates: { referralId: string; pageViews: number; leads: number; conversions: number; revenue: number }[];
+    };
   };
   const rowOf = async (code: string) => (await report()).affiliates.find((row) => row.referralId === code);
   const events = async () =>
-    (await t.db('tracking_events').where('campaign_id', merchant.campaignId).orderBy('id').select('*')).map(
-      (row) => ({
-        ...row,
-        properties: JSON.parse(row.properties ?? 'null'),
-        device_info: JSON.parse(row.device_info ?? 'null'),
-      }),
-    );
+    (await t.db('tracking_events').where('campaign_id', merchant.campaignId).orderBy('id').select('*')).map((row) => ({
+      ...row,
+      properties: JSON.parse(row.properties ?? 'null'),
+      device_info: JSON.parse(row.device_info ?? 'null'),
+    }));
   const refCookie = async (): Promise<Cookie | undefined> =>
     (await context.cookies()).find((c) => c.name === 'affiliated_ref');
   /** Opens a shop page and waits until the script has decided on the referral. */

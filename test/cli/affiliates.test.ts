@@ -47,14 +47,7 @@ describe(`affiliates and events send as a client, in-process CLI against a real 
     const got = parseJson(await cli(['affiliates', 'get', String(affiliate.id), '--json']));
     expect(got).to.deep.equal(affiliate);
 
-    const updated = await cli([
-      'affiliates',
-      'update',
-      String(affiliate.id),
-      '--status',
-      'inactive',
-      '--json',
-    ]);
+    const updated = await cli(['affiliates', 'update', String(affiliate.id), '--status', 'inactive', '--json']);
     expect(updated.code, updated.stderr).to.equal(0);
     expect(parseJson(updated)).to.include({
       id: affiliate.id,
@@ -93,10 +86,7 @@ describe(`affiliates and events send as a client, in-process CLI against a real 
     }
     const page = parseJson(await cli(['affiliates', 'list', '--limit', '2', '--page', '2', '--json']));
     expect(page).to.include({ total: 5, page: 2, limit: 2, totalPages: 3 });
-    expect(page.affiliates.map((a: { referralId: string }) => a.referralId)).to.deep.equal([
-      'CODE3',
-      'CODE2',
-    ]);
+    expect(page.affiliates.map((a: { referralId: string }) => a.referralId)).to.deep.equal(['CODE3', 'CODE2']);
 
     const inactive = parseJson(await cli(['affiliates', 'list', '--status', 'inactive', '--json']));
     expect(inactive.total).to.equal(2);
@@ -179,16 +169,7 @@ describe(`affiliates and events send as a client, in-process CLI against a real 
 
   it('events send: one event from flags', async () => {
     await makeAffiliate(t.url, merchant.key, { email: 'ana@example.com', referralId: 'ANA1' });
-    const args = [
-      'events',
-      'send',
-      '--type',
-      'conversion',
-      '--campaign',
-      merchant.publicId,
-      '--affiliate',
-      'ANA1',
-    ];
+    const args = ['events', 'send', '--type', 'conversion', '--campaign', merchant.publicId, '--affiliate', 'ANA1'];
     const sent = await cli([...args, '--order-id', 'A-1', '--order-value', '249.90', '--json']);
     expect(sent.code, sent.stderr).to.equal(0);
     expect(parseJson(sent)).to.deep.equal({ success: true, received: 1, accepted: 1, skipped: [] });

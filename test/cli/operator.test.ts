@@ -19,17 +19,7 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
 
   it('plans create and list, with --json', async () => {
     const made = await runCli(
-      [
-        'plans',
-        'create',
-        '--name',
-        'growth',
-        '--max-affiliates',
-        '500',
-        '--max-monthly-conversions',
-        '5000',
-        '--json',
-      ],
+      ['plans', 'create', '--name', 'growth', '--max-affiliates', '500', '--max-monthly-conversions', '5000', '--json'],
       { env },
     );
     expect(made.code, made.stderr).to.equal(0);
@@ -45,17 +35,7 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
 
   it('campaigns create prints id and publicId; list and get find it', async () => {
     const made = await runCli(
-      [
-        'campaigns',
-        'create',
-        '--name',
-        'Spring',
-        '--plan',
-        'starter',
-        '--commission-fixed',
-        '12.5',
-        '--json',
-      ],
+      ['campaigns', 'create', '--name', 'Spring', '--plan', 'starter', '--commission-fixed', '12.5', '--json'],
       { env },
     );
     expect(made.code, made.stderr).to.equal(0);
@@ -94,10 +74,9 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
 
   it('keys create prints the key once; list shows only prefix and last four; revoke stops it', async () => {
     const campaign = parseJson(await runCli(['campaigns', 'create', '--name', 'C', '--json'], { env }));
-    const made = await runCli(
-      ['keys', 'create', '--campaign', campaign.publicId, '--name', 'backend', '--json'],
-      { env },
-    );
+    const made = await runCli(['keys', 'create', '--campaign', campaign.publicId, '--name', 'backend', '--json'], {
+      env,
+    });
     expect(made.code, made.stderr).to.equal(0);
     const key = parseJson(made);
     expect(key).to.include({ campaignId: campaign.id, name: 'backend', status: 'active' });
@@ -193,9 +172,7 @@ describe('serve on a fresh directory (the README quick start)', () => {
 
   it('SIGTERM lets a request in flight finish before the daemon exits', async () => {
     const env = { BCRYPT_ROUNDS: '13', DATABASE_URL: 'sqlite:./graceful.sqlite3' };
-    const campaign = parseJson(
-      await runCli(['campaigns', 'create', '--name', 'G', '--json'], { cwd: dir, env }),
-    );
+    const campaign = parseJson(await runCli(['campaigns', 'create', '--name', 'G', '--json'], { cwd: dir, env }));
     const { key } = parseJson(
       await runCli(['keys', 'create', '--campaign', String(campaign.id), '--json'], { cwd: dir, env }),
     );

@@ -23,9 +23,12 @@ describe(`the whole commission cycle from the CLI, as child processes (${ENGINE}
   it('conversions arrive, are approved, one is refunded, payouts are made, exported, paid, and the totals show it', async () => {
     const operator = { DATABASE_URL: t.url };
     const campaign = parseJson(
-      await runCli(['campaigns', 'create', '--name', 'Shop', '--public-id', 'shop', '--commission-percent', '10', '--json'], {
-        env: operator,
-      }),
+      await runCli(
+        ['campaigns', 'create', '--name', 'Shop', '--public-id', 'shop', '--commission-percent', '10', '--json'],
+        {
+          env: operator,
+        },
+      ),
     );
     const updated = await runCli(['campaigns', 'update', 'shop', '--payout-minimum', '1', '--json'], { env: operator });
     expect(updated.code, updated.stderr).to.equal(0);
@@ -40,8 +43,28 @@ describe(`the whole commission cycle from the CLI, as child processes (${ENGINE}
         expect(result.code, `${args.join(' ')}: ${result.stderr}`).to.equal(0);
         return parseJson(result);
       };
-      const ana = await cli('affiliates', 'create', '--email', 'ana@example.com', '--name', 'Ana, "Nana"', '--password', 'secret123', '--referral-id', 'ANA');
-      const bia = await cli('affiliates', 'create', '--email', 'bia@example.com', '--password', 'secret123', '--referral-id', 'BIA');
+      const ana = await cli(
+        'affiliates',
+        'create',
+        '--email',
+        'ana@example.com',
+        '--name',
+        'Ana, "Nana"',
+        '--password',
+        'secret123',
+        '--referral-id',
+        'ANA',
+      );
+      const bia = await cli(
+        'affiliates',
+        'create',
+        '--email',
+        'bia@example.com',
+        '--password',
+        'secret123',
+        '--referral-id',
+        'BIA',
+      );
       // Conversions arrive (one batch, as a shop's backend sends them).
       const sent = await call(served.url, 'POST', '/v1/events', {
         key,
@@ -64,13 +87,18 @@ describe(`the whole commission cycle from the CLI, as child processes (${ENGINE}
       expect(refunded).to.include({ orderId: 'o-3', status: 'rejected', refundReason: 'returned' });
 
       const made = await cli('payouts', 'create', '--all');
-      expect(made.created.map((p: { affiliateId: number; amount: number }) => [p.affiliateId, p.amount])).to.deep.equal([
-        [ana.id, 16.0],
-        [bia.id, 25],
-      ]);
-      const exported = await runCli(['payouts', 'export', '--status', 'pending', '--format', 'csv', '--output', files.file('pay.csv')], {
-        env,
-      });
+      expect(made.created.map((p: { affiliateId: number; amount: number }) => [p.affiliateId, p.amount])).to.deep.equal(
+        [
+          [ana.id, 16.0],
+          [bia.id, 25],
+        ],
+      );
+      const exported = await runCli(
+        ['payouts', 'export', '--status', 'pending', '--format', 'csv', '--output', files.file('pay.csv')],
+        {
+          env,
+        },
+      );
       expect(exported.code, exported.stderr).to.equal(0);
       expect(exported.stdout).to.include('Wrote 2 pending payouts, BRL 41.00 in all');
       const [anaPayout, biaPayout] = made.created;
@@ -163,7 +191,8 @@ describe(`conversions, refunds and payouts commands in detail, in-process CLI ($
       created_at: new Date(now - (i < 500 ? 10 : 0) * 86_400_000),
       updated_at: new Date(now),
     }));
-    for (let start = 0; start < rows.length; start += 500) await t.db('conversions').insert(rows.slice(start, start + 500));
+    for (let start = 0; start < rows.length; start += 500)
+      await t.db('conversions').insert(rows.slice(start, start + 500));
     const before = new Date(now - 86_400_000).toISOString().slice(0, 10);
     const old = await cli('conversions', 'reject', '--all-pending', '--before', before, '--json');
     expect(old.code, old.stderr).to.equal(0);
@@ -214,7 +243,9 @@ describe(`conversions, refunds and payouts commands in detail, in-process CLI ($
 
     const nothing = await cli('payouts', 'create', '--affiliate', String(affiliateId));
     expect(nothing.code).to.equal(1);
-    expect(nothing.stderr).to.include(`error 409: Nothing to pay: affiliate ${affiliateId} has no approved conversions`);
+    expect(nothing.stderr).to.include(
+      `error 409: Nothing to pay: affiliate ${affiliateId} has no approved conversions`,
+    );
     await cli('conversions', 'approve', '--all-pending');
     const made = await cli('payouts', 'create', '--affiliate', String(affiliateId));
     expect(made.code, made.stderr).to.equal(0);
@@ -236,7 +267,9 @@ describe(`conversions, refunds and payouts commands in detail, in-process CLI ($
     const shown = await cli('payouts', 'get', String(payoutId));
     expect(shown.stdout).to.match(/amount \(BRL\):\s+14\.35/);
     const payouts = await cli('payouts', 'list');
-    expect(payouts.stdout).to.match(new RegExp(`${payoutId}\\s+${affiliateId}\\s+-\\s+\\S+@example\\.com\\s+14\\.35\\s+paid\\s+2`));
+    expect(payouts.stdout).to.match(
+      new RegExp(`${payoutId}\\s+${affiliateId}\\s+-\\s+\\S+@example\\.com\\s+14\\.35\\s+paid\\s+2`),
+    );
     const none = await cli('payouts', 'create', '--all');
     expect(none.stdout).to.equal('Nothing to pay.\n');
   });

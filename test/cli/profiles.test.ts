@@ -91,12 +91,7 @@ describe(`profiles: config set|get|list as a child process (${ENGINE})`, () => {
     };
     expect(await get('base-url', [], envVars)).to.include({ value: 'http://env.example:2', source: 'env' });
     expect(await get('api-key', [], envVars)).to.include({ value: 'afk_from…0002', source: 'env' });
-    const flags = [
-      '--base-url',
-      'http://flag.example:3',
-      '--api-key',
-      'afk_fromflag0000000000000000000000003',
-    ];
+    const flags = ['--base-url', 'http://flag.example:3', '--api-key', 'afk_fromflag0000000000000000000000003'];
     expect(await get('base-url', flags, envVars)).to.include({
       value: 'http://flag.example:3',
       source: 'flag',
@@ -123,22 +118,13 @@ describe(`profiles: config set|get|list as a child process (${ENGINE})`, () => {
   it('--profile and AFFILIATED_PROFILE keep profiles apart', async () => {
     await cli(['config', 'set', 'base-url', 'http://one.example:1']);
     await cli(['--profile', 'staging', 'config', 'set', 'base-url', 'http://two.example:2']);
-    await cli([
-      'config',
-      'set',
-      'api-key',
-      'afk_staging0000000000000000000000000009',
-      '--profile',
-      'staging',
-    ]);
+    await cli(['config', 'set', 'api-key', 'afk_staging0000000000000000000000000009', '--profile', 'staging']);
     const listed = parseJson(await cli(['config', 'list', '--json', '--profile', 'staging']));
     expect(listed.profiles.map((p: { name: string; active: boolean }) => [p.name, p.active])).to.deep.equal([
       ['default', false],
       ['staging', true],
     ]);
-    const viaEnv = parseJson(
-      await cli(['config', 'get', 'base-url', '--json'], { AFFILIATED_PROFILE: 'staging' }),
-    );
+    const viaEnv = parseJson(await cli(['config', 'get', 'base-url', '--json'], { AFFILIATED_PROFILE: 'staging' }));
     expect(viaEnv).to.include({ profile: 'staging', value: 'http://two.example:2' });
     const noKey = await cli(['affiliates', 'list']);
     expect(noKey.code).to.equal(2);

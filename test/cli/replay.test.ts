@@ -159,9 +159,7 @@ describe(`events replay as a child process (${ENGINE})`, () => {
         dryRun: true,
       });
       // Only the server knows the key's campaign, so line 12 passes a dry run.
-      expect(readRejects(files.file('dry.ndjson'))).to.deep.equal(
-        expectedRejects().filter((r) => r.line !== 12),
-      );
+      expect(readRejects(files.file('dry.ndjson'))).to.deep.equal(expectedRejects().filter((r) => r.line !== 12));
       expect(await stored()).to.deep.equal({ events: 0, conversions: 0 });
       expect(existsSync(`${file}.checkpoint.json`)).to.equal(false);
     });

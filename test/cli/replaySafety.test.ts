@@ -216,7 +216,9 @@ describe(`events replay: interruptions, its files and the rate limit (${ENGINE})
       expect(result.code, result.stderr).to.equal(1);
       expect(result.stdout).to.match(/accepted\s+30/);
       expect(result.stdout).to.match(/rejected\s+6/);
-      expect(result.stderr).to.match(/Waited \d+\.\d s of \d+\.\d s for the rate limit \(the daemon allows 2 requests a window per key\)/);
+      expect(result.stderr).to.match(
+        /Waited \d+\.\d s of \d+\.\d s for the rate limit \(the daemon allows 2 requests a window per key\)/,
+      );
       expect(result.stderr).to.include('RATE_LIMIT_EVENTS_PER_MIN');
       // 30 valid events in batches of 5: six requests, none refused and none repeated.
       expect(proxy.eventPosts()).to.equal(6);

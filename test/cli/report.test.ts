@@ -102,7 +102,7 @@ describe(`affiliated report and snippet (${ENGINE})`, () => {
     expect(local.stdout).to.equal(
       `<script src="${t.url}/v1/sdk/tracker.js" data-campaign="${t.merchant.publicId}" defer></script>\n`,
     );
-    expect(local.stderr).to.contain('visitors\' browsers cannot reach it');
+    expect(local.stderr).to.contain("visitors' browsers cannot reach it");
 
     const public_ = await cli(['snippet', '--public-url', 'https://aff.example.com/tracking/', '--json']);
     expect(public_.code, public_.stderr).to.equal(0);
@@ -120,7 +120,9 @@ describe(`affiliated report and snippet (${ENGINE})`, () => {
     expect(result.code, result.stderr).to.equal(0);
     expect(parseJson(result).affiliates).to.have.length(2);
     const help = await runCli(['--help']);
-    expect(help.stdout).to.match(/report \[options\]/).and.to.match(/snippet \[options\]/);
+    expect(help.stdout)
+      .to.match(/report \[options\]/)
+      .and.to.match(/snippet \[options\]/);
   });
 
   it('the built daemon (affiliated serve) serves the tracking script: npm run build copies it', async () => {

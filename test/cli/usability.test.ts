@@ -59,7 +59,17 @@ describe(`the CLI as people use it, against a real daemon (${ENGINE})`, () => {
     const listed = await cli(['affiliates', 'list', '--all', '--output', 'csv']);
     expect(listed.code, listed.stderr).to.equal(0);
     const rows = parseCsv(listed.stdout);
-    expect(rows[0]).to.deep.equal(['id', 'name', 'email', 'referral', 'status', 'conversions', 'commissions', 'paid', 'created']);
+    expect(rows[0]).to.deep.equal([
+      'id',
+      'name',
+      'email',
+      'referral',
+      'status',
+      'conversions',
+      'commissions',
+      'paid',
+      'created',
+    ]);
     expect(rows.slice(1).map((r) => [r[1], r[2], r[3]])).to.deep.equal([
       // A spreadsheet formula is defused with a leading quote; the rest comes back byte for byte.
       ["'=1+1", 'bia@example.com', 'BIA1'],
@@ -81,7 +91,19 @@ describe(`the CLI as people use it, against a real daemon (${ENGINE})`, () => {
 
   it("--phone '' and --name '' clear the field", async () => {
     const made = parseJson(
-      await cli(['affiliates', 'create', '--email', 'c@example.com', '--password', 'secret1', '--name', 'Cida', '--phone', '+55 11 5555', '--json']),
+      await cli([
+        'affiliates',
+        'create',
+        '--email',
+        'c@example.com',
+        '--password',
+        'secret1',
+        '--name',
+        'Cida',
+        '--phone',
+        '+55 11 5555',
+        '--json',
+      ]),
     );
     expect(made).to.include({ name: 'Cida', phone: '+55 11 5555' });
     const cleared = await cli(['affiliates', 'update', String(made.id), '--phone', '', '--name', '', '--json']);
@@ -128,12 +150,16 @@ describe(`the CLI as people use it, against a real daemon (${ENGINE})`, () => {
 
   it('a plan-limit 403 prints the spec message, then the command that lifts it', async () => {
     const operator = { DATABASE_URL: t.database.url };
-    const moved = await runCli(['campaigns', 'update', merchant.publicId, '--plan', 'free', '--json'], { env: operator });
+    const moved = await runCli(['campaigns', 'update', merchant.publicId, '--plan', 'free', '--json'], {
+      env: operator,
+    });
     expect(moved.code, moved.stderr).to.equal(0);
     for (let n = 1; n <= 10; n++) await makeAffiliate(t.url, merchant.key, { email: `p${n}@example.com` });
     const refused = await cli(['affiliates', 'create', '--email', 'eleven@example.com', '--password', 'secret1']);
     expect(refused.code).to.equal(1);
-    expect(refused.stderr).to.include('error 403: Affiliate limit exceeded: Affiliate limit reached for free plan. Current: 10/10');
+    expect(refused.stderr).to.include(
+      'error 403: Affiliate limit exceeded: Affiliate limit reached for free plan. Current: 10/10',
+    );
     expect(refused.stderr).to.include(`affiliated campaigns update ${merchant.publicId} --plan starter`);
   });
 
@@ -151,16 +177,31 @@ describe(`the CLI as people use it, against a real daemon (${ENGINE})`, () => {
   });
 
   it('a missing file is a sentence, not ENOENT', async () => {
-    const res = await cli(['webhooks', 'verify', '--secret', 'whsec_x', '--header', 'webhook-id: m', '--body', 'nope.json']);
+    const res = await cli([
+      'webhooks',
+      'verify',
+      '--secret',
+      'whsec_x',
+      '--header',
+      'webhook-id: m',
+      '--body',
+      'nope.json',
+    ]);
     expect(res.code).to.equal(2);
-    expect(res.stderr).to.include('error: --body: there is no file nope.json (check the name and the folder you run from)');
+    expect(res.stderr).to.include(
+      'error: --body: there is no file nope.json (check the name and the folder you run from)',
+    );
     expect(res.stderr).to.not.include('ENOENT');
   });
 
   it('config use and config delete', async () => {
     const own = { ...env, AFFILIATED_BASE_URL: undefined, AFFILIATED_API_KEY: undefined };
-    expect((await runCliInProcess(['--profile', 'live', 'config', 'set', 'base-url', t.url], { env: own })).code).to.equal(0);
-    expect((await runCliInProcess(['--profile', 'live', 'config', 'set', 'api-key', merchant.key], { env: own })).code).to.equal(0);
+    expect(
+      (await runCliInProcess(['--profile', 'live', 'config', 'set', 'base-url', t.url], { env: own })).code,
+    ).to.equal(0);
+    expect(
+      (await runCliInProcess(['--profile', 'live', 'config', 'set', 'api-key', merchant.key], { env: own })).code,
+    ).to.equal(0);
     const before = await runCliInProcess(['affiliates', 'list'], { env: own });
     expect(before.code).to.equal(2);
     expect(before.stderr).to.include('no API key for profile "default"');
@@ -179,7 +220,13 @@ describe(`the CLI as people use it, against a real daemon (${ENGINE})`, () => {
 
   it('init on a terminal: asks, shows plan limits, shows the key once, checks the daemon, never overwrites silently', async function () {
     this.timeout(120000);
-    const operator = { ...env, DATABASE_URL: t.database.url, AFFILIATED_BASE_URL: undefined, AFFILIATED_API_KEY: undefined, BCRYPT_ROUNDS: '4' };
+    const operator = {
+      ...env,
+      DATABASE_URL: t.database.url,
+      AFFILIATED_BASE_URL: undefined,
+      AFFILIATED_API_KEY: undefined,
+      BCRYPT_ROUNDS: '4',
+    };
     const term = openTerminal(['init'], { env: operator, cwd: files.dir, dir: files.dir });
     try {
       await term.waitFor('Address of the daemon');
@@ -232,7 +279,9 @@ describe(`the CLI as people use it, against a real daemon (${ENGINE})`, () => {
     const elsewhere = tempDir();
     try {
       const operator = { ...env, DATABASE_URL: `sqlite:${elsewhere.file('other.sqlite3')}`, BCRYPT_ROUNDS: '4' };
-      const res = await runCli(['init', '--name', 'Lost', '--plan', 'free', '--base-url', t.url, '--force'], { env: operator });
+      const res = await runCli(['init', '--name', 'Lost', '--plan', 'free', '--base-url', t.url, '--force'], {
+        env: operator,
+      });
       expect(res.code).to.equal(1);
       expect(res.stderr).to.include('answers but does not know the new key: it runs on another database');
     } finally {
@@ -242,11 +291,17 @@ describe(`the CLI as people use it, against a real daemon (${ENGINE})`, () => {
 
   it('affiliates delete on a terminal names whom it deletes; an unknown id fails before asking', async function () {
     this.timeout(60000);
-    const { id } = await makeAffiliate(t.url, merchant.key, { email: 'dora@example.com', referralId: 'DORA1', name: 'Dora' });
+    const { id } = await makeAffiliate(t.url, merchant.key, {
+      email: 'dora@example.com',
+      referralId: 'DORA1',
+      name: 'Dora',
+    });
     const term = openTerminal(['affiliates', 'delete', String(id)], { env, cwd: files.dir, dir: files.dir });
     try {
       const asked = await term.waitFor('This cannot be undone');
-      expect(asked).to.include(`Delete affiliate ${id} (Dora <dora@example.com>, referral code DORA1) with 0 conversions`);
+      expect(asked).to.include(
+        `Delete affiliate ${id} (Dora <dora@example.com>, referral code DORA1) with 0 conversions`,
+      );
       term.type('y');
       term.press('Enter');
       expect(await term.exitCode()).to.equal(0);
@@ -270,11 +325,19 @@ describe('the CLI from a folder with no database', () => {
     files = tempDir();
   });
   afterEach(() => files.remove());
-  const here = () => ({ cwd: files.dir, env: { DATABASE_URL: undefined, BCRYPT_ROUNDS: '4', AFFILIATED_CONFIG: files.file('c.json') } });
+  const here = () => ({
+    cwd: files.dir,
+    env: { DATABASE_URL: undefined, BCRYPT_ROUNDS: '4', AFFILIATED_CONFIG: files.file('c.json') },
+  });
 
   it('operator commands refuse, naming the path and the way to the right database; db migrate creates it', async () => {
     const expected = path.join(files.dir, 'data/affiliated.sqlite3');
-    for (const args of [['campaigns', 'list'], ['keys', 'list'], ['plans', 'list'], ['db', 'status']]) {
+    for (const args of [
+      ['campaigns', 'list'],
+      ['keys', 'list'],
+      ['plans', 'list'],
+      ['db', 'status'],
+    ]) {
       const res = await runCli(args, here());
       expect(res.code, args.join(' ')).to.equal(1);
       expect(res.stderr).to.include(`No database at ${expected}.`);
@@ -293,7 +356,10 @@ describe('the CLI from a folder with no database', () => {
   });
 
   it('an explicit DATABASE_URL is taken as given', async () => {
-    const res = await runCli(['plans', 'list'], { ...here(), env: { ...here().env, DATABASE_URL: 'sqlite:./mine.sqlite3' } });
+    const res = await runCli(['plans', 'list'], {
+      ...here(),
+      env: { ...here().env, DATABASE_URL: 'sqlite:./mine.sqlite3' },
+    });
     expect(res.code, res.stderr).to.equal(0);
     expect(existsSync(files.file('mine.sqlite3'))).to.equal(true);
     expect(res.stderr).to.include('Database: SQLite ./mine.sqlite3');
@@ -368,7 +434,12 @@ describe('help, usage errors, version and completion', () => {
       command.outputHelp();
       const block = text.split('Examples:\n')[1] ?? '';
       // Continuation lines (ending in a backslash) belong to the example before them.
-      examples.push(...block.replace(/\\\n\s+/g, '').split('\n').filter((line) => line.startsWith('  $ ')));
+      examples.push(
+        ...block
+          .replace(/\\\n\s+/g, '')
+          .split('\n')
+          .filter((line) => line.startsWith('  $ ')),
+      );
       for (const sub of command.commands) collect(sub);
     };
     collect(buildProgram(io));

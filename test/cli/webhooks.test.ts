@@ -24,7 +24,15 @@ describe(`webhooks commands, in-process CLI against a real daemon (${ENGINE})`, 
   });
 
   it('add prints the secret once; list, get, update, test, deliveries, retry, rotate-secret, remove', async () => {
-    const added = await cli(['webhooks', 'add', receiver.url, '--events', 'affiliate.created,payout.paid', '--description', 'CRM']);
+    const added = await cli([
+      'webhooks',
+      'add',
+      receiver.url,
+      '--events',
+      'affiliate.created,payout.paid',
+      '--description',
+      'CRM',
+    ]);
     expect(added.code, added.stderr).to.equal(0);
     const secret = added.stdout.trim();
     expect(secret).to.match(/^whsec_[A-Za-z0-9+/]{32}$/);
@@ -59,7 +67,9 @@ describe(`webhooks commands, in-process CLI against a real daemon (${ENGINE})`, 
 
     const rotated = await cli(['webhooks', 'rotate-secret', String(id)]);
     expect(rotated.code).to.equal(0);
-    expect(rotated.stdout.trim()).to.match(/^whsec_/).and.not.equal(secret);
+    expect(rotated.stdout.trim())
+      .to.match(/^whsec_/)
+      .and.not.equal(secret);
     expect(rotated.stderr).to.include('the old one keeps signing for 24 hours');
 
     const refused = await cli(['webhooks', 'remove', String(id)]);

@@ -20,9 +20,7 @@ export interface TestDatabase {
  * A throwaway database, migrated: a fresh SQLite file in a temp folder, or a fresh database
  * on the MariaDB of `TEST_MYSQL_URL`. Each suite gets its own, so suites never see each other.
  */
-export async function createTestDatabase(
-  options: { migrate?: boolean; engine?: Engine } = {},
-): Promise<TestDatabase> {
+export async function createTestDatabase(options: { migrate?: boolean; engine?: Engine } = {}): Promise<TestDatabase> {
   const engine = options.engine ?? ENGINE;
   let url: string;
   let cleanup: () => Promise<void>;

@@ -59,9 +59,7 @@ export async function storedCounts(
   campaignId: number,
 ): Promise<{ events: number; conversions: number; usage: number }> {
   const count = async (table: string) => {
-    const [row] = await db(table)
-      .where('campaign_id', campaignId)
-      .count<{ n: number | string }[]>({ n: '*' });
+    const [row] = await db(table).where('campaign_id', campaignId).count<{ n: number | string }[]>({ n: '*' });
     return Number(row?.n ?? 0);
   };
   const usage = await db('monthly_usage')

@@ -69,9 +69,15 @@ export async function addConversions(
   return ids.map(Number);
 }
 
-export async function statusesOf(db: Db, ids: readonly number[]): Promise<Map<number, { status: string; payoutId: number | null }>> {
+export async function statusesOf(
+  db: Db,
+  ids: readonly number[],
+): Promise<Map<number, { status: string; payoutId: number | null }>> {
   const rows = await db('conversions').whereIn('id', ids).select('id', 'status', 'payout_id');
   return new Map(
-    rows.map((row) => [Number(row.id), { status: row.status, payoutId: row.payout_id === null ? null : Number(row.payout_id) }]),
+    rows.map((row) => [
+      Number(row.id),
+      { status: row.status, payoutId: row.payout_id === null ? null : Number(row.payout_id) },
+    ]),
   );
 }

@@ -21,9 +21,7 @@ export async function writeLines(file: string, count: number, line: (n: number) 
   for (let n = 1; n <= count; n++) {
     if (!out.write(`${line(n)}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   }
-  await new Promise<void>((resolve, reject) =>
-    out.end((err?: Error | null) => (err ? reject(err) : resolve())),
-  );
+  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
 }
 
 /** An affiliate made through the API, as a merchant would. */

@@ -71,9 +71,28 @@ describe(`affiliates search (${ENGINE})`, () => {
     expect(await found('% off - "')).to.deep.equal(['odd.name@x.io']);
     expect(await found('*')).to.deep.equal(['odd.name@x.io']);
     expect(await found('"')).to.deep.equal(['odd.name@x.io']);
-    for (const term of ['""', '-maria', '+maria -silva', 'maria*', 'NEAR(maria silva)', 'maria AND silva',
-      'maria OR x', 'NOT maria', 'search_key:maria', '(maria)', '^maria', '~maria', '@maria', 'ma%ia', 'ma_ia',
-      '\\', "'); DROP TABLE affiliates; --", '\u0000maria', 'mar\u0000', '\u{1F600}\u{1F600}\u{1F600}']) {
+    for (const term of [
+      '""',
+      '-maria',
+      '+maria -silva',
+      'maria*',
+      'NEAR(maria silva)',
+      'maria AND silva',
+      'maria OR x',
+      'NOT maria',
+      'search_key:maria',
+      '(maria)',
+      '^maria',
+      '~maria',
+      '@maria',
+      'ma%ia',
+      'ma_ia',
+      '\\',
+      "'); DROP TABLE affiliates; --",
+      '\u0000maria',
+      'mar\u0000',
+      '\u{1F600}\u{1F600}\u{1F600}',
+    ]) {
       expect(await found(term), term).to.deep.equal([]);
     }
     expect(await found('maria')).to.deep.equal(['maria.silva@gmail.com']);
@@ -128,7 +147,9 @@ describe(`affiliate search migration (${ENGINE})`, () => {
     await t.db.migrate.latest();
     const { affiliates } = servicesFor(t.db);
     const search = async (term: string) =>
-      (await affiliates.list(Number(campaignId), { search: term, page: 1, limit: 10 })).affiliates.map((a) => a.referralId);
+      (await affiliates.list(Number(campaignId), { search: term, page: 1, limit: 10 })).affiliates.map(
+        (a) => a.referralId,
+      );
     expect(await search('zzana')).to.deep.equal(['OLDZZANA1']);
     expect(await search('ldb')).to.deep.equal(['OLDB2']);
 

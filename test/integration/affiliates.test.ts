@@ -156,17 +156,15 @@ describe(`affiliates API, spec 4.1 to 4.5 (${ENGINE})`, () => {
       const statuses = answers.map((a) => a.status).sort();
       expect(statuses.filter((s) => s === 201)).to.have.length(3);
       expect(statuses.filter((s) => s === 403)).to.have.length(17);
-      expect(
-        await t.db('affiliates').where({ campaign_id: small.campaignId }).count({ n: '*' }).first(),
-      ).to.deep.equal({
-        n: 3,
-      });
+      expect(await t.db('affiliates').where({ campaign_id: small.campaignId }).count({ n: '*' }).first()).to.deep.equal(
+        {
+          n: 3,
+        },
+      );
     });
 
     it('concurrent creates with one e-mail store it once', async () => {
-      const answers = await Promise.all(
-        Array.from({ length: 10 }, () => create(shop, { email: 'same@x.co' })),
-      );
+      const answers = await Promise.all(Array.from({ length: 10 }, () => create(shop, { email: 'same@x.co' })));
       expect(answers.filter((a) => a.status === 201)).to.have.length(1);
       for (const a of answers.filter((x) => x.status !== 201)) expect(a.body).to.deep.equal(EMAIL_TAKEN);
       const row = await t.db('campaigns').where({ id: shop.campaignId }).first('affiliate_count');
@@ -198,9 +196,7 @@ describe(`affiliates API, spec 4.1 to 4.5 (${ENGINE})`, () => {
       const res = await api(shop, 'GET', '/v1/affiliates');
       expect(res.status).to.equal(200);
       expect(res.body).to.include({ total: 5, page: 1, limit: 50, totalPages: 1 });
-      expect(res.body.affiliates.map((a: { id: number }) => a.id)).to.deep.equal(
-        made.map((a) => a.id).reverse(),
-      );
+      expect(res.body.affiliates.map((a: { id: number }) => a.id)).to.deep.equal(made.map((a) => a.id).reverse());
     });
 
     it('pages: limit, page, and a page past the end is empty with the true total', async () => {
@@ -297,9 +293,7 @@ describe(`affiliates API, spec 4.1 to 4.5 (${ENGINE})`, () => {
       }
       await api(shop, 'DELETE', `/v1/affiliates/${mine.id}`);
       const answers = await Promise.all(
-        [theirs.id, mine.id, 999999, '99999999999999999999'].map((id) =>
-          api(shop, 'GET', `/v1/affiliates/${id}`),
-        ),
+        [theirs.id, mine.id, 999999, '99999999999999999999'].map((id) => api(shop, 'GET', `/v1/affiliates/${id}`)),
       );
       for (const a of answers) expect(a.text).to.equal(JSON.stringify(NOT_FOUND));
     });
@@ -307,8 +301,7 @@ describe(`affiliates API, spec 4.1 to 4.5 (${ENGINE})`, () => {
 
   describe('PATCH /v1/affiliates/{id}', () => {
     it('changes only what was sent and never createdAt', async () => {
-      const made = (await create(shop, { email: 'a@x.co', name: 'Ana', phone: '123', referralId: 'ANA1' }))
-        .body;
+      const made = (await create(shop, { email: 'a@x.co', name: 'Ana', phone: '123', referralId: 'ANA1' })).body;
       const res = await api(shop, 'PATCH', `/v1/affiliates/${made.id}`, {
         status: 'inactive',
         name: 'Ana B',
@@ -355,13 +348,9 @@ describe(`affiliates API, spec 4.1 to 4.5 (${ENGINE})`, () => {
         'status must be one of the following values: pending, active, inactive',
         'property createdAt should not exist',
       ]);
-      expect((await api(shop, 'PATCH', `/v1/affiliates/${foreign.id}`, { name: 'x' })).body).to.deep.equal(
-        NOT_FOUND,
-      );
+      expect((await api(shop, 'PATCH', `/v1/affiliates/${foreign.id}`, { name: 'x' })).body).to.deep.equal(NOT_FOUND);
       expect((await api(shop, 'PATCH', '/v1/affiliates/x1', { name: 'x' })).body).to.deep.equal(NUMERIC);
-      expect((await api(shop, 'PATCH', `/v1/affiliates/${a.id}`, { email: 'B@X.CO' })).body).to.deep.equal(
-        EMAIL_TAKEN,
-      );
+      expect((await api(shop, 'PATCH', `/v1/affiliates/${a.id}`, { email: 'B@X.CO' })).body).to.deep.equal(EMAIL_TAKEN);
       expect((await api(shop, 'PATCH', `/v1/affiliates/${a.id}`, { referralId: 'ccc1' })).body).to.deep.equal(
         REFERRAL_TAKEN,
       );
@@ -375,13 +364,9 @@ describe(`affiliates API, spec 4.1 to 4.5 (${ENGINE})`, () => {
     const rowsOf = async (affiliateId: number) => {
       const counts: Record<string, number> = {};
       for (const table of CHILD_TABLES) {
-        counts[table] = Number(
-          (await t.db(table).where({ affiliate_id: affiliateId }).count({ n: '*' }).first())?.n,
-        );
+        counts[table] = Number((await t.db(table).where({ affiliate_id: affiliateId }).count({ n: '*' }).first())?.n);
       }
-      counts.affiliates = Number(
-        (await t.db('affiliates').where({ id: affiliateId }).count({ n: '*' }).first())?.n,
-      );
+      counts.affiliates = Number((await t.db('affiliates').where({ id: affiliateId }).count({ n: '*' }).first())?.n);
       return counts;
     };
 

@@ -24,12 +24,16 @@ describe(`the daemon approves conversions past the hold period on its schedule (
 
   it('approves what is older than autoApproveDays, leaves the rest pending, and never a rejected one', async () => {
     const { id: affiliateId } = await addAffiliate(t.db, t.merchant.campaignId);
-    const old = await addConversion(t.db, t.merchant.campaignId, affiliateId, { createdAt: new Date(Date.now() - 3 * DAY) });
+    const old = await addConversion(t.db, t.merchant.campaignId, affiliateId, {
+      createdAt: new Date(Date.now() - 3 * DAY),
+    });
     const rejected = await addConversion(t.db, t.merchant.campaignId, affiliateId, {
       createdAt: new Date(Date.now() - 3 * DAY),
       status: 'rejected',
     });
-    const young = await addConversion(t.db, t.merchant.campaignId, affiliateId, { createdAt: new Date(Date.now() - DAY) });
+    const young = await addConversion(t.db, t.merchant.campaignId, affiliateId, {
+      createdAt: new Date(Date.now() - DAY),
+    });
     // Without a hold period nothing moves, however often the job runs.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await statusOf(old.id)).to.equal('pending');

@@ -6,7 +6,10 @@ import { servicesFor, useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
 
-type Document = { openapi: string; paths: Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown> }>> };
+type Document = {
+  openapi: string;
+  paths: Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown> }>>;
+};
 
 describe(`the route contract, OpenAPI and health (${ENGINE})`, () => {
   const t = useTestDaemon();

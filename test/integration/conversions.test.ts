@@ -88,8 +88,14 @@ describe(`conversions API: list, get, transitions, bulk, refunds (${ENGINE})`, (
         ['early', 10],
         ['late', 10],
       ]);
-      await t.db('conversions').where('id', early).update({ created_at: new Date('2026-01-31T23:59:59.999Z') });
-      await t.db('conversions').where('id', late).update({ created_at: new Date('2026-02-01T00:00:00.000Z') });
+      await t
+        .db('conversions')
+        .where('id', early)
+        .update({ created_at: new Date('2026-01-31T23:59:59.999Z') });
+      await t
+        .db('conversions')
+        .where('id', late)
+        .update({ created_at: new Date('2026-02-01T00:00:00.000Z') });
       const ids = async (query: string) =>
         (await api('GET', `/v1/conversions?${query}`)).body.conversions.map((c: { id: number }) => c.id);
       expect(await ids('from=2026-02-01')).to.deep.equal([late]);
@@ -140,11 +146,19 @@ describe(`conversions API: list, get, transitions, bulk, refunds (${ENGINE})`, (
 
     it('the status it already has: 200, nothing changes', async () => {
       await approve(ids[0] ?? 0);
-      const before = await t.db('conversions').where('id', ids[0] ?? 0).first('updated_at');
+      const before = await t
+        .db('conversions')
+        .where('id', ids[0] ?? 0)
+        .first('updated_at');
       const again = await setStatus(ids[0] ?? 0, 'approved');
       expect(again.status).to.equal(200);
       expect(again.body.status).to.equal('approved');
-      expect(await t.db('conversions').where('id', ids[0] ?? 0).first('updated_at')).to.deep.equal(before);
+      expect(
+        await t
+          .db('conversions')
+          .where('id', ids[0] ?? 0)
+          .first('updated_at'),
+      ).to.deep.equal(before);
       await setStatus(ids[1] ?? 0, 'rejected');
       expect((await setStatus(ids[1] ?? 0, 'rejected')).status).to.equal(200);
     });
@@ -227,8 +241,16 @@ describe(`conversions API: list, get, transitions, bulk, refunds (${ENGINE})`, (
         Array.from({ length: 30 }, (_, i) => [`f${i}`, 10] as const),
       );
       // Ten of them arrived a week ago.
-      const old = await t.db('conversions').where('campaign_id', t.merchant.campaignId).orderBy('id').limit(10).pluck('id');
-      await t.db('conversions').whereIn('id', old).update({ created_at: new Date(Date.now() - 7 * 86_400_000) });
+      const old = await t
+        .db('conversions')
+        .where('campaign_id', t.merchant.campaignId)
+        .orderBy('id')
+        .limit(10)
+        .pluck('id');
+      await t
+        .db('conversions')
+        .whereIn('id', old)
+        .update({ created_at: new Date(Date.now() - 7 * 86_400_000) });
       const before = new Date(Date.now() - 86_400_000).toISOString();
       const first = await api('POST', '/v1/conversions/bulk', {
         status: 'approved',
@@ -237,7 +259,10 @@ describe(`conversions API: list, get, transitions, bulk, refunds (${ENGINE})`, (
       });
       expect(first.body).to.include({ updated: 4, unchanged: 0, failed: 0, remaining: 6 });
       expect(first.body.results.map((r: { id: number }) => r.id)).to.deep.equal(old.slice(0, 4).map(Number));
-      const rest = await api('POST', '/v1/conversions/bulk', { status: 'rejected', filter: { status: 'pending', before } });
+      const rest = await api('POST', '/v1/conversions/bulk', {
+        status: 'rejected',
+        filter: { status: 'pending', before },
+      });
       expect(rest.body).to.include({ updated: 6, remaining: 0 });
       const all = await api('POST', '/v1/conversions/bulk', { status: 'approved', filter: { status: 'pending' } });
       expect(all.body).to.include({ updated: 20, remaining: 0 });

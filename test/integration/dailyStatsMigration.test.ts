@@ -72,15 +72,21 @@ describe(`daily stats migration (${ENGINE})`, () => {
       revenue_cents: counts[3],
       commission_cents: counts[4],
     });
-    expect(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'day' ? v : Number(v)]))))
-      .to.deep.equal([
+    expect(
+      rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'day' ? v : Number(v)]))),
+    ).to.deep.equal(
+      [
         row(maria.id, '2026-05-01', [2, 0, 0, 0, 0]),
         row(maria.id, '2026-05-02', [0, 1, 1, 1999, 200]),
         row(maria.id, '2026-05-03', [0, 0, 1, 1, 0]),
         row(ana.id, '2026-04-30', [1, 0, 0, 0, 0]),
-      ].sort((a, b) => a.affiliate_id - b.affiliate_id || a.day.localeCompare(b.day)));
+      ].sort((a, b) => a.affiliate_id - b.affiliate_id || a.day.localeCompare(b.day)),
+    );
 
-    const report = await servicesFor(t.db).reports.affiliates(Number(campaignId), { from: '2026-05-01', to: '2026-05-31' });
+    const report = await servicesFor(t.db).reports.affiliates(Number(campaignId), {
+      from: '2026-05-01',
+      to: '2026-05-31',
+    });
     expect(report.affiliates.map((a) => [a.referralId, a.pageViews, a.conversions, a.revenue])).to.deep.equal([
       ['MARIA', 2, 2, 20],
     ]);

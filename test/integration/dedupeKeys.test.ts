@@ -66,7 +66,10 @@ describe(`dedupe keys compare byte for byte (${ENGINE})`, () => {
         { index: 1, reason: 'duplicate_event_id' },
       ],
     });
-    const retried = await send([pageView(merchant.publicId, code, { event_id: 'p ' }), pageView(merchant.publicId, code, { event_id: 'p' })]);
+    const retried = await send([
+      pageView(merchant.publicId, code, { event_id: 'p ' }),
+      pageView(merchant.publicId, code, { event_id: 'p' }),
+    ]);
     expect(retried.body).to.include({ accepted: 2 });
     const again = await send([pageView(merchant.publicId, code, { event_id: 'p ' })]);
     expect(again.body.skipped).to.deep.equal([{ index: 0, reason: 'duplicate_event_id' }]);

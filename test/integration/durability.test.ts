@@ -19,7 +19,11 @@ describe(`durability settings (${ENGINE})`, () => {
 
   it('the daemon’s connections commit durably, and it says nothing at start when they do', async () => {
     const lines: string[] = [];
-    const daemon = await startTestDaemon(database.url, {}, { logger: createLogger('debug', (line) => lines.push(line)) });
+    const daemon = await startTestDaemon(
+      database.url,
+      {},
+      { logger: createLogger('debug', (line) => lines.push(line)) },
+    );
     try {
       const settings = await durabilitySettings(daemon.db);
       if (settings.engine === 'sqlite') {
@@ -35,8 +39,12 @@ describe(`durability settings (${ENGINE})`, () => {
 
   it('names each weaker setting', () => {
     expect(durabilityWarningsOf({ engine: 'sqlite', journalMode: 'delete', synchronous: 1 })).to.have.length(1);
-    expect(durabilityWarningsOf({ engine: 'mysql', flushLogAtTrxCommit: 1, logBin: false, syncBinlog: 0 })).to.deep.equal([]);
-    expect(durabilityWarningsOf({ engine: 'mysql', flushLogAtTrxCommit: 2, logBin: true, syncBinlog: 0 })).to.deep.equal([
+    expect(
+      durabilityWarningsOf({ engine: 'mysql', flushLogAtTrxCommit: 1, logBin: false, syncBinlog: 0 }),
+    ).to.deep.equal([]);
+    expect(
+      durabilityWarningsOf({ engine: 'mysql', flushLogAtTrxCommit: 2, logBin: true, syncBinlog: 0 }),
+    ).to.deep.equal([
       "innodb_flush_log_at_trx_commit is 2, not 1: a 200 may not survive a crash of the database server's machine",
       "sync_binlog is 0, not 1, with the binary log on: a 200 may not survive a crash of the database server's machine",
     ]);

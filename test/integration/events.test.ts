@@ -48,11 +48,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
       const { properties: _dropped, ...bare } = conversion(merchant.publicId, code, 'o-1', 10);
       await expectInvalid(
         {
-          events: [
-            bare,
-            { ...bare, properties: { order_value: 10 } },
-            { ...bare, properties: { order_id: 'o-3' } },
-          ],
+          events: [bare, { ...bare, properties: { order_value: 10 } }, { ...bare, properties: { order_id: 'o-3' } }],
         },
         [
           'events.0.properties is required for conversion events',
@@ -78,9 +74,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
         conversion(merchant.publicId, code, 'o-2', -1),
         conversion(merchant.publicId, code, 'o-3', 12),
       ];
-      await expectInvalid({ batch: true, events }, [
-        'events.3.properties.order_value must be a positive number',
-      ]);
+      await expectInvalid({ batch: true, events }, ['events.3.properties.order_value must be a positive number']);
     });
 
     it('lists every failure of every event in one answer', async () => {
@@ -222,10 +216,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
     it('applies a fixed commission in centavos', async () => {
       const fixed = await createMerchant(t.db, { commission: { type: 'fixed', value: 7.5 } });
       const affiliate = await addAffiliate(t.db, fixed.campaignId);
-      const reply = await send(
-        { events: [conversion(fixed.publicId, affiliate.code, 'o', 1000)] },
-        fixed.key,
-      );
+      const reply = await send({ events: [conversion(fixed.publicId, affiliate.code, 'o', 1000)] }, fixed.key);
       expect(reply.body.accepted).to.equal(1);
       const [row] = await t.db('conversions').where('campaign_id', fixed.campaignId).select();
       expect([Number(row?.order_value_cents), Number(row?.commission_cents)]).to.deep.equal([100000, 750]);
@@ -343,10 +334,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
       const other = await createMerchant(t.db);
       const theirs = await addAffiliate(t.db, other.campaignId);
       await send({ events: [conversion(merchant.publicId, code, 'shared', 10)] });
-      const reply = await send(
-        { events: [conversion(other.publicId, theirs.code, 'shared', 10)] },
-        other.key,
-      );
+      const reply = await send({ events: [conversion(other.publicId, theirs.code, 'shared', 10)] }, other.key);
       expect(reply.body.accepted).to.equal(1);
     });
 
@@ -366,9 +354,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
           // Each batch: 30 of the 40 orders, rotated, so locks are taken in different orders.
           const batch = [...orders.slice(r * 2), ...orders.slice(0, r * 2)].slice(0, 30).reverse();
           return send({
-            events: batch.map((order) =>
-              conversion(merchant.publicId, code, order, 10, { event_id: `e-${order}` }),
-            ),
+            events: batch.map((order) => conversion(merchant.publicId, code, order, 10, { event_id: `e-${order}` })),
           });
         }),
       );
@@ -424,9 +410,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
     });
 
     it('at the limit still takes page views, leads and duplicates of stored orders', async () => {
-      await sendLimited(
-        ['o-1', 'o-2', 'o-3'].map((order) => conversion(limited.publicId, limitedCode, order, 10)),
-      );
+      await sendLimited(['o-1', 'o-2', 'o-3'].map((order) => conversion(limited.publicId, limitedCode, order, 10)));
       const reply = await sendLimited([
         pageView(limited.publicId, limitedCode),
         lead(limited.publicId, limitedCode),
@@ -464,9 +448,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
         conversion(limited.publicId, limitedCode, 'o-2', 10),
       ]);
       const replies = await Promise.all(
-        Array.from({ length: 50 }, (_, i) =>
-          sendLimited([conversion(limited.publicId, limitedCode, `race-${i}`, 10)]),
-        ),
+        Array.from({ length: 50 }, (_, i) => sendLimited([conversion(limited.publicId, limitedCode, `race-${i}`, 10)])),
       );
       const statuses = replies.map((r) => r.status);
       expect(statuses.filter((s) => s === 200)).to.have.length(1);

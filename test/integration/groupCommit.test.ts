@@ -77,7 +77,10 @@ describe(`group commit of event intake (${ENGINE})`, () => {
     let plan: string;
 
     beforeEach(async () => {
-      limited = await createMerchant(t.db, { limits: { maxMonthlyConversions: 3 }, commission: { type: 'fixed', value: 2 } });
+      limited = await createMerchant(t.db, {
+        limits: { maxMonthlyConversions: 3 },
+        commission: { type: 'fixed', value: 2 },
+      });
       limitedCode = (await addAffiliate(t.db, limited.campaignId)).code;
       const [row] = await t
         .db('campaigns')
@@ -102,7 +105,11 @@ describe(`group commit of event intake (${ENGINE})`, () => {
       });
       expect(under?.body).to.deep.equal({ success: true, received: 2, accepted: 2, skipped: [] });
       expect(await storedCounts(t.db, limited.campaignId)).to.deep.equal({ events: 2, conversions: 2, usage: 2 });
-      const stored = await t.db('conversions').where('campaign_id', limited.campaignId).orderBy('order_id').pluck('order_id');
+      const stored = await t
+        .db('conversions')
+        .where('campaign_id', limited.campaignId)
+        .orderBy('order_id')
+        .pluck('order_id');
       expect(stored).to.deep.equal(['under-0', 'under-1']);
     });
 
@@ -158,7 +165,11 @@ describe(`group commit of event intake (${ENGINE})`, () => {
       const messages = await t
         .db('webhook_messages as m')
         .join('webhook_deliveries as d', 'd.message_id', 'm.id')
-        .where({ 'm.campaign_id': limited.campaignId, 'm.event_type': 'conversion.created', 'd.endpoint_id': hook.body.id })
+        .where({
+          'm.campaign_id': limited.campaignId,
+          'm.event_type': 'conversion.created',
+          'd.endpoint_id': hook.body.id,
+        })
         .pluck('m.payload');
       const ordersSent = messages.map((payload: string) => JSON.parse(payload).data.orderId).sort();
       expect(ordersSent).to.deep.equal(['extra', 'under-0', 'under-1']);

@@ -165,7 +165,9 @@ describe(`input bounds (${ENGINE})`, () => {
       const first = '1000-01-01T00:00:00.000Z';
       const last = '9999-12-31T23:59:59.999Z';
       const at = (orderId: string, timestamp: string) =>
-        conversion(merchant.publicId, code, orderId, 10, { properties: { order_id: orderId, order_value: 10, timestamp } });
+        conversion(merchant.publicId, code, orderId, 10, {
+          properties: { order_id: orderId, order_value: 10, timestamp },
+        });
       const reply = await send([at('o1', first), at('o2', '1000-01-01T01:00:00+01:00'), at('o3', last)]);
       expect(reply.body).to.include({ accepted: 3 });
       const rows = await database

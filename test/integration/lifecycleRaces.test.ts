@@ -71,7 +71,9 @@ describe(`conversion and payout races (${ENGINE})`, () => {
       const ids = await addConversions(t.db, shop.campaignId, affiliateId, [101, 203, 5, 99_999, 1], {
         status: 'approved',
       });
-      const attempts = daemons().flatMap(({ payouts }) => [1, 2, 3].map(() => payouts.create(shop.campaignId, affiliateId)));
+      const attempts = daemons().flatMap(({ payouts }) =>
+        [1, 2, 3].map(() => payouts.create(shop.campaignId, affiliateId)),
+      );
       const outcomes = await Promise.allSettled(attempts);
       const made = outcomes.filter((o) => o.status === 'fulfilled');
       expect(made, `round ${round}`).to.have.length(1);
@@ -98,14 +100,17 @@ describe(`conversion and payout races (${ENGINE})`, () => {
     const work: Promise<unknown>[] = [];
     for (let i = 0; i < 10; i++) {
       const daemon = i % 2 === 0 ? a : b;
-      work.push(daemon.conversions.bulkUpdate(shop.campaignId, { status: 'approved', ids: ids.slice(i * 30, i * 30 + 30) }));
+      work.push(
+        daemon.conversions.bulkUpdate(shop.campaignId, { status: 'approved', ids: ids.slice(i * 30, i * 30 + 30) }),
+      );
       work.push(daemon.payouts.create(shop.campaignId, affiliateId).catch(() => undefined));
     }
     await Promise.all(work);
     await a.payouts.create(shop.campaignId, affiliateId).catch(() => undefined);
     const { payouts, covered } = await payoutsWithConversions();
     const byPayout = new Map<number, number[]>();
-    for (const row of covered) byPayout.set(Number(row.payout_id), [...(byPayout.get(Number(row.payout_id)) ?? []), Number(row.conversion_id)]);
+    for (const row of covered)
+      byPayout.set(Number(row.payout_id), [...(byPayout.get(Number(row.payout_id)) ?? []), Number(row.conversion_id)]);
     const all = covered.map((row) => Number(row.conversion_id)).sort((x, y) => x - y);
     expect(all).to.deep.equal(ids);
     const commissionOf = new Map(ids.map((id, i) => [id, commissions[i] ?? 0]));
@@ -184,7 +189,14 @@ describe(`conversion and payout races (${ENGINE})`, () => {
         createdAt: new Date(arrived.getTime() + 2 * DAY),
       });
       let now = new Date(arrived.getTime() + 10 * DAY);
-      const job = worker(t.db, conversionService(depsOf(t.db, () => now), record), () => now);
+      const job = worker(
+        t.db,
+        conversionService(
+          depsOf(t.db, () => now),
+          record,
+        ),
+        () => now,
+      );
       // No hold period: nothing is approved, however old.
       expect(await job.runOnce()).to.equal(0);
 
@@ -237,4 +249,3 @@ describe(`conversion and payout races (${ENGINE})`, () => {
     });
   });
 });
-

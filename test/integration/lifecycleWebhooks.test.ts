@@ -68,7 +68,11 @@ describe(`webhooks of the conversion and payout lifecycle (${ENGINE})`, () => {
     const of = (type: string) => payloads.filter((p) => p.type === type).map((p) => p.data);
     expect(of('payout.paid')).to.deep.equal([paid.body]);
     expect(of('payout.failed')).to.deep.equal([failed.body]);
-    expect(of('conversion.paid').map((c) => c.id).sort()).to.deep.equal([a, b].sort());
+    expect(
+      of('conversion.paid')
+        .map((c) => c.id)
+        .sort(),
+    ).to.deep.equal([a, b].sort());
     expect(of('conversion.rejected')).to.deep.equal([(await api('GET', `/v1/conversions/${b}`)).body]);
   });
 });

@@ -40,10 +40,7 @@ describe(`migrations (${ENGINE})`, () => {
     const [, applied] = await t.db.migrate.latest();
     expect(applied).to.deep.equal(MIGRATIONS);
     for (const table of TABLES) expect(await t.db.schema.hasTable(table), table).to.equal(true);
-    const plans = await t
-      .db('plans')
-      .orderBy('id')
-      .select('name', 'max_affiliates', 'max_monthly_conversions');
+    const plans = await t.db('plans').orderBy('id').select('name', 'max_affiliates', 'max_monthly_conversions');
     expect(plans).to.deep.equal([
       { name: 'free', max_affiliates: 10, max_monthly_conversions: 100 },
       { name: 'starter', max_affiliates: 100, max_monthly_conversions: 1000 },
@@ -89,9 +86,13 @@ describe(`migrations (${ENGINE})`, () => {
     expect(undone).to.deep.equal(['20261122100000_payouts_lifecycle']);
     expect(await t.db.schema.hasTable('clawbacks')).to.equal(false);
     expect(await t.db.schema.hasColumn('campaigns', 'auto_approve_days')).to.equal(false);
-    expect(await t.db('affiliates').where({ campaign_id: campaignId }).count({ n: '*' }).first()).to.deep.equal({ n: 1 });
+    expect(await t.db('affiliates').where({ campaign_id: campaignId }).count({ n: '*' }).first()).to.deep.equal({
+      n: 1,
+    });
     await t.db.migrate.latest();
-    expect(await t.db('campaigns').where({ id: campaignId }).first('auto_approve_days', 'payout_minimum_cents')).to.deep.equal({
+    expect(
+      await t.db('campaigns').where({ id: campaignId }).first('auto_approve_days', 'payout_minimum_cents'),
+    ).to.deep.equal({
       auto_approve_days: null,
       payout_minimum_cents: 0,
     });

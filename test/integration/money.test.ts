@@ -71,7 +71,10 @@ describe(`money is exact to the centavo (${ENGINE})`, () => {
     }
     expect(seen.size).to.equal(3000);
     for (const o of orders) {
-      expect(seen.get(o.orderId), o.orderId).to.deep.include({ orderValue: money(o.cents), commission: money(o.commission) });
+      expect(seen.get(o.orderId), o.orderId).to.deep.include({
+        orderValue: money(o.cents),
+        commission: money(o.commission),
+      });
     }
 
     // Approve all: three requests of 1,000.
@@ -80,7 +83,8 @@ describe(`money is exact to the centavo (${ENGINE})`, () => {
       const reply = await api('POST', '/v1/conversions/bulk', { status: 'approved', filter: { status: 'pending' } });
       remaining = reply.body.remaining;
     }
-    for (const o of orders.filter((o) => o.refundedBefore)) expect((await api('POST', '/v1/refunds', { order_id: o.orderId })).status).to.equal(200);
+    for (const o of orders.filter((o) => o.refundedBefore))
+      expect((await api('POST', '/v1/refunds', { order_id: o.orderId })).status).to.equal(200);
 
     const payouts = await api('POST', '/v1/payouts/bulk', {});
     expect(payouts.body.skipped).to.deep.equal([]);

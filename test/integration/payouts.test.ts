@@ -102,7 +102,11 @@ describe(`payouts API: create, settle, clawbacks, totals (${ENGINE})`, () => {
       expect(paid.body).to.include({ status: 'paid', amount: 13.35, failedAt: null });
       expect(new Date(paid.body.paidAt).toISOString()).to.equal(paid.body.paidAt);
       for (const id of ids) expect(await conversionOf(id)).to.include({ status: 'paid', payoutId });
-      expect(await affiliate(affiliateId)).to.include({ totalConversions: 2, totalCommissions: 13.35, totalPaid: 13.35 });
+      expect(await affiliate(affiliateId)).to.include({
+        totalConversions: 2,
+        totalCommissions: 13.35,
+        totalPaid: 13.35,
+      });
       const again = await settle(payoutId, 'paid');
       expect(again.status).to.equal(200);
       expect(again.body).to.deep.equal(paid.body);
@@ -221,7 +225,9 @@ describe(`payouts API: create, settle, clawbacks, totals (${ENGINE})`, () => {
       await approve(a ?? 0, b ?? 0);
       const all = await api('POST', '/v1/payouts/bulk', {});
       expect(all.status).to.equal(200);
-      expect(all.body.created.map((p: { affiliateId: number; amount: number }) => [p.affiliateId, p.amount])).to.deep.equal([
+      expect(
+        all.body.created.map((p: { affiliateId: number; amount: number }) => [p.affiliateId, p.amount]),
+      ).to.deep.equal([
         [affiliateId, 1],
         [second.id, 2],
       ]);
@@ -237,7 +243,10 @@ describe(`payouts API: create, settle, clawbacks, totals (${ENGINE})`, () => {
 
       const list = await api('GET', '/v1/payouts');
       expect(list.body).to.include({ total: 2, page: 1, limit: 50, totalPages: 1 });
-      expect(list.body.payouts.map((p: { affiliateId: number }) => p.affiliateId)).to.deep.equal([second.id, affiliateId]);
+      expect(list.body.payouts.map((p: { affiliateId: number }) => p.affiliateId)).to.deep.equal([
+        second.id,
+        affiliateId,
+      ]);
       await settle(list.body.payouts[0].id, 'paid');
       const pending = await api('GET', `/v1/payouts?status=pending&affiliateId=${affiliateId}`);
       expect(pending.body.payouts.map((p: { id: number }) => p.id)).to.deep.equal([list.body.payouts[1].id]);
@@ -272,7 +281,9 @@ describe(`payouts API: create, settle, clawbacks, totals (${ENGINE})`, () => {
     await refund('a');
     const count = async (table: 'payouts' | 'clawbacks' | 'payout_conversions' | 'conversions') =>
       Number((await t.db(table).count({ n: '*' }).first())?.n);
-    expect([await count('payouts'), await count('clawbacks'), await count('payout_conversions')]).to.deep.equal([1, 1, 2]);
+    expect([await count('payouts'), await count('clawbacks'), await count('payout_conversions')]).to.deep.equal([
+      1, 1, 2,
+    ]);
     expect((await api('DELETE', `/v1/affiliates/${affiliateId}`)).status).to.equal(200);
     for (const table of ['payouts', 'clawbacks', 'payout_conversions', 'conversions'] as const) {
       expect(await count(table), table).to.equal(0);

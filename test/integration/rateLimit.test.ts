@@ -74,8 +74,7 @@ describe(`rate limits (${ENGINE})`, () => {
   describe('spec limits, in memory', () => {
     let daemon: Daemon;
     let merchant: Merchant;
-    const events = (key: string) => () =>
-      call(daemon.url, 'POST', '/v1/events', { key, body: { events: [] } });
+    const events = (key: string) => () => call(daemon.url, 'POST', '/v1/events', { key, body: { events: [] } });
 
     before(async () => {
       daemon = await start(SPEC_LIMITS);
@@ -164,8 +163,7 @@ describe(`rate limits (${ENGINE})`, () => {
         RATE_LIMIT_WINDOW_MS: '1000',
       });
       const merchant = await createMerchant(database.db);
-      const events = () =>
-        call(daemon.url, 'POST', '/v1/events', { key: merchant.key, body: { events: [] } });
+      const events = () => call(daemon.url, 'POST', '/v1/events', { key: merchant.key, body: { events: [] } });
       await spend(2, 2, events, 200);
       expectThrottled(await events(), 2, 1);
       let reply = await events();
@@ -233,9 +231,7 @@ describe(`rate limits (${ENGINE})`, () => {
       const { code } = await addAffiliate(database.db, merchant.campaignId);
       const replies = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
-          sendTo(i % 2 ? second : first, merchant.key, [
-            conversion(merchant.publicId, code, `order-${i}`, 25),
-          ]),
+          sendTo(i % 2 ? second : first, merchant.key, [conversion(merchant.publicId, code, `order-${i}`, 25)]),
         ),
       );
       const statuses = replies.map((r) => r.status);

@@ -193,9 +193,12 @@ describe(`GET /v1/reports/affiliates (${ENGINE})`, () => {
         commissions: Number(row.commissions) / 100,
       });
     }
-    const cents = (field: 'revenue' | 'commissions') =>
-      truth.reduce((sum, row) => sum + Number(row[field]), 0) / 100;
-    expect(answer.totals).to.include({ conversions: 3000, revenue: cents('revenue'), commissions: cents('commissions') });
+    const cents = (field: 'revenue' | 'commissions') => truth.reduce((sum, row) => sum + Number(row[field]), 0) / 100;
+    expect(answer.totals).to.include({
+      conversions: 3000,
+      revenue: cents('revenue'),
+      commissions: cents('commissions'),
+    });
   });
 
   it('counts a full batch that touches more affiliate-days than one statement may insert', async () => {
@@ -203,7 +206,11 @@ describe(`GET /v1/reports/affiliates (${ENGINE})`, () => {
     for (let i = 0; i < 40; i++) codes.push((await addAffiliate(t.db, merchant.campaignId)).code);
     // 40 affiliates × 25 days: 1,000 events, each its own counter row.
     const events = Array.from({ length: 1000 }, (_, n) =>
-      pageView(merchant.publicId, codes[n % 40] ?? '', at(`2026-01-${String(1 + Math.floor(n / 40)).padStart(2, '0')}`)),
+      pageView(
+        merchant.publicId,
+        codes[n % 40] ?? '',
+        at(`2026-01-${String(1 + Math.floor(n / 40)).padStart(2, '0')}`),
+      ),
     );
     expect((await send(events)).body).to.include({ accepted: 1000 });
     const answer = (await report('?from=2026-01-01&to=2026-01-31')).body;

@@ -70,9 +70,7 @@ describe(`POST /v1/sdk/events (${ENGINE})`, () => {
       events: [pageView(merchant.publicId, code), pageView('no-such-campaign', code)],
     });
     expect(unknown.status).to.equal(400);
-    expect(unknown.body.message).to.deep.equal([
-      'events.1.campaign_id must be the public id of an existing campaign',
-    ]);
+    expect(unknown.body.message).to.deep.equal(['events.1.campaign_id must be the public id of an existing campaign']);
     const invalid = await send({
       events: [lead(merchant.publicId, code), { event_type: 'lead', campaign_id: 7 }],
     });

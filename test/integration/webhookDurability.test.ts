@@ -89,7 +89,11 @@ describe(`webhook outbox survives a killed daemon; several daemons deliver once 
       return list.body.deliveries[0].attempts.map((a: { statusCode: number }) => a.statusCode) as number[];
     };
     let recorded = await attempts();
-    for (const deadline = Date.now() + 5000; recorded.length === 0 && Date.now() < deadline; recorded = await attempts()) {
+    for (
+      const deadline = Date.now() + 5000;
+      recorded.length === 0 && Date.now() < deadline;
+      recorded = await attempts()
+    ) {
       await sleep(50);
     }
     expect(recorded).to.deep.equal([200]);

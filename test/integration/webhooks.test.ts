@@ -82,11 +82,17 @@ describe(`webhooks API and delivery (${ENGINE})`, () => {
         expect(res.status).to.equal(400);
         expect(res.body.message).to.include(message);
       };
-      await bad({ url: 'ftp://example.com/x', events: ['affiliate.created'] }, 'url must be an http:// or https:// URL');
+      await bad(
+        { url: 'ftp://example.com/x', events: ['affiliate.created'] },
+        'url must be an http:// or https:// URL',
+      );
       await bad({ url: 'not a url', events: ['affiliate.created'] }, 'url must be an http:// or https:// URL');
-      await bad({ url: receiver.url, events: ['affiliate.eaten'] }, 'events.0 must be one of the following values: ' +
-        'affiliate.created, affiliate.updated, affiliate.deleted, conversion.created, conversion.approved, ' +
-        'conversion.rejected, conversion.paid, payout.created, payout.paid, payout.failed');
+      await bad(
+        { url: receiver.url, events: ['affiliate.eaten'] },
+        'events.0 must be one of the following values: ' +
+          'affiliate.created, affiliate.updated, affiliate.deleted, conversion.created, conversion.approved, ' +
+          'conversion.rejected, conversion.paid, payout.created, payout.paid, payout.failed',
+      );
       await bad({ url: receiver.url, events: [] }, 'events must contain at least 1 elements');
       await bad({ url: receiver.url, events: ['payout.paid', 'payout.paid'] }, 'events must not repeat an event type');
       await bad({ url: receiver.url, events: ['payout.paid'], secret: 'x' }, 'property secret should not exist');
@@ -158,7 +164,9 @@ describe(`webhooks API and delivery (${ENGINE})`, () => {
       expect(Object.keys(byType).sort()).to.deep.equal(['affiliate.created', 'affiliate.deleted']);
       expect(byType['affiliate.created']?.data).to.deep.equal(created.body);
       expect(byType['affiliate.deleted']?.data).to.deep.equal(gone.body);
-      expect(new Date(byType['affiliate.created']?.timestamp ?? '').toISOString()).to.equal(byType['affiliate.created']?.timestamp);
+      expect(new Date(byType['affiliate.created']?.timestamp ?? '').toISOString()).to.equal(
+        byType['affiliate.created']?.timestamp,
+      );
       expect(await deliveries(id)).to.have.length(2);
     });
 
@@ -180,7 +188,12 @@ describe(`webhooks API and delivery (${ENGINE})`, () => {
         await recordLifecycleWebhook(trx, event);
         throw new Error('the payout failed to save');
       });
-      expect(await rolledBack.then(() => 'committed', (err: Error) => err.message)).to.equal('the payout failed to save');
+      expect(
+        await rolledBack.then(
+          () => 'committed',
+          (err: Error) => err.message,
+        ),
+      ).to.equal('the payout failed to save');
       expect(await t.db('webhook_messages').count({ n: '*' }).first()).to.deep.equal({ n: 0 });
       await t.db.transaction((trx) => recordLifecycleWebhook(trx, event));
       const [request] = await receiver.waitFor(1);
@@ -205,7 +218,9 @@ describe(`webhooks API and delivery (${ENGINE})`, () => {
       const data = requests
         .map((r) => (verifyWith(secret, r) as { data: Record<string, unknown> }).data)
         .sort((a, b) => String(a.orderId).localeCompare(String(b.orderId)));
-      expect(data.map((d) => [d.orderId, d.orderValue, d.commission, d.status, d.affiliateId, d.referralId])).to.deep.equal([
+      expect(
+        data.map((d) => [d.orderId, d.orderValue, d.commission, d.status, d.affiliateId, d.referralId]),
+      ).to.deep.equal([
         ['order-1', 100, 10, 'pending', affiliate.id, affiliate.code],
         ['order-2', 12.5, 1.25, 'pending', affiliate.id, affiliate.code],
       ]);
@@ -301,7 +316,9 @@ describe(`webhooks API and delivery (${ENGINE})`, () => {
       const rotated = await api('POST', `/v1/webhooks/${id}/rotate-secret`);
       expect(rotated.status).to.equal(200);
       expect(rotated.body).to.include({ id, status: 'enabled' });
-      expect(rotated.body.secret).to.match(/^whsec_/).and.not.equal(old);
+      expect(rotated.body.secret)
+        .to.match(/^whsec_/)
+        .and.not.equal(old);
       await api('POST', `/v1/webhooks/${id}/test`);
       const [request] = await receiver.waitFor(1);
       if (!request) throw new Error('no request');
@@ -310,7 +327,10 @@ describe(`webhooks API and delivery (${ENGINE})`, () => {
       verifyWith(old, request);
 
       // Past the grace period only the new secret signs.
-      await t.db('webhook_endpoints').where('id', id).update({ previous_secret_expires_at: new Date(Date.now() - 1000) });
+      await t
+        .db('webhook_endpoints')
+        .where('id', id)
+        .update({ previous_secret_expires_at: new Date(Date.now() - 1000) });
       await api('POST', `/v1/webhooks/${id}/test`);
       const [, later] = await receiver.waitFor(2);
       if (!later) throw new Error('no request');
@@ -325,7 +345,10 @@ describe(`webhooks API and delivery (${ENGINE})`, () => {
       await deliveriesWhen(id, (list) => list[0]?.attempts.length >= 1);
       expect((await api('GET', `/v1/webhooks/${id}`)).body.status).to.equal('enabled');
       // The failing streak began six days ago.
-      await t.db('webhook_endpoints').where('id', id).update({ failing_since: new Date(Date.now() - 6 * 864e5) });
+      await t
+        .db('webhook_endpoints')
+        .where('id', id)
+        .update({ failing_since: new Date(Date.now() - 6 * 864e5) });
       await api('POST', `/v1/webhooks/${id}/test`);
       const deadline = Date.now() + 10_000;
       let endpoint = (await api('GET', `/v1/webhooks/${id}`)).body;

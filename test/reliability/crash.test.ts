@@ -60,10 +60,15 @@ async function expectExactly(db: Db, merchant: Merchant, file: ReplayFile): Prom
   const conversions = await count(db, 'conversions', merchant.campaignId);
   const events = await count(db, 'tracking_events', merchant.campaignId);
   recorder.count('crash: rows lost', Math.max(0, file.conversions - conversions) + Math.max(0, file.events - events));
-  recorder.count('crash: rows doubled', Math.max(0, conversions - file.conversions) + Math.max(0, events - file.events));
+  recorder.count(
+    'crash: rows doubled',
+    Math.max(0, conversions - file.conversions) + Math.max(0, events - file.events),
+  );
   expect(conversions, 'conversions: the file’s distinct orders, no more, no less').to.equal(file.conversions);
   expect(events, 'tracking events: page views, leads and distinct conversions').to.equal(file.events);
-  expect(await usage(db, merchant.campaignId), 'the month’s usage counts each conversion once').to.equal(file.conversions);
+  expect(await usage(db, merchant.campaignId), 'the month’s usage counts each conversion once').to.equal(
+    file.conversions,
+  );
 }
 
 describe(`crashes during a replay (${ENGINE})`, function () {
@@ -107,7 +112,12 @@ describe(`crashes during a replay (${ENGINE})`, function () {
       }
       const result = await cli.done;
       const seconds = (Date.now() - started) / 1000;
-      const summary = JSON.parse(result.stdout) as { accepted: number; skipped: number; rejected: number; retries: object };
+      const summary = JSON.parse(result.stdout) as {
+        accepted: number;
+        skipped: number;
+        rejected: number;
+        retries: object;
+      };
       console.log(
         `      ${CRASH_EVENTS} events in ${seconds.toFixed(0)} s (${Math.round(CRASH_EVENTS / seconds)} ev/s), ` +
           `${recorder.figures().get('crash: daemon SIGKILLs') ?? 0} kills, retries ${JSON.stringify(summary.retries)}`,
@@ -184,7 +194,11 @@ describe(`crashes during a replay (${ENGINE})`, function () {
           const status = await probe(n);
           expect(status, `probe ${n} while MariaDB is down`).to.be.within(500, 599);
           refused.push(`probe-${n}`);
-          const list = await send(daemon.url, { method: 'GET', path: '/v1/affiliates', headers: { 'x-api-key': merchant.key } });
+          const list = await send(daemon.url, {
+            method: 'GET',
+            path: '/v1/affiliates',
+            headers: { 'x-api-key': merchant.key },
+          });
           expect(list !== 'unsendable' && list !== 'reset' && list.status, 'GET while MariaDB is down').to.equal(503);
           recorder.count('crash: requests answered while MariaDB was down');
           await sleep(200);
@@ -208,10 +222,16 @@ describe(`crashes during a replay (${ENGINE})`, function () {
       const result = await cli.done;
       expect(result.code, result.stderr.slice(-2000)).to.equal(0);
       expect(recorder.figures().get('crash: MariaDB SIGKILLs') ?? 0, 'every planned kill happened').to.equal(FAULTS);
-      const probesStored = await db('conversions').where('campaign_id', merchant.campaignId).where('order_id', 'like', 'probe-%').pluck('order_id');
+      const probesStored = await db('conversions')
+        .where('campaign_id', merchant.campaignId)
+        .where('order_id', 'like', 'probe-%')
+        .pluck('order_id');
       expect([...probesStored].sort(), 'a probe is stored exactly when it got a 200').to.deep.equal([...stored].sort());
       await db('conversions').where('campaign_id', merchant.campaignId).where('order_id', 'like', 'probe-%').delete();
-      await db('tracking_events').where('campaign_id', merchant.campaignId).where('order_id', 'like', 'probe-%').delete();
+      await db('tracking_events')
+        .where('campaign_id', merchant.campaignId)
+        .where('order_id', 'like', 'probe-%')
+        .delete();
       await db('monthly_usage').where('campaign_id', merchant.campaignId).decrement('conversions', stored.length);
       await expectExactly(db, merchant, file);
     });

@@ -105,7 +105,10 @@ describe(`fuzzing every contract route (${ENGINE})`, function () {
         Object.values(request.headers).some((value) => value.length > 16 * 1024);
       expect(oversized, `${describeRequest(request)}: connection cut`).to.equal(true);
       const changed = changes(before, await fingerprint.take());
-      expect(changed, `${describeRequest(request)}: a cut request changed the database: ${changed.join('; ')}`).to.deep.equal([]);
+      expect(
+        changed,
+        `${describeRequest(request)}: a cut request changed the database: ${changed.join('; ')}`,
+      ).to.deep.equal([]);
       recorder.count('fuzz: oversized, connection cut after the answer');
       return;
     }
@@ -151,14 +154,16 @@ describe(`fuzzing every contract route (${ENGINE})`, function () {
     const keys = { valid: merchant.key, revoked: revokedKey };
     const arbitrary = fc.constantFrom(...routes).chain((route) => requestFor(route, hints(), keys));
     console.log(`      fuzz seed ${SEED}, ${RUNS} requests over ${routes.length} routes`);
-    await fc.assert(
-      fc.asyncProperty(arbitrary, async (request) => check(request)),
-      { seed: SEED, numRuns: RUNS, endOnFailure: true },
-    ).catch((err: unknown) => {
-      const cause = (err as { cause?: unknown }).cause;
-      const why = cause instanceof Error ? `\n${cause.message}` : '';
-      throw new Error(`${reproduce('fuzzing failed')}\n${(err as Error).message}${why}`);
-    });
+    await fc
+      .assert(
+        fc.asyncProperty(arbitrary, async (request) => check(request)),
+        { seed: SEED, numRuns: RUNS, endOnFailure: true },
+      )
+      .catch((err: unknown) => {
+        const cause = (err as { cause?: unknown }).cause;
+        const why = cause instanceof Error ? `\n${cause.message}` : '';
+        throw new Error(`${reproduce('fuzzing failed')}\n${(err as Error).message}${why}`);
+      });
     const figures = [...recorder.figures()].filter(([name]) => name.startsWith('fuzz:'));
     console.log(`      ${figures.map(([name, n]) => `${name.slice(6)} ${n}`).join(', ')}`);
     const health = await ask(daemon.url, { method: 'GET', path: '/health' });

@@ -63,7 +63,8 @@ const sameEmail = (random: () => number, email: string) =>
   pick(random, [email, email.toUpperCase(), ` ${email}`, email.replace(/^./, (c) => c.toUpperCase())]);
 const sameCode = (random: () => number, code: string) => pick(random, [code, code.toLowerCase(), code.toUpperCase()]);
 
-const sumCents = (rows: { cents: number | string | null }[]) => rows.reduce((sum, row) => sum + Number(row.cents ?? 0), 0);
+const sumCents = (rows: { cents: number | string | null }[]) =>
+  rows.reduce((sum, row) => sum + Number(row.cents ?? 0), 0);
 
 /**
  * Where each approved conversion of an affiliate went: how many payouts hold it (each at most
@@ -78,7 +79,10 @@ async function payoutLedger(db: Db, affiliateId: number) {
   for (const link of links) held.set(Number(link.conversionId), (held.get(Number(link.conversionId)) ?? 0) + 1);
   const payouts = sumCents(await db('payouts').where('affiliate_id', affiliateId).select('commission_cents as cents'));
   const inPayouts = sumCents(
-    await db('conversions').where('affiliate_id', affiliateId).whereNotNull('payout_id').select('commission_cents as cents'),
+    await db('conversions')
+      .where('affiliate_id', affiliateId)
+      .whereNotNull('payout_id')
+      .select('commission_cents as cents'),
   );
   return { heldTwice: [...held.values()].filter((n) => n > 1).length, payouts, inPayouts };
 }
@@ -94,13 +98,20 @@ const RACES: Record<string, (race: Race) => Promise<Outcome>> = {
     const n = between(race.random, 5, 30);
     const answers = await together(
       race,
-      Array.from({ length: n }, (_, i) => (url: string) =>
-        post(url, merchant.key, '/v1/events', {
-          events: [{ ...conversion(merchant, code, 'same-order'), ...(race.random() < 0.5 && { event_id: `e${i}` }) }],
-        }),
+      Array.from(
+        { length: n },
+        (_, i) => (url: string) =>
+          post(url, merchant.key, '/v1/events', {
+            events: [
+              { ...conversion(merchant, code, 'same-order'), ...(race.random() < 0.5 && { event_id: `e${i}` }) },
+            ],
+          }),
       ),
     );
-    expect(statuses(answers).every((status) => status === 200), String(statuses(answers))).to.equal(true);
+    expect(
+      statuses(answers).every((status) => status === 200),
+      String(statuses(answers)),
+    ).to.equal(true);
     const accepted = answers.reduce((sum, answer) => sum + ((answer.json as { accepted: number }).accepted ?? 0), 0);
     const stored = await countWhere(race.db, 'conversions', { campaign_id: merchant.campaignId });
     expect(accepted, 'one answer accepted it').to.equal(1);
@@ -112,12 +123,20 @@ const RACES: Record<string, (race: Race) => Promise<Outcome>> = {
     const n = between(race.random, 5, 30);
     const answers = await together(
       race,
-      Array.from({ length: n }, () => (url: string) =>
-        post(url, merchant.key, '/v1/affiliates', { email: sameEmail(race.random, 'ana@shop.example'), password: 'race-pass1' }),
+      Array.from(
+        { length: n },
+        () => (url: string) =>
+          post(url, merchant.key, '/v1/affiliates', {
+            email: sameEmail(race.random, 'ana@shop.example'),
+            password: 'race-pass1',
+          }),
       ),
     );
     const created = statuses(answers).filter((status) => status === 201).length;
-    expect(statuses(answers).filter((status) => status !== 201 && status !== 409), 'only 201 or 409').to.deep.equal([]);
+    expect(
+      statuses(answers).filter((status) => status !== 201 && status !== 409),
+      'only 201 or 409',
+    ).to.deep.equal([]);
     const stored = await countWhere(race.db, 'affiliates', { campaign_id: merchant.campaignId });
     return { overshoots: 0, doubles: Math.max(0, stored - 1) + Math.max(0, created - 1), requests: n };
   },
@@ -128,20 +147,28 @@ const RACES: Record<string, (race: Race) => Promise<Outcome>> = {
     const n = between(race.random, 5, 30);
     const answers = await together(
       race,
-      Array.from({ length: n }, (_, i) => (url: string) =>
-        // Codes are unique across campaigns: the racers come from two of them.
-        post(url, pick(race.random, merchants).key, '/v1/affiliates', {
-          email: `racer${i}@shop.example`,
-          password: 'race-pass1',
-          referralId: sameCode(race.random, code),
-        }),
+      Array.from(
+        { length: n },
+        (_, i) => (url: string) =>
+          // Codes are unique across campaigns: the racers come from two of them.
+          post(url, pick(race.random, merchants).key, '/v1/affiliates', {
+            email: `racer${i}@shop.example`,
+            password: 'race-pass1',
+            referralId: sameCode(race.random, code),
+          }),
       ),
     );
     const created = statuses(answers).filter((status) => status === 201).length;
-    expect(statuses(answers).filter((status) => status !== 201 && status !== 409), 'only 201 or 409').to.deep.equal([]);
+    expect(
+      statuses(answers).filter((status) => status !== 201 && status !== 409),
+      'only 201 or 409',
+    ).to.deep.equal([]);
     const stored = Number(
-      ((await race.db('affiliates').where('referral_key', code.toUpperCase()).count({ n: '*' }).first()) as { n: number })
-        .n,
+      (
+        (await race.db('affiliates').where('referral_key', code.toUpperCase()).count({ n: '*' }).first()) as {
+          n: number;
+        }
+      ).n,
     );
     return { overshoots: 0, doubles: Math.max(0, stored - 1) + Math.max(0, created - 1), requests: n };
   },
@@ -159,16 +186,27 @@ const RACES: Record<string, (race: Race) => Promise<Outcome>> = {
     const n = between(race.random, 5, 30);
     const answers = await together(
       race,
-      Array.from({ length: n }, (_, i) => (url: string) =>
-        post(url, merchant.key, '/v1/events', { events: [conversion(merchant, code, `racer-${i}`)] }),
+      Array.from(
+        { length: n },
+        (_, i) => (url: string) =>
+          post(url, merchant.key, '/v1/events', { events: [conversion(merchant, code, `racer-${i}`)] }),
       ),
     );
-    expect(statuses(answers).filter((status) => status !== 200 && status !== 403), 'only 200 or 403').to.deep.equal([]);
+    expect(
+      statuses(answers).filter((status) => status !== 200 && status !== 403),
+      'only 200 or 403',
+    ).to.deep.equal([]);
     const stored = await countWhere(race.db, 'conversions', { campaign_id: merchant.campaignId });
     const usage = Number(
-      ((await race.db('monthly_usage').where('campaign_id', merchant.campaignId).sum({ n: 'conversions' }).first()) as {
-        n: number | string;
-      }).n,
+      (
+        (await race
+          .db('monthly_usage')
+          .where('campaign_id', merchant.campaignId)
+          .sum({ n: 'conversions' })
+          .first()) as {
+          n: number | string;
+        }
+      ).n,
     );
     expect(statuses(answers).filter((status) => status === 200).length, 'one request took the slot').to.equal(1);
     return { overshoots: Math.max(0, stored - max) + Math.max(0, usage - max), doubles: 0, requests: n };
@@ -187,15 +225,23 @@ const RACES: Record<string, (race: Race) => Promise<Outcome>> = {
     const n = between(race.random, 5, 30);
     const answers = await together(
       race,
-      Array.from({ length: n }, (_, i) => (url: string) =>
-        post(url, merchant.key, '/v1/affiliates', { email: `racer${i}@shop.example`, password: 'race-pass1' }),
+      Array.from(
+        { length: n },
+        (_, i) => (url: string) =>
+          post(url, merchant.key, '/v1/affiliates', { email: `racer${i}@shop.example`, password: 'race-pass1' }),
       ),
     );
-    expect(statuses(answers).filter((status) => status !== 201 && status !== 403), 'only 201 or 403').to.deep.equal([]);
+    expect(
+      statuses(answers).filter((status) => status !== 201 && status !== 403),
+      'only 201 or 403',
+    ).to.deep.equal([]);
     const stored = await countWhere(race.db, 'affiliates', { campaign_id: merchant.campaignId });
     const counter = Number(
-      ((await race.db('campaigns').where('id', merchant.campaignId).first('affiliate_count')) as { affiliate_count: number })
-        .affiliate_count,
+      (
+        (await race.db('campaigns').where('id', merchant.campaignId).first('affiliate_count')) as {
+          affiliate_count: number;
+        }
+      ).affiliate_count,
     );
     expect(statuses(answers).filter((status) => status === 201).length, 'one request took the slot').to.equal(1);
     return { overshoots: Math.max(0, stored - max) + Math.max(0, counter - max), doubles: 0, requests: n };
@@ -209,14 +255,19 @@ const RACES: Record<string, (race: Race) => Promise<Outcome>> = {
     const n = between(race.random, 5, 30);
     const answers = await together(
       race,
-      Array.from({ length: n }, () => (url: string) =>
-        // Single and bulk payouts take the same conversions; each must land in one payout only.
-        race.random() < 0.5
-          ? post(url, merchant.key, '/v1/payouts', { affiliateId: affiliate.id })
-          : post(url, merchant.key, '/v1/payouts/bulk', { affiliateIds: [affiliate.id] }),
+      Array.from(
+        { length: n },
+        () => (url: string) =>
+          // Single and bulk payouts take the same conversions; each must land in one payout only.
+          race.random() < 0.5
+            ? post(url, merchant.key, '/v1/payouts', { affiliateId: affiliate.id })
+            : post(url, merchant.key, '/v1/payouts/bulk', { affiliateIds: [affiliate.id] }),
       ),
     );
-    expect(statuses(answers).filter((status) => ![200, 201, 409].includes(status)), 'only 200, 201 or 409').to.deep.equal([]);
+    expect(
+      statuses(answers).filter((status) => ![200, 201, 409].includes(status)),
+      'only 200, 201 or 409',
+    ).to.deep.equal([]);
     const ledger = await payoutLedger(race.db, affiliate.id);
     const total = commissions.reduce((a, b) => a + b, 0);
     expect(ledger.inPayouts, 'every approved conversion went into a payout').to.equal(total);
@@ -238,22 +289,41 @@ const RACES: Record<string, (race: Race) => Promise<Outcome>> = {
     const requests = [
       (url: string) => post(url, merchant.key, '/v1/payouts', { affiliateId: affiliate.id }),
       // A refund sent twice must still take the commission back once.
-      ...[...refunded, ...refunded].map((orderId) => (url: string) => post(url, merchant.key, '/v1/refunds', { order_id: orderId })),
+      ...[...refunded, ...refunded].map(
+        (orderId) => (url: string) => post(url, merchant.key, '/v1/refunds', { order_id: orderId }),
+      ),
     ];
     const answers = await together(race, requests);
-    expect(statuses(answers).filter((status) => ![200, 201, 409].includes(status)), 'only 200, 201 or 409').to.deep.equal([]);
-    const rows = await race.db('conversions').whereIn('order_id', refunded).where('campaign_id', merchant.campaignId)
+    expect(
+      statuses(answers).filter((status) => ![200, 201, 409].includes(status)),
+      'only 200, 201 or 409',
+    ).to.deep.equal([]);
+    const rows = await race
+      .db('conversions')
+      .whereIn('order_id', refunded)
+      .where('campaign_id', merchant.campaignId)
       .select('id', 'status', 'payout_id', 'commission_cents');
-    expect(rows.map((row) => row.status), 'every refunded order is rejected').to.deep.equal(refunded.map(() => 'rejected'));
+    expect(
+      rows.map((row) => row.status),
+      'every refunded order is rejected',
+    ).to.deep.equal(refunded.map(() => 'rejected'));
     // A clawback is owed exactly when the payout took the conversion before the refund (docs/payouts.md).
-    const clawbacks = await race.db('clawbacks').where('affiliate_id', affiliate.id).select('conversion_id', 'amount_cents');
+    const clawbacks = await race
+      .db('clawbacks')
+      .where('affiliate_id', affiliate.id)
+      .select('conversion_id', 'amount_cents');
     const owed = rows.filter((row) => row.payout_id !== null);
     const clawed = new Map(clawbacks.map((c) => [Number(c.conversion_id), Number(c.amount_cents)]));
-    const wrong = owed.filter((row) => clawed.get(Number(row.id)) !== Number(row.commission_cents)).length
-      + clawbacks.filter((c) => !owed.some((row) => Number(row.id) === Number(c.conversion_id))).length;
+    const wrong =
+      owed.filter((row) => clawed.get(Number(row.id)) !== Number(row.commission_cents)).length +
+      clawbacks.filter((c) => !owed.some((row) => Number(row.id) === Number(c.conversion_id))).length;
     const ledger = await payoutLedger(race.db, affiliate.id);
     expect(ledger.payouts, 'the payout sums what it holds').to.equal(ledger.inPayouts);
-    return { overshoots: wrong, doubles: ledger.heldTwice + Math.max(0, clawbacks.length - owed.length), requests: requests.length };
+    return {
+      overshoots: wrong,
+      doubles: ledger.heldTwice + Math.max(0, clawbacks.length - owed.length),
+      requests: requests.length,
+    };
   },
 };
 
@@ -297,9 +367,15 @@ describe(`races (${ENGINE}, ${ENGINE === 'mysql' ? 'two daemons on one database'
       recorder.count('races: doubles', outcome.doubles);
     }
     for (const [name, total] of byRace) {
-      console.log(`      ${name}: ${total.rounds} rounds, ${total.requests} requests, ${total.overshoots} overshoots, ${total.doubles} doubles`);
+      console.log(
+        `      ${name}: ${total.rounds} rounds, ${total.requests} requests, ${total.overshoots} overshoots, ${total.doubles} doubles`,
+      );
     }
-    const sum = [...byRace.values()].reduce((a, b) => ({ ...a, overshoots: a.overshoots + b.overshoots, doubles: a.doubles + b.doubles }));
+    const sum = [...byRace.values()].reduce((a, b) => ({
+      ...a,
+      overshoots: a.overshoots + b.overshoots,
+      doubles: a.doubles + b.doubles,
+    }));
     expect({ overshoots: sum.overshoots, doubles: sum.doubles }).to.deep.equal({ overshoots: 0, doubles: 0 });
   });
 });

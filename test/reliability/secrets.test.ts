@@ -29,7 +29,9 @@ describe(`secrets (${ENGINE})`, function () {
       const secrets = recorder.secrets();
       recorder.count('secrets: answers scanned', answers.length);
       recorder.count('secrets: log lines scanned', lines.length);
-      console.log(`      scanned ${answers.length} answers and ${lines.length} log lines for ${secrets.length} secrets`);
+      console.log(
+        `      scanned ${answers.length} answers and ${lines.length} log lines for ${secrets.length} secrets`,
+      );
       // A scan of nothing proves nothing: the suite before this file must have run.
       expect(answers.length, 'answers recorded').to.be.above(100);
       expect(lines.length, 'log lines recorded').to.be.above(100);
@@ -54,7 +56,11 @@ describe(`secrets (${ENGINE})`, function () {
     let daemon: Daemon;
     before(async () => {
       database = await createTestDatabase();
-      daemon = await startTestDaemon(database.url, { API_KEY_CACHE_MS: '0' }, { logger: createLogger('debug', (line) => recorder.log(line)) });
+      daemon = await startTestDaemon(
+        database.url,
+        { API_KEY_CACHE_MS: '0' },
+        { logger: createLogger('debug', (line) => recorder.log(line)) },
+      );
     });
     after(async () => {
       await daemon?.close();
@@ -72,7 +78,11 @@ describe(`secrets (${ENGINE})`, function () {
         // The real key, a key that shares all but its last character, and one that shares nothing.
         const nearly = `${merchant.key.slice(0, -1)}${merchant.key.endsWith('A') ? 'B' : 'A'}`;
         for (const key of [merchant.key, nearly, `afk_${'0'.repeat(32)}`]) {
-          const answer = await ask(daemon.url, { method: 'GET', path: '/v1/affiliates', headers: { 'x-api-key': key } });
+          const answer = await ask(daemon.url, {
+            method: 'GET',
+            path: '/v1/affiliates',
+            headers: { 'x-api-key': key },
+          });
           expect(answer.status).to.equal(key === merchant.key ? 200 : 401);
           const hash = createHash('sha256').update(key).digest('hex');
           const lookups = queries.filter((query) => query.bindings.includes(hash));

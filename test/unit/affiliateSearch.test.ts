@@ -13,8 +13,14 @@ describe('affiliate search text', () => {
   });
 
   it('fits the worst case in the column: a 255-letter name, a 254-character e-mail, a 32-letter code', () => {
-    const key = ['İ'.repeat(255).toLowerCase(), `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(58)}.io`, 'z'.repeat(32)].join('\n');
-    const distinct = ['x'.repeat(255), 'y'.repeat(254), 'w'.repeat(32)].join('\n').replace(/./g, (_, i) => String.fromCharCode(0x4e00 + (i % 5000)));
+    const key = [
+      'İ'.repeat(255).toLowerCase(),
+      `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(58)}.io`,
+      'z'.repeat(32),
+    ].join('\n');
+    const distinct = ['x'.repeat(255), 'y'.repeat(254), 'w'.repeat(32)]
+      .join('\n')
+      .replace(/./g, (_, i) => String.fromCharCode(0x4e00 + (i % 5000)));
     expect(Array.from(searchWords(key)).length).to.be.at.most(SEARCH_WORDS_CHARS);
     expect(Array.from(searchWords(distinct)).length).to.be.at.most(SEARCH_WORDS_CHARS);
   });

@@ -22,7 +22,11 @@ describe('config', () => {
       defaultPerWindow: 100,
       windowMs: 60_000,
     });
-    expect(config.http).to.deep.equal({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 });
+    expect(config.http).to.deep.equal({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+    });
     expect(config.autoApproveIntervalMs).to.equal(60_000);
     expect(Object.isFrozen(config)).to.equal(true);
   });

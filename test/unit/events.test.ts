@@ -22,9 +22,7 @@ describe('event intake rules', () => {
   });
 
   it('uses a fixed commission as is, whatever the order value', () => {
-    expect(commissionCents(1, { ...percent(0), commissionType: 'fixed', commissionValue: 750 })).to.equal(
-      750,
-    );
+    expect(commissionCents(1, { ...percent(0), commissionType: 'fixed', commissionValue: 750 })).to.equal(750);
   });
 
   it('rounds order values to centavos before requiring a positive amount', () => {

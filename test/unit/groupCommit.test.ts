@@ -45,7 +45,9 @@ describe('group commit queue', () => {
     const queue = committer(async (jobs) => {
       flushes.push([...jobs]);
       if (jobs.includes(2) && jobs.length > 1) throw new Error('a statement job 2 broke');
-      return jobs.map((job) => (job === 2 ? { ok: false, error: new Error('refused') } : { ok: true, value: `job ${job}` }));
+      return jobs.map((job) =>
+        job === 2 ? { ok: false, error: new Error('refused') } : { ok: true, value: `job ${job}` },
+      );
     });
     const release = queue.hold();
     const replies = [1, 2, 3].map((job) => queue.submit(job).catch((err: Error) => err.message));

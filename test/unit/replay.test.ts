@@ -76,10 +76,7 @@ describe('replay: lines and ids', () => {
   });
 
   it('keeps an event_id the line already has', () => {
-    const judged = judgeLine(
-      1,
-      '{"event_type":"lead","campaign_id":"c","affiliate_id":"A","event_id":"mine"}',
-    );
+    const judged = judgeLine(1, '{"event_type":"lead","campaign_id":"c","affiliate_id":"A","event_id":"mine"}');
     expect(judged.kind === 'event' && judged.event.event_id).to.equal('mine');
   });
 

@@ -14,7 +14,11 @@ describe('webhook signatures (Standard Webhooks)', () => {
     const secret = generateSecret();
     const now = new Date();
     const timestamp = Math.floor(now.getTime() / 1000);
-    const headers = { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': sign(secret, id, timestamp, body) };
+    const headers = {
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': sign(secret, id, timestamp, body),
+    };
     expect(new StandardWebhook(secret).verify(body, headers)).to.deep.equal(JSON.parse(body));
     const theirs = new StandardWebhook(secret).sign(id, now, body);
     expect(theirs).to.equal(headers['webhook-signature']);
@@ -82,7 +86,21 @@ describe('webhook configuration and addresses', () => {
   });
 
   it('private, loopback, link-local and mapped forms are private; public addresses are not', () => {
-    for (const address of ['127.0.0.1', '10.0.0.1', '172.31.255.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd12::1', '::ffff:10.0.0.1', '::ffff:7f00:1']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.31.255.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd12::1',
+      '::ffff:10.0.0.1',
+      '::ffff:7f00:1',
+    ]) {
       expect(isPrivateAddress(address), address).to.equal(true);
     }
     for (const address of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {

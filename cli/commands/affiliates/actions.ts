@@ -137,9 +137,7 @@ export async function update(
   flags: FieldFlags & { password?: string | true },
 ): Promise<void> {
   const password =
-    flags.password === true
-      ? await askSecret(io, '--password VALUE', 'New password', passwordRule)
-      : flags.password;
+    flags.password === true ? await askSecret(io, '--password VALUE', 'New password', passwordRule) : flags.password;
   const changes: UpdateAffiliateInput = {
     ...fieldsOf(flags),
     name: clearable(flags.name),

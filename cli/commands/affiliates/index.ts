@@ -13,9 +13,7 @@ const CLEAR = "; '' clears it";
 export function registerAffiliates(program: Command, io: Io): void {
   const affiliates = program.command('affiliates').description('manage affiliates through the API');
   // Actions and the HTTP client load only when a command runs; the action gets them passed in.
-  const run = async (
-    work: (actions: typeof Actions, client: ApiClient, globals: GlobalOptions) => Promise<void>,
-  ) => {
+  const run = async (work: (actions: typeof Actions, client: ApiClient, globals: GlobalOptions) => Promise<void>) => {
     const [actions, { connect }] = await Promise.all([import('./actions.js'), import('../../client.js')]);
     const globals: GlobalOptions = program.opts();
     return work(actions, await connect(io, globals), globals);

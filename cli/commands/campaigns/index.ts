@@ -21,16 +21,9 @@ export function registerCampaigns(program: Command, io: Io): void {
       .description('create a campaign')
       .requiredOption('--name <name>', 'campaign name')
       .option('--plan <plan>', 'plan name (see `affiliated plans list`)', 'free')
-      .option(
-        '--id <publicId>',
-        'public id that events send as campaign_id (default: from the name, e.g. spring-sale)',
-      )
+      .option('--id <publicId>', 'public id that events send as campaign_id (default: from the name, e.g. spring-sale)')
       .addOption(new Option('--public-id <publicId>', 'same as --id').hideHelp())
-      .option(
-        '--commission-percent <x>',
-        'commission as a percentage of the order value (default 10)',
-        decimalNumber,
-      )
+      .option('--commission-percent <x>', 'commission as a percentage of the order value (default 10)', decimalNumber)
       .option('--commission-fixed <x>', 'fixed commission in BRL per conversion', decimalNumber)
       .option('--cookie-days <n>', 'referral cookie lifetime in days', wholeNumber(1), 30),
     [
@@ -52,7 +45,10 @@ export function registerCampaigns(program: Command, io: Io): void {
         holdPeriod,
       )
       .option('--payout-minimum <x>', 'smallest payout in BRL (0: any amount)', decimalNumber),
-    ['campaigns update spring-sale --auto-approve-days 30 --payout-minimum 50', 'campaigns update spring-sale --plan pro'],
+    [
+      'campaigns update spring-sale --auto-approve-days 30 --payout-minimum 50',
+      'campaigns update spring-sale --plan pro',
+    ],
     'A new commission rule applies to conversions that arrive from now on; stored ones keep theirs.\n' +
       'A hold period applies to the pending conversions already there, at the next scheduled run.',
   ).action(async (id: string, options) =>

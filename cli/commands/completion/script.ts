@@ -35,9 +35,13 @@ function bash(nodes: Node[]): string {
   const subs = nodes.map((n) => `    ${quote(n.path)}) echo ${quote(n.subcommands.join(' '))} ;;`);
   const opts = nodes.map((n) => `    ${quote(n.path)}) echo ${quote(n.options.flatMap((o) => o.flags).join(' '))} ;;`);
   const values = nodes.flatMap((n) =>
-    n.options.filter((o) => o.takesValue).flatMap((o) =>
-      o.flags.map((flag) => `    ${quote(`${n.path}|${flag}`)}) echo ${quote(o.choices.join(' ') || '__value__')} ;;`),
-    ),
+    n.options
+      .filter((o) => o.takesValue)
+      .flatMap((o) =>
+        o.flags.map(
+          (flag) => `    ${quote(`${n.path}|${flag}`)}) echo ${quote(o.choices.join(' ') || '__value__')} ;;`,
+        ),
+      ),
   );
   return `# affiliated completion for bash (also zsh through bashcompinit)
 _affiliated_subs() {
@@ -109,7 +113,9 @@ function fish(nodes: Node[]): string {
     'end',
     'function __affiliated_subs',
     '    switch "$argv[1]"',
-    ...nodes.map((n) => `        case ${quote(n.path)}\n            printf "%s\\n" ${n.subcommands.map(quote).join(' ')}`),
+    ...nodes.map(
+      (n) => `        case ${quote(n.path)}\n            printf "%s\\n" ${n.subcommands.map(quote).join(' ')}`,
+    ),
     '    end',
     'end',
     'function __affiliated_at',

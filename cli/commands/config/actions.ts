@@ -13,7 +13,6 @@ import {
 import { askSecret, confirm } from '../../prompts.js';
 import type { Setting } from './settings.js';
 
-
 function checkBaseUrl(value: string): string {
   let url: URL;
   try {
@@ -32,16 +31,14 @@ export async function set(io: Io, options: GlobalOptions, setting: Setting, valu
   let shown: string;
   let file: string;
   if (setting === 'base-url') {
-    if (value === undefined)
-      throw new UsageError('config set base-url needs a value, e.g. http://127.0.0.1:3000');
+    if (value === undefined) throw new UsageError('config set base-url needs a value, e.g. http://127.0.0.1:3000');
     const baseUrl = checkBaseUrl(value);
     file = await saveProfile(io.env, profile, { baseUrl });
     shown = baseUrl;
   } else {
     // A key typed at the hidden prompt stays out of the shell history.
     const apiKey =
-      value ??
-      (await askSecret(io, 'the api-key value', 'API key', (v) => (v.trim() ? true : 'Paste the key')));
+      value ?? (await askSecret(io, 'the api-key value', 'API key', (v) => (v.trim() ? true : 'Paste the key')));
     if (apiKey.trim() === '') throw new UsageError('the api-key value must not be empty');
     file = await saveProfile(io.env, profile, { apiKey: apiKey.trim() });
     shown = maskKey(apiKey.trim());

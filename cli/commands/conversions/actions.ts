@@ -107,11 +107,7 @@ async function byIds(client: ApiClient, status: SettableConversionStatus, ids: n
 }
 
 /** A thousand oldest pending conversions a request, until none is left (or none moved). */
-async function allPending(
-  client: ApiClient,
-  status: SettableConversionStatus,
-  before?: string,
-): Promise<Outcome> {
+async function allPending(client: ApiClient, status: SettableConversionStatus, before?: string): Promise<Outcome> {
   const outcome: Outcome = { results: [], updated: 0, unchanged: 0, failed: 0 };
   for (;;) {
     const answer = await client.conversions.bulkUpdate({

@@ -10,9 +10,7 @@ import type * as Actions from './actions.js';
 /** `2026-11-01` or an ISO 8601 date-time, as the API takes it. */
 export function dateOption(value: string): string {
   if (!ISO_INSTANT.test(value)) {
-    throw new InvalidArgumentError(
-      'must be an ISO 8601 date (2026-11-01) or date-time (2026-11-01T12:00:00Z).',
-    );
+    throw new InvalidArgumentError('must be an ISO 8601 date (2026-11-01) or date-time (2026-11-01T12:00:00Z).');
   }
   return value;
 }
@@ -22,9 +20,7 @@ export function registerConversions(program: Command, io: Io): void {
   const conversions = program
     .command('conversions')
     .description('list, approve and reject conversions through the API');
-  const run = async (
-    work: (actions: typeof Actions, client: ApiClient, globals: GlobalOptions) => Promise<void>,
-  ) => {
+  const run = async (work: (actions: typeof Actions, client: ApiClient, globals: GlobalOptions) => Promise<void>) => {
     const [actions, { connect }] = await Promise.all([import('./actions.js'), import('../../client.js')]);
     const globals: GlobalOptions = program.opts();
     return work(actions, await connect(io, globals), globals);
@@ -66,14 +62,12 @@ export function registerConversions(program: Command, io: Io): void {
       )
       .argument('[ids...]', 'conversion ids', ids)
       .option('--all-pending', 'every pending conversion (a thousand per request)')
-      .option(
-        '--before <date>',
-        'with --all-pending: only those that arrived before this date (ISO 8601)',
-        dateOption,
-      );
-    withExamples(command, [`conversions ${verb} 101 102 103`, `conversions ${verb} --all-pending --before 2026-11-01`])
-      .action((given: number[], flags) =>
-        run((a, client, globals) => a.move(io, client, globals, status, given, flags)),
-      );
+      .option('--before <date>', 'with --all-pending: only those that arrived before this date (ISO 8601)', dateOption);
+    withExamples(command, [
+      `conversions ${verb} 101 102 103`,
+      `conversions ${verb} --all-pending --before 2026-11-01`,
+    ]).action((given: number[], flags) =>
+      run((a, client, globals) => a.move(io, client, globals, status, given, flags)),
+    );
   }
 }

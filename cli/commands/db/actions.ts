@@ -32,9 +32,7 @@ export async function rollback(io: Io, options: GlobalOptions): Promise<void> {
   if (options.json) return printJson(io, { batch, rolledBack: undone });
   printLine(
     io,
-    undone.length
-      ? `Rolled back ${plural(undone.length, 'migration')}: ${undone.join(', ')}`
-      : 'Nothing to roll back.',
+    undone.length ? `Rolled back ${plural(undone.length, 'migration')}: ${undone.join(', ')}` : 'Nothing to roll back.',
   );
 }
 

@@ -4,13 +4,13 @@ import type { Io } from '../../io.js';
 
 export function registerDb(program: Command, io: Io): void {
   const db = program.command('db').description('database schema: migrate, rollback, status');
-  withExamples(db.command('migrate').description('apply pending migrations (creates the SQLite file if there is none)'), [
-    'db migrate',
-    'DATABASE_URL=mysql://app:secret@db:3306/affiliated db migrate',
-  ]).action(async () => (await import('./actions.js')).migrate(io, program.opts()));
-  withExamples(db.command('rollback').description('undo the last batch of migrations'), [
-    'db rollback',
-  ]).action(async () => (await import('./actions.js')).rollback(io, program.opts()));
+  withExamples(
+    db.command('migrate').description('apply pending migrations (creates the SQLite file if there is none)'),
+    ['db migrate', 'DATABASE_URL=mysql://app:secret@db:3306/affiliated db migrate'],
+  ).action(async () => (await import('./actions.js')).migrate(io, program.opts()));
+  withExamples(db.command('rollback').description('undo the last batch of migrations'), ['db rollback']).action(
+    async () => (await import('./actions.js')).rollback(io, program.opts()),
+  );
   withExamples(db.command('status').description('list applied and pending migrations'), [
     'db status',
     'db status --json',

@@ -56,40 +56,46 @@ export function registerEvents(program: Command, io: Io): void {
       'events send --type conversion --affiliate MARIA10 --order-id 1001 --order-value 249.90',
     ],
   ).action(async (flags) => {
-      const globals: GlobalOptions = program.opts();
-      const [{ send }, client] = await Promise.all([import('./send.js'), connect(globals)]);
-      await send(io, client, globals, flags);
-    });
+    const globals: GlobalOptions = program.opts();
+    const [{ send }, client] = await Promise.all([import('./send.js'), connect(globals)]);
+    await send(io, client, globals, flags);
+  });
 
-  withExamples(events
-    .command('replay')
-    .description('send a file of events, one JSON object a line, safely: resumable and never stored twice')
-    .argument('<file>', 'NDJSON file (one event a line; blank lines are ignored)')
-    .option('--batch-size <n>', `events a request, 1 to ${MAX_EVENTS_PER_REQUEST}`, batchSize, 500)
-    .option('--concurrency <n>', 'batches in flight at once, 1 to 16', concurrency, 3)
-    .option(
-      '--rejects <file>',
-      'where refused lines go, with line numbers and reasons (default: FILE.rejects.ndjson; ' +
-        'FILE.dry-run.rejects.ndjson with --dry-run)',
-    )
-    .option('--checkpoint <file>', 'where progress is saved (default: FILE.checkpoint.json)')
-    .option('--resume', 'continue after the last acknowledged line of the checkpoint')
-    .option('--dry-run', 'validate every line and send nothing; never touches a real run’s rejects file or checkpoint'), [
+  withExamples(
+    events
+      .command('replay')
+      .description('send a file of events, one JSON object a line, safely: resumable and never stored twice')
+      .argument('<file>', 'NDJSON file (one event a line; blank lines are ignored)')
+      .option('--batch-size <n>', `events a request, 1 to ${MAX_EVENTS_PER_REQUEST}`, batchSize, 500)
+      .option('--concurrency <n>', 'batches in flight at once, 1 to 16', concurrency, 3)
+      .option(
+        '--rejects <file>',
+        'where refused lines go, with line numbers and reasons (default: FILE.rejects.ndjson; ' +
+          'FILE.dry-run.rejects.ndjson with --dry-run)',
+      )
+      .option('--checkpoint <file>', 'where progress is saved (default: FILE.checkpoint.json)')
+      .option('--resume', 'continue after the last acknowledged line of the checkpoint')
+      .option(
+        '--dry-run',
+        'validate every line and send nothing; never touches a real run’s rejects file or checkpoint',
+      ),
+    [
       'events replay export.ndjson',
       'events replay export.ndjson --resume          # after Ctrl-C or an error',
       'events replay export.ndjson --dry-run --json',
-    ], 'Exit codes: 0 every line accepted or skipped, 1 a line rejected or the run stopped early, 2 usage error.')
-    .action(async (file: string, flags) => {
-      const globals: GlobalOptions = program.opts();
-      const [{ runReplay }, client] = await Promise.all([
-        import('./replay.js'),
-        flags.dryRun ? undefined : connect(globals),
-      ]);
-      const interrupt = interruptSignal(io);
-      try {
-        await runReplay(io, client, interrupt.signal, globals, { ...flags, file });
-      } finally {
-        interrupt.release();
-      }
-    });
+    ],
+    'Exit codes: 0 every line accepted or skipped, 1 a line rejected or the run stopped early, 2 usage error.',
+  ).action(async (file: string, flags) => {
+    const globals: GlobalOptions = program.opts();
+    const [{ runReplay }, client] = await Promise.all([
+      import('./replay.js'),
+      flags.dryRun ? undefined : connect(globals),
+    ]);
+    const interrupt = interruptSignal(io);
+    try {
+      await runReplay(io, client, interrupt.signal, globals, { ...flags, file });
+    } finally {
+      interrupt.release();
+    }
+  });
 }

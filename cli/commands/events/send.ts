@@ -16,12 +16,7 @@ export interface SendFlags {
 }
 
 /** `events send`: one event from flags, checked with the server's own schema before it goes. */
-export async function send(
-  io: Io,
-  client: ApiClient,
-  options: GlobalOptions,
-  flags: SendFlags,
-): Promise<void> {
+export async function send(io: Io, client: ApiClient, options: GlobalOptions, flags: SendFlags): Promise<void> {
   // The key names its campaign: ask the daemon, and say which id is right when --campaign differs.
   const own = await client.campaign.get();
   const campaign = flags.campaign ?? own.publicId;
@@ -54,10 +49,7 @@ export async function send(
   const skip = body.skipped[0];
   if (skip) {
     printLine(io, `Not stored: ${skip.reason.replaceAll('_', ' ')}.`);
-    note(
-      io,
-      'Skipped events are not errors: a duplicate was stored before, or the code is unknown or inactive.',
-    );
+    note(io, 'Skipped events are not errors: a duplicate was stored before, or the code is unknown or inactive.');
     return;
   }
   printLine(io, `Accepted ${flags.type} for ${flags.affiliate}.`);

@@ -56,28 +56,38 @@ export async function runInit(io: Io, options: InitOptions): Promise<void> {
   const raw =
     given ??
     (io.interactive
-      ? await askText(io, '--base-url', 'Address of the daemon (as client commands reach it)', checkUrl, configuredBaseUrl())
+      ? await askText(
+          io,
+          '--base-url',
+          'Address of the daemon (as client commands reach it)',
+          checkUrl,
+          configuredBaseUrl(),
+        )
       : configuredBaseUrl());
   if (checkUrl(raw) !== true) throw new UsageError(`--base-url "${raw}": ${checkUrl(raw)}`);
   const baseUrl = baseUrlOf(new URL(raw));
 
-  const result = await withServices(io, { ...options, create: true }, async ({ plans: planService, campaigns, apiKeys }) => {
-    const name =
-      options.name ?? (await askText(io, '--name', 'Campaign name', (v) => (v.trim() ? true : 'Give it a name')));
-    const plans = await planService.list();
-    const plan =
-      options.plan ??
-      (await askChoice(
-        io,
-        '--plan',
-        'Plan',
-        plans.map((p) => ({ name: planLabel(p), value: p.name })),
-        'free',
-      ));
-    const campaign = await campaigns.create({ name, plan, publicId: options.id });
-    const key = await apiKeys.create({ campaign: campaign.id, name: 'created by affiliated init' });
-    return { campaign, key };
-  });
+  const result = await withServices(
+    io,
+    { ...options, create: true },
+    async ({ plans: planService, campaigns, apiKeys }) => {
+      const name =
+        options.name ?? (await askText(io, '--name', 'Campaign name', (v) => (v.trim() ? true : 'Give it a name')));
+      const plans = await planService.list();
+      const plan =
+        options.plan ??
+        (await askChoice(
+          io,
+          '--plan',
+          'Plan',
+          plans.map((p) => ({ name: planLabel(p), value: p.name })),
+          'free',
+        ));
+      const campaign = await campaigns.create({ name, plan, publicId: options.id });
+      const key = await apiKeys.create({ campaign: campaign.id, name: 'created by affiliated init' });
+      return { campaign, key };
+    },
+  );
   const file = await saveProfile(io.env, profile, { baseUrl, apiKey: result.key.key });
   const check = await checkDaemon(baseUrl, result.key.key, result.campaign.publicId);
   if (options.json) {

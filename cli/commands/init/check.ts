@@ -17,7 +17,11 @@ export async function checkDaemon(baseUrl: string, apiKey: string, publicId: str
     if (campaign.publicId !== publicId) {
       return { ok: false, fatal: true, message: `the daemon at ${baseUrl} took the key for another campaign` };
     }
-    return { ok: true, fatal: false, message: `The daemon at ${baseUrl} answers and accepts the key (campaign ${publicId}).` };
+    return {
+      ok: true,
+      fatal: false,
+      message: `The daemon at ${baseUrl} answers and accepts the key (campaign ${publicId}).`,
+    };
   } catch (err) {
     if (err instanceof ConnectionError) {
       return {

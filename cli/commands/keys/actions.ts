@@ -7,10 +7,7 @@ import { confirm } from '../../prompts.js';
 
 const masked = (k: ApiKeyInfo) => `${k.prefix}…${k.lastFour}`;
 
-export async function create(
-  io: Io,
-  options: GlobalOptions & { campaign: string; name?: string },
-): Promise<void> {
+export async function create(io: Io, options: GlobalOptions & { campaign: string; name?: string }): Promise<void> {
   const key = await withServices(io, options, ({ apiKeys }) =>
     apiKeys.create({ campaign: options.campaign, name: options.name }),
   );
@@ -19,10 +16,7 @@ export async function create(
   printLine(io, key.key);
 }
 
-export async function list(
-  io: Io,
-  options: GlobalOptions & { campaign?: string; output?: ListFormat },
-): Promise<void> {
+export async function list(io: Io, options: GlobalOptions & { campaign?: string; output?: ListFormat }): Promise<void> {
   const keys = await withServices(io, options, ({ apiKeys }) => apiKeys.list(options.campaign));
   if (options.json) return printJson(io, keys);
   printTable(

@@ -11,7 +11,10 @@ export function registerKeys(program: Command, io: Io): void {
       .description('create an API key bound to a campaign')
       .requiredOption('--campaign <id>', 'campaign id or public id')
       .option('--name <name>', 'a label to recognise the key by'),
-    ['keys create --campaign spring-sale --name "shop backend"', 'keys create --campaign spring-sale --json | jq -r .key'],
+    [
+      'keys create --campaign spring-sale --name "shop backend"',
+      'keys create --campaign spring-sale --json | jq -r .key',
+    ],
   ).action(async (options) => (await import('./actions.js')).create(io, { ...program.opts(), ...options }));
   withExamples(
     outputOption(

@@ -10,9 +10,7 @@ import type * as Actions from './actions.js';
 /** Client commands for payouts (docs/payouts.md). */
 export function registerPayouts(program: Command, io: Io): void {
   const payouts = program.command('payouts').description('pay affiliates through the API');
-  const run = async (
-    work: (actions: typeof Actions, client: ApiClient, globals: GlobalOptions) => Promise<void>,
-  ) => {
+  const run = async (work: (actions: typeof Actions, client: ApiClient, globals: GlobalOptions) => Promise<void>) => {
     const [actions, { connect }] = await Promise.all([import('./actions.js'), import('../../client.js')]);
     const globals: GlobalOptions = program.opts();
     return work(actions, await connect(io, globals), globals);
@@ -36,9 +34,7 @@ export function registerPayouts(program: Command, io: Io): void {
   withExamples(
     payouts
       .command('create')
-      .description(
-        'pay an affiliate (or every affiliate) the approved commissions not yet in a payout, less clawbacks',
-      )
+      .description('pay an affiliate (or every affiliate) the approved commissions not yet in a payout, less clawbacks')
       .option('--affiliate <id>', 'this affiliate', wholeNumber(1))
       .option('--all', 'every affiliate with approved commission to pay'),
     ['payouts create --affiliate 42', 'payouts create --all'],

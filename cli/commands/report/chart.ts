@@ -42,7 +42,9 @@ export function renderReport(report: AffiliateReport, terminal?: { columns: numb
   const titles = ['AFFILIATE', 'REFERRAL', 'PAGE VIEWS', 'LEADS', 'CONVERSIONS', 'RATE', 'REVENUE', 'COMMISSIONS'];
   const rows = report.affiliates.map((row) => [row.name ?? '-', row.referralId, ...cells(row)]);
   const total = ['TOTAL', '', ...cells(report.totals)];
-  const widths = titles.map((title, i) => Math.max(title.length, ...[...rows, total].map((row) => (row[i] ?? '').length)));
+  const widths = titles.map((title, i) =>
+    Math.max(title.length, ...[...rows, total].map((row) => (row[i] ?? '').length)),
+  );
   const line = (row: string[]) =>
     row.map((cell, i) => (i < 2 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
   const tableWidth = widths.reduce((sum, width) => sum + width + 2, 0);

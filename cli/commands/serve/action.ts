@@ -3,10 +3,7 @@ import { startDaemon } from '../../../server/main.js';
 import { checkDatabase } from '../../database.js';
 import type { Io } from '../../io.js';
 
-export async function runServe(
-  io: Io,
-  options: { port?: number; host?: string; migrate: boolean },
-): Promise<void> {
+export async function runServe(io: Io, options: { port?: number; host?: string; migrate: boolean }): Promise<void> {
   const base = loadConfig();
   checkDatabase(io, base, true);
   const config = Object.freeze({

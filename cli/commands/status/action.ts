@@ -22,10 +22,18 @@ export async function status(io: Io, options: GlobalOptions): Promise<void> {
   try {
     baseUrl = baseUrlOf(new URL(connection.baseUrl));
   } catch {
-    checks.push({ name: 'daemon', ok: false, detail: `"${connection.baseUrl}" is not a URL (e.g. http://127.0.0.1:3000)` });
+    checks.push({
+      name: 'daemon',
+      ok: false,
+      detail: `"${connection.baseUrl}" is not a URL (e.g. http://127.0.0.1:3000)`,
+    });
   }
   if (checks.length === 0) {
-    const client = createApiClient({ baseUrl, apiKey: connection.apiKey ?? '', userAgent: `affiliated-cli/${VERSION}` });
+    const client = createApiClient({
+      baseUrl,
+      apiKey: connection.apiKey ?? '',
+      userAgent: `affiliated-cli/${VERSION}`,
+    });
     try {
       await client.system.health();
       checks.push({ name: 'daemon', ok: true, detail: `answers at ${baseUrl}` });
@@ -33,11 +41,23 @@ export async function status(io: Io, options: GlobalOptions): Promise<void> {
     } catch (err) {
       if (err instanceof ApiError && err.statusCode === 503) {
         checks.push({ name: 'daemon', ok: true, detail: `answers at ${baseUrl}` });
-        checks.push({ name: 'database', ok: false, detail: `the daemon cannot reach its database: ${err.messages.join('; ')}` });
+        checks.push({
+          name: 'database',
+          ok: false,
+          detail: `the daemon cannot reach its database: ${err.messages.join('; ')}`,
+        });
       } else if (err instanceof ConnectionError) {
-        checks.push({ name: 'daemon', ok: false, detail: connectionProblem(baseUrl, err.code, err.reason ?? err.message) });
+        checks.push({
+          name: 'daemon',
+          ok: false,
+          detail: connectionProblem(baseUrl, err.code, err.reason ?? err.message),
+        });
       } else {
-        checks.push({ name: 'daemon', ok: false, detail: `${baseUrl} is not an affiliated daemon (${(err as Error).message})` });
+        checks.push({
+          name: 'daemon',
+          ok: false,
+          detail: `${baseUrl} is not an affiliated daemon (${(err as Error).message})`,
+        });
       }
     }
     if (checks.every((check) => check.ok)) {
@@ -64,7 +84,14 @@ export async function status(io: Io, options: GlobalOptions): Promise<void> {
   }
   const ok = checks.length === 3 && checks.every((check) => check.ok);
   if (options.json) {
-    printJson(io, { ok, profile: connection.profile, baseUrl, sources: connection.sources, checks, campaign: campaign ?? null });
+    printJson(io, {
+      ok,
+      profile: connection.profile,
+      baseUrl,
+      sources: connection.sources,
+      checks,
+      campaign: campaign ?? null,
+    });
   } else {
     printLine(io, `profile:  ${connection.profile}`);
     printLine(io, `base URL: ${baseUrl} (${connection.sources.baseUrl})`);

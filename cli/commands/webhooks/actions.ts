@@ -56,7 +56,12 @@ export async function add(
   flags: { events: WebhookEventType[]; description?: string },
 ): Promise<void> {
   const webhook = await client.webhooks.create({ body: { url, events: flags.events, description: flags.description } });
-  withSecret(io, options, webhook, `Webhook ${webhook.id} sends ${webhook.events.join(', ')} to ${webhook.url}. Its signing secret follows.`);
+  withSecret(
+    io,
+    options,
+    webhook,
+    `Webhook ${webhook.id} sends ${webhook.events.join(', ')} to ${webhook.url}. Its signing secret follows.`,
+  );
 }
 
 export async function list(
@@ -93,7 +98,8 @@ export async function update(
   const changes: UpdateWebhookInput = {
     url: flags.url,
     events: flags.events,
-    description: flags.description === undefined ? undefined : flags.description.trim() === '' ? null : flags.description,
+    description:
+      flags.description === undefined ? undefined : flags.description.trim() === '' ? null : flags.description,
     status: flags.status,
   };
   if (Object.values(changes).every((value) => value === undefined)) {
@@ -107,7 +113,11 @@ export async function update(
 
 export async function remove(io: Io, client: ApiClient, options: GlobalOptions, id: number, flags: { yes?: boolean }) {
   if (!flags.yes) {
-    const sure = await confirm(io, '--yes', `Delete webhook ${id} and its delivery history? Nothing more is sent to it.`);
+    const sure = await confirm(
+      io,
+      '--yes',
+      `Delete webhook ${id} and its delivery history? Nothing more is sent to it.`,
+    );
     if (!sure) throw new CommandFailed('Not deleted.');
   }
   const result = await client.webhooks.remove({ params: { id } });

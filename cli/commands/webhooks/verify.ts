@@ -30,14 +30,22 @@ export async function verify(
   try {
     result = verifySignature(
       flags.secret,
-      { id: headers.get('webhook-id'), timestamp: headers.get('webhook-timestamp'), signature: headers.get('webhook-signature') },
+      {
+        id: headers.get('webhook-id'),
+        timestamp: headers.get('webhook-timestamp'),
+        signature: headers.get('webhook-signature'),
+      },
       body,
       { toleranceSeconds: flags.maxAge },
     );
   } catch (err) {
     throw new UsageError(`--secret: ${(err as Error).message}`);
   }
-  const summary = { valid: result.ok, webhookId: headers.get('webhook-id') ?? null, ageSeconds: result.ageSeconds ?? null };
+  const summary = {
+    valid: result.ok,
+    webhookId: headers.get('webhook-id') ?? null,
+    ageSeconds: result.ageSeconds ?? null,
+  };
   if (options.json) printJson(io, result.ok ? summary : { ...summary, reason: result.reason });
   else if (result.ok) printLine(io, `Valid: signed by this secret ${result.ageSeconds} s ago.`);
   else note(io, `Not valid: ${result.reason}.`);

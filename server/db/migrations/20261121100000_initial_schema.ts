@@ -50,12 +50,7 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('api_keys', (t) => {
     t.increments('id');
-    t.integer('campaign_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('campaigns')
-      .onDelete('CASCADE');
+    t.integer('campaign_id').unsigned().notNullable().references('id').inTable('campaigns').onDelete('CASCADE');
     t.string('name', 100).nullable();
     t.string('key_hash', 64).notNullable().unique();
     t.string('prefix', 16).notNullable();
@@ -69,12 +64,7 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('affiliates', (t) => {
     t.increments('id');
-    t.integer('campaign_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('campaigns')
-      .onDelete('CASCADE');
+    t.integer('campaign_id').unsigned().notNullable().references('id').inTable('campaigns').onDelete('CASCADE');
     t.string('email', 254).notNullable();
     t.string('email_key', 254).notNullable();
     t.string('referral_id', 32).notNullable();
@@ -94,18 +84,8 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('payouts', (t) => {
     t.increments('id');
-    t.integer('campaign_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('campaigns')
-      .onDelete('CASCADE');
-    t.integer('affiliate_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('affiliates')
-      .onDelete('CASCADE');
+    t.integer('campaign_id').unsigned().notNullable().references('id').inTable('campaigns').onDelete('CASCADE');
+    t.integer('affiliate_id').unsigned().notNullable().references('id').inTable('affiliates').onDelete('CASCADE');
     t.bigInteger('amount_cents').notNullable();
     t.string('status', 16).notNullable();
     datetime(t, 'created_at').notNullable();
@@ -116,18 +96,8 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('tracking_events', (t) => {
     t.bigIncrements('id');
-    t.integer('campaign_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('campaigns')
-      .onDelete('CASCADE');
-    t.integer('affiliate_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('affiliates')
-      .onDelete('CASCADE');
+    t.integer('campaign_id').unsigned().notNullable().references('id').inTable('campaigns').onDelete('CASCADE');
+    t.integer('affiliate_id').unsigned().notNullable().references('id').inTable('affiliates').onDelete('CASCADE');
     t.string('event_type', 16).notNullable();
     binary(t.string('event_id', 128).nullable());
     // Set on conversion events only: the unique index below is the order_id dedupe.
@@ -147,18 +117,8 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('conversions', (t) => {
     t.increments('id');
-    t.integer('campaign_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('campaigns')
-      .onDelete('CASCADE');
-    t.integer('affiliate_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('affiliates')
-      .onDelete('CASCADE');
+    t.integer('campaign_id').unsigned().notNullable().references('id').inTable('campaigns').onDelete('CASCADE');
+    t.integer('affiliate_id').unsigned().notNullable().references('id').inTable('affiliates').onDelete('CASCADE');
     t.bigInteger('tracking_event_id')
       .unsigned()
       .nullable()
@@ -183,12 +143,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.createTable('monthly_usage', (t) => {
-    t.integer('campaign_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('campaigns')
-      .onDelete('CASCADE');
+    t.integer('campaign_id').unsigned().notNullable().references('id').inTable('campaigns').onDelete('CASCADE');
     // Calendar month in UTC, `YYYY-MM` (product §3.8).
     t.string('month', 7).notNullable();
     t.integer('conversions').unsigned().notNullable().defaultTo(0);

@@ -44,30 +44,15 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('payout_conversions', (t) => {
     t.integer('payout_id').unsigned().notNullable().references('id').inTable('payouts').onDelete('CASCADE');
-    t.integer('conversion_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('conversions')
-      .onDelete('CASCADE');
+    t.integer('conversion_id').unsigned().notNullable().references('id').inTable('conversions').onDelete('CASCADE');
     t.primary(['payout_id', 'conversion_id']);
     t.index(['conversion_id']);
   });
 
   await knex.schema.createTable('clawbacks', (t) => {
     t.increments('id');
-    t.integer('campaign_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('campaigns')
-      .onDelete('CASCADE');
-    t.integer('affiliate_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('affiliates')
-      .onDelete('CASCADE');
+    t.integer('campaign_id').unsigned().notNullable().references('id').inTable('campaigns').onDelete('CASCADE');
+    t.integer('affiliate_id').unsigned().notNullable().references('id').inTable('affiliates').onDelete('CASCADE');
     t.integer('conversion_id')
       .unsigned()
       .notNullable()
@@ -75,18 +60,8 @@ export async function up(knex: Knex): Promise<void> {
       .references('id')
       .inTable('conversions')
       .onDelete('CASCADE');
-    t.integer('source_payout_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('payouts')
-      .onDelete('CASCADE');
-    t.integer('netted_payout_id')
-      .unsigned()
-      .nullable()
-      .references('id')
-      .inTable('payouts')
-      .onDelete('SET NULL');
+    t.integer('source_payout_id').unsigned().notNullable().references('id').inTable('payouts').onDelete('CASCADE');
+    t.integer('netted_payout_id').unsigned().nullable().references('id').inTable('payouts').onDelete('SET NULL');
     t.bigInteger('amount_cents').notNullable();
     t.string('reason', 500).nullable();
     datetime(t, 'created_at').notNullable();

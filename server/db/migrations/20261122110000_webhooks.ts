@@ -18,12 +18,7 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('webhook_endpoints', (t) => {
     t.increments('id');
-    t.integer('campaign_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('campaigns')
-      .onDelete('CASCADE');
+    t.integer('campaign_id').unsigned().notNullable().references('id').inTable('campaigns').onDelete('CASCADE');
     t.string('url', 2048).notNullable();
     // JSON array of event types.
     t.text('events').notNullable();
@@ -43,12 +38,7 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('webhook_messages', (t) => {
     t.bigIncrements('id');
-    t.integer('campaign_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('campaigns')
-      .onDelete('CASCADE');
+    t.integer('campaign_id').unsigned().notNullable().references('id').inTable('campaigns').onDelete('CASCADE');
     // The `webhook-id` header: stable across every attempt of every endpoint.
     t.string('message_id', 40).notNullable().unique();
     t.string('event_type', 40).notNullable();
@@ -58,12 +48,7 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('webhook_deliveries', (t) => {
     t.bigIncrements('id');
-    t.integer('endpoint_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('webhook_endpoints')
-      .onDelete('CASCADE');
+    t.integer('endpoint_id').unsigned().notNullable().references('id').inTable('webhook_endpoints').onDelete('CASCADE');
     t.bigInteger('message_id')
       .unsigned()
       .notNullable()

@@ -19,19 +19,9 @@ export async function up(knex: Knex): Promise<void> {
   const mysql = knex.client.config.client === 'mysql2';
 
   await knex.schema.createTable('affiliate_daily_stats', (t) => {
-    t.integer('campaign_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('campaigns')
-      .onDelete('CASCADE');
+    t.integer('campaign_id').unsigned().notNullable().references('id').inTable('campaigns').onDelete('CASCADE');
     t.string('day', 10).notNullable();
-    t.integer('affiliate_id')
-      .unsigned()
-      .notNullable()
-      .references('id')
-      .inTable('affiliates')
-      .onDelete('CASCADE');
+    t.integer('affiliate_id').unsigned().notNullable().references('id').inTable('affiliates').onDelete('CASCADE');
     t.integer('page_views').unsigned().notNullable().defaultTo(0);
     t.integer('leads').unsigned().notNullable().defaultTo(0);
     t.integer('conversions').unsigned().notNullable().defaultTo(0);

@@ -28,7 +28,7 @@ const TRIGGERS = [
 ];
 
 async function fillSearchWords(knex: Knex): Promise<void> {
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const rows = await knex('affiliates')
       .where('id', '>', after)
       .orderBy('id')
@@ -36,7 +36,9 @@ async function fillSearchWords(knex: Knex): Promise<void> {
       .select<Array<{ id: number; search_key: string }>>('id', 'search_key');
     if (rows.length === 0) return;
     for (const row of rows) {
-      await knex('affiliates').where('id', row.id).update({ search_words: searchWords(row.search_key) });
+      await knex('affiliates')
+        .where('id', row.id)
+        .update({ search_words: searchWords(row.search_key) });
     }
     after = Number(rows[rows.length - 1]?.id);
   }

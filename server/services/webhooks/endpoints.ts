@@ -142,7 +142,13 @@ export function webhookService({ db, config, now: clock, box, wake }: WebhookSer
   async function deliveries(campaignId: number, id: number, query: ListDeliveriesQuery): Promise<DeliveryList> {
     await endpoint(campaignId, id);
     const { deliveries: page, total } = await listDeliveries(db, id, query);
-    return { deliveries: page, total, page: query.page, limit: query.limit, totalPages: Math.ceil(total / query.limit) };
+    return {
+      deliveries: page,
+      total,
+      page: query.page,
+      limit: query.limit,
+      totalPages: Math.ceil(total / query.limit),
+    };
   }
 
   async function delivery(endpointId: number, deliveryId: number): Promise<Delivery> {
@@ -176,5 +182,15 @@ export function webhookService({ db, config, now: clock, box, wake }: WebhookSer
     return delivery(id, deliveryId);
   }
 
-  return { create, list, get: async (campaignId, id) => toWebhook(await endpoint(campaignId, id)), update, remove, rotateSecret, deliveries, retry, sendTest };
+  return {
+    create,
+    list,
+    get: async (campaignId, id) => toWebhook(await endpoint(campaignId, id)),
+    update,
+    remove,
+    rotateSecret,
+    deliveries,
+    retry,
+    sendTest,
+  };
 }

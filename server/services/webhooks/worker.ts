@@ -83,7 +83,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
         at,
         ok: false,
         statusCode: null,
-        error: 'the signing secret cannot be decrypted with this daemon’s key (was WEBHOOK_SECRET_KEY changed?): rotate the secret',
+        error:
+          'the signing secret cannot be decrypted with this daemon’s key (was WEBHOOK_SECRET_KEY changed?): rotate the secret',
         durationMs: 0,
         response: null,
       };
@@ -111,7 +112,13 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
         await markEndpointHealthy(trx, delivery.endpointId);
         return false;
       }
-      return markEndpointFailing(trx, delivery.endpointId, now, new Date(now.getTime() - DISABLE_AFTER_MS), DISABLED_REASON);
+      return markEndpointFailing(
+        trx,
+        delivery.endpointId,
+        now,
+        new Date(now.getTime() - DISABLE_AFTER_MS),
+        DISABLED_REASON,
+      );
     });
     logger.debug('webhook attempt', {
       deliveryId: delivery.id,
@@ -121,7 +128,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       error: result.error,
       next: next.status,
     });
-    if (disabled) logger.warn('webhook endpoint disabled', { endpointId: delivery.endpointId, reason: DISABLED_REASON });
+    if (disabled)
+      logger.warn('webhook endpoint disabled', { endpointId: delivery.endpointId, reason: DISABLED_REASON });
   }
 
   function launch(delivery: ClaimedDelivery): void {

@@ -112,7 +112,11 @@ const deep = (levels: number, open: string, close: string, inner = '1') =>
 /** Lone surrogates of every kind, and strings of any code unit at all. */
 const illFormed = fc.oneof(
   fc.constantFrom('A\ud800', '\udc00', 'x\ud83d', '\ude00x', '\udfff\ud800'),
-  fc.string({ unit: fc.integer({ min: 0xd7f0, max: 0xe00f }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 6 }),
+  fc.string({
+    unit: fc.integer({ min: 0xd7f0, max: 0xe00f }).map((code) => String.fromCharCode(code)),
+    minLength: 1,
+    maxLength: 6,
+  }),
 );
 
 /** The hostile values of the issue: wrong types, huge and deep values, `__proto__`, ill-formed text, 1e309, 1 MB. */
@@ -134,7 +138,18 @@ export const nastyValue: fc.Arbitrary<Tree> = fc.oneof(
   { weight: 3, arbitrary: illFormed },
   {
     weight: 2,
-    arbitrary: fc.constantFrom<Tree>('\u0000', 'a\u202eb', '\ufeff', '😀'.repeat(100), 'İ'.repeat(255), 'ß'.repeat(300), "'; DROP TABLE affiliates; --", '%s%n', '../../etc/passwd', '<script>alert(1)</script>'),
+    arbitrary: fc.constantFrom<Tree>(
+      '\u0000',
+      'a\u202eb',
+      '\ufeff',
+      '😀'.repeat(100),
+      'İ'.repeat(255),
+      'ß'.repeat(300),
+      "'; DROP TABLE affiliates; --",
+      '%s%n',
+      '../../etc/passwd',
+      '<script>alert(1)</script>',
+    ),
   },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) as fc.Arbitrary<Tree> },
   { weight: 1, arbitrary: fc.constantFrom<Tree>(ONE_MB_ASCII, ONE_MB_UTF8) },
@@ -223,14 +238,23 @@ const duplicateKey: Mutation = (tree) => {
 
 /** A batch past the 1,000-event cap, or exactly at it. */
 const manyEvents: Mutation = (tree) => {
-  const events = tree !== null && typeof tree === 'object' && !Array.isArray(tree) && !(tree instanceof Raw) ? tree.events : undefined;
+  const events =
+    tree !== null && typeof tree === 'object' && !Array.isArray(tree) && !(tree instanceof Raw)
+      ? tree.events
+      : undefined;
   if (!Array.isArray(events) || events.length === 0) return fc.constant(tree);
   // Past 3 MB a body says nothing new (2 MiB is the limit) and costs time to build and send.
   const size = toJsonText(events[0] as Tree).length + 1;
   return fc
     .constantFrom(1000, 1001, 5000)
     .map((count) => Math.min(count, Math.max(1, Math.floor((3 * MEGABYTE) / size))))
-    .map((count) => replaceAt(tree, ['events'], Array.from({ length: count }, (_, i) => events[i % events.length] as Tree)));
+    .map((count) =>
+      replaceAt(
+        tree,
+        ['events'],
+        Array.from({ length: count }, (_, i) => events[i % events.length] as Tree),
+      ),
+    );
 };
 
 const MUTATIONS: { weight: number; arbitrary: (tree: Tree) => fc.Arbitrary<Tree> }[] = [

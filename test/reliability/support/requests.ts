@@ -25,8 +25,7 @@ export interface FuzzKeys {
   revoked: string;
 }
 
-const schemaOf = (schema: z.ZodType) =>
-  z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+const schemaOf = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
 
 /** koa's `ctx.query` (lib/search-params.js): URLSearchParams, repeated keys become arrays. */
 export function koaQuery(text: string): Record<string, string | string[]> {
@@ -68,7 +67,16 @@ const nastyQueryValue = fc.oneof(
   fc.constantFrom(new Raw('%'), new Raw('%ZZ'), new Raw('%ED%A0%80'), new Raw('%00'), new Raw('%FF%FE')),
   fc.string({ unit: 'binary', maxLength: 20 }),
 );
-const strangeQueryKey = fc.constantFrom('sort', '__proto__', 'constructor', 'toString', 'page[]', 'limit[x]', '', 'x'.repeat(300));
+const strangeQueryKey = fc.constantFrom(
+  'sort',
+  '__proto__',
+  'constructor',
+  'toString',
+  'page[]',
+  'limit[x]',
+  '',
+  'x'.repeat(300),
+);
 
 type QueryPair = [string | Raw, string | Raw];
 
@@ -94,10 +102,9 @@ function queryPairs(route: RouteSpec, hints: Hints): fc.Arbitrary<QueryPair[]> {
     },
     {
       weight: 2,
-      arbitrary: fc.tuple(strangeQueryKey, nastyQueryValue).map(([key, value]) => (pairs: QueryPair[]) => [
-        ...pairs,
-        [key, value] as QueryPair,
-      ]),
+      arbitrary: fc
+        .tuple(strangeQueryKey, nastyQueryValue)
+        .map(([key, value]) => (pairs: QueryPair[]) => [...pairs, [key, value] as QueryPair]),
     },
     { weight: 1, arbitrary: fc.constant((pairs: QueryPair[]) => [...pairs, ...pairs]) },
   );
@@ -105,13 +112,26 @@ function queryPairs(route: RouteSpec, hints: Hints): fc.Arbitrary<QueryPair[]> {
 }
 
 const queryText = (pairs: QueryPair[]) =>
-  pairs
-    .map(([k, v]) => `${k instanceof Raw ? k.text : encode(k)}=${v instanceof Raw ? v.text : encode(v)}`)
-    .join('&');
+  pairs.map(([k, v]) => `${k instanceof Raw ? k.text : encode(k)}=${v instanceof Raw ? v.text : encode(v)}`).join('&');
 
 const nastySegment = fc.constantFrom(
-  '-1', '1.5', '0x10', '1e3', '99999999999999999999', '4294967296', '0', '%00', '%ED%A0%80', '..%2F..%2Fetc',
-  'abc', '%20', encode('😀'), '00000001', 'x'.repeat(5000), '%', '1%2F2',
+  '-1',
+  '1.5',
+  '0x10',
+  '1e3',
+  '99999999999999999999',
+  '4294967296',
+  '0',
+  '%00',
+  '%ED%A0%80',
+  '..%2F..%2Fetc',
+  'abc',
+  '%20',
+  encode('😀'),
+  '00000001',
+  'x'.repeat(5000),
+  '%',
+  '1%2F2',
 );
 
 const KEY_KINDS = ['valid', 'missing', 'unknown', 'revoked', 'padded', 'huge', 'garbage'] as const;
@@ -161,7 +181,19 @@ const EXTRA_HEADERS: Record<string, string>[] = [
   { 'x-api-key-2': 'afk_x', 'x-http-method-override': 'DELETE' },
 ];
 
-const RAW_BODIES = ['', '{', '{"a":1', 'null', '[]', '"text"', '\ufeff{}', 'not json', '{"a":1}{"b":2}', ' '.repeat(5000), 'true'];
+const RAW_BODIES = [
+  '',
+  '{',
+  '{"a":1',
+  'null',
+  '[]',
+  '"text"',
+  '\ufeff{}',
+  'not json',
+  '{"a":1}{"b":2}',
+  ' '.repeat(5000),
+  'true',
+];
 const OTHER_METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'PROPFIND', 'TRACE', 'PURGE', 'SEARCH', 'MKCOL'];
 
 /** The contract's verdict on a body: the reasons it must be refused (none: it may pass). */
@@ -200,7 +232,9 @@ export function requestFor(route: RouteSpec, hints: Hints, keys: FuzzKeys): fc.A
         { weight: 1, arbitrary: fc.constantFrom(...RAW_BODIES).map((text) => ({ text, mutations: 1 })) },
       )
     : fc.option(fc.constant({ text: '{"ignored":true}', mutations: 0 }), { freq: 20, nil: undefined });
-  const keyKind = fc.constantFrom<KeyKind>(...KEY_KINDS.flatMap((kind) => (kind === 'valid' ? Array(12).fill(kind) : [kind])));
+  const keyKind = fc.constantFrom<KeyKind>(
+    ...KEY_KINDS.flatMap((kind) => (kind === 'valid' ? Array(12).fill(kind) : [kind])),
+  );
   const contentType = fc.oneof(
     { weight: 8, arbitrary: fc.constant('application/json') },
     { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
@@ -209,7 +243,10 @@ export function requestFor(route: RouteSpec, hints: Hints, keys: FuzzKeys): fc.A
     { weight: 19, arbitrary: fc.constant(route.method.toUpperCase()) },
     { weight: 1, arbitrary: fc.constantFrom(...OTHER_METHODS) },
   );
-  const extra = fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.constantFrom(...EXTRA_HEADERS) });
+  const extra = fc.oneof(
+    { weight: 4, arbitrary: fc.constant({}) },
+    { weight: 1, arbitrary: fc.constantFrom(...EXTRA_HEADERS) },
+  );
   return fc
     .record({ segment, pairs: queryPairs(route, hints), body, keyKind, contentType, method, extra })
     .map(({ segment: id, pairs, body: sent, keyKind: kind, contentType: type, method: verb, extra: added }) => {
@@ -244,7 +281,8 @@ export function requestFor(route: RouteSpec, hints: Hints, keys: FuzzKeys): fc.A
 /** A request in one line, its body cut to 300 characters. */
 export function describeRequest(request: FuzzRequest): string {
   const body = request.body;
-  const shown = body === undefined ? '' : ` ${body.length > 300 ? `${body.slice(0, 300)}… (${body.length} chars)` : body}`;
+  const shown =
+    body === undefined ? '' : ` ${body.length > 300 ? `${body.slice(0, 300)}… (${body.length} chars)` : body}`;
   const headers = Object.entries(request.headers)
     .map(([name, value]) => `${name}: ${value.length > 60 ? `${value.slice(0, 60)}… (${value.length} chars)` : value}`)
     .join('; ');

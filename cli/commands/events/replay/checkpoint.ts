@@ -66,15 +66,11 @@ export async function fingerprintOf(
   return { fingerprint: await hashRange(file, 0, fingerprintBytes), fingerprintBytes };
 }
 
-export const beforeHash = (file: string, bytes: number) =>
-  hashRange(file, Math.max(0, bytes - BEFORE_BYTES), bytes);
-export const tailHash = (file: string, bytes: number) =>
-  hashRange(file, Math.max(0, bytes - TAIL_BYTES), bytes);
+export const beforeHash = (file: string, bytes: number) => hashRange(file, Math.max(0, bytes - BEFORE_BYTES), bytes);
+export const tailHash = (file: string, bytes: number) => hashRange(file, Math.max(0, bytes - TAIL_BYTES), bytes);
 
 export type CheckpointRead =
-  | { kind: 'none' }
-  | { kind: 'ok'; checkpoint: Checkpoint }
-  | { kind: 'unreadable'; why: string };
+  { kind: 'none' } | { kind: 'ok'; checkpoint: Checkpoint } | { kind: 'unreadable'; why: string };
 
 export async function readCheckpoint(path: string): Promise<CheckpointRead> {
   let text: string;

@@ -87,10 +87,7 @@ export async function deliver(
 }
 
 /** Every message must name an event of this batch; otherwise the messages are not trusted for splitting. */
-function namedRejections(
-  items: readonly PendingEvent[],
-  messages: string[],
-): Map<number, string[]> | undefined {
+function namedRejections(items: readonly PendingEvent[], messages: string[]): Map<number, string[]> | undefined {
   const byIndex = new Map<number, string[]>();
   for (const message of messages) {
     const split = splitIndexedMessage(message);

@@ -69,9 +69,7 @@ export function deriveEventId(line: number, text: string): string {
 }
 
 export type JudgedLine =
-  | { kind: 'blank' }
-  | { kind: 'event'; event: Record<string, unknown> }
-  | { kind: 'rejected'; reasons: string[] };
+  { kind: 'blank' } | { kind: 'event'; event: Record<string, unknown> } | { kind: 'rejected'; reasons: string[] };
 
 /**
  * One line against the server's own schema (the same zod schemas as the server) and, when the

@@ -42,11 +42,7 @@ function isOwnTail(text: string, afterLine: number): boolean {
  * replay wrote past the checkpoint (to cut); throws CommandFailed, naming what changed and what
  * to do, when the file is not as the run left it.
  */
-export async function checkRejects(
-  state: RejectsState,
-  afterLine: number,
-  checkpointPath: string,
-): Promise<number> {
+export async function checkRejects(state: RejectsState, afterLine: number, checkpointPath: string): Promise<number> {
   const file = state.path;
   let size: number;
   try {

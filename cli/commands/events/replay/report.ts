@@ -14,7 +14,8 @@ export function rateLimitNote(summary: ReplaySummary): string | undefined {
   if (summary.rateLimitWaitMs < 1000 && summary.retries.rateLimited === 0) return undefined;
   const seconds = (summary.rateLimitWaitMs / 1000).toFixed(1);
   const total = (summary.durationMs / 1000).toFixed(1);
-  const limit = summary.rateLimit !== null ? ` (the daemon allows ${number(summary.rateLimit)} requests a window per key)` : '';
+  const limit =
+    summary.rateLimit !== null ? ` (the daemon allows ${number(summary.rateLimit)} requests a window per key)` : '';
   return (
     `Waited ${seconds} s of ${total} s for the rate limit${limit}. To go faster, raise ` +
     'RATE_LIMIT_EVENTS_PER_MIN (requests a window) or shorten RATE_LIMIT_WINDOW_MS in the daemon’s ' +
@@ -50,13 +51,10 @@ export function printSummary(io: Io, summary: ReplaySummary, json: boolean): voi
   if (waited) note(io, waited);
   const stopped = summary.stopped;
   if (stopped) {
-    if (stopped.statusCode !== null)
-      note(io, `error ${stopped.statusCode}: ${stopped.messages.join('\n  ')}`);
+    if (stopped.statusCode !== null) note(io, `error ${stopped.statusCode}: ${stopped.messages.join('\n  ')}`);
     else if (stopped.reason !== 'interrupted') note(io, `error: ${stopped.message}`);
     const done =
-      stopped.checkpointLine > 0
-        ? `lines up to ${number(stopped.checkpointLine)} are done`
-        : 'no line is done yet';
+      stopped.checkpointLine > 0 ? `lines up to ${number(stopped.checkpointLine)} are done` : 'no line is done yet';
     const verb = stopped.reason === 'interrupted' ? 'Interrupted' : 'Stopped';
     note(
       io,

@@ -138,12 +138,13 @@ export async function startingPoint(
 
 /** The input must still hold, byte for byte, what the checkpoint covered (lines may be appended). */
 async function checkInput(file: string, checkpoint: Checkpoint, checkpointPath: string): Promise<void> {
-  const refuse = (what: string) =>
-    new CommandFailed(`cannot resume: ${what}. ${startOver(checkpointPath)}.`);
+  const refuse = (what: string) => new CommandFailed(`cannot resume: ${what}. ${startOver(checkpointPath)}.`);
   const size = (await fs.stat(file)).size;
   const head = await fingerprintOf(file, checkpoint.fingerprintBytes);
   if (head.fingerprint !== checkpoint.fingerprint || head.fingerprintBytes !== checkpoint.fingerprintBytes) {
-    throw refuse(`${checkpointPath} belongs to another file (the start of ${file} differs from the file it was made for)`);
+    throw refuse(
+      `${checkpointPath} belongs to another file (the start of ${file} differs from the file it was made for)`,
+    );
   }
   if (size < checkpoint.bytes) {
     throw refuse(
@@ -151,6 +152,8 @@ async function checkInput(file: string, checkpoint: Checkpoint, checkpointPath: 
     );
   }
   if ((await beforeHash(file, checkpoint.bytes)) !== checkpoint.before) {
-    throw refuse(`${file} changed before line ${checkpoint.line}, where the run stopped (lines were edited, added or removed)`);
+    throw refuse(
+      `${file} changed before line ${checkpoint.line}, where the run stopped (lines were edited, added or removed)`,
+    );
   }
 }

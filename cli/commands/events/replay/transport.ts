@@ -68,14 +68,12 @@ export function retryingTransport(
                 messages,
               );
             }
-            const waitMs =
-              err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : backoffMs(limited - 1);
+            const waitMs = err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : backoffMs(limited - 1);
             say(`rate limited (429): waiting ${Math.ceil(waitMs / 1000)} s`);
             pacer.holdFor(waitMs);
             continue;
           }
-          if (statusCode === 401)
-            throw new StopRun('unauthorized', messages.join('; '), statusCode, messages);
+          if (statusCode === 401) throw new StopRun('unauthorized', messages.join('; '), statusCode, messages);
           if (statusCode === 403) throw new StopRun('forbidden', messages.join('; '), statusCode, messages);
           if (statusCode >= 500) {
             stats.serverErrors++;
@@ -88,7 +86,9 @@ export function retryingTransport(
               );
             }
             const waitMs = backoffMs(failures - 1);
-            say(`server error ${statusCode}; retrying in ${waitMs / 1000} s (attempt ${failures} of ${MAX_FAILURE_RETRIES})`);
+            say(
+              `server error ${statusCode}; retrying in ${waitMs / 1000} s (attempt ${failures} of ${MAX_FAILURE_RETRIES})`,
+            );
             await clock.sleep(waitMs);
             continue;
           }
