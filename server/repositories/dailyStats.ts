@@ -1,7 +1,6 @@
 import type { Db, Trx } from '../db/knex.js';
-import { engineOf } from '../db/knex.js';
 import { type AffiliateDailyStatsRow, type DbDate, toDate } from '../db/rows.js';
-import { INSERT_CHUNK_ROWS } from './events.js';
+import { insertRows } from '../db/multiRowInsert.js';
 
 /** The affiliate's activity summed over a range of days, with what the report shows of it. */
 export interface AffiliateTotalsRow {
@@ -68,27 +67,6 @@ function dailyTotals(events: readonly StoredEvent[]): AffiliateDailyStatsRow[] {
 }
 
 /**
- * Adds what one intake stored (its tracking events and their conversions, found by the intake's
- * id) to the daily counters, in the intake's transaction. Call it after the conversions are
- * inserted. A plain read (no locks; it sees this transaction's own rows): an INSERT … SELECT
- * would take shared next-key locks on the events' index on MySQL and make concurrent intakes wait.
- */
-export async function countIntakeInDailyStats(trx: Trx, intakeId: string): Promise<void> {
-  const events = await trx('tracking_events as e')
-    .leftJoin('conversions as c', 'c.tracking_event_id', 'e.id')
-    .where('e.intake_id', intakeId)
-    .select<StoredEvent[]>(
-      'e.campaign_id',
-      'e.affiliate_id',
-      'e.event_type',
-      'e.occurred_at',
-      'c.order_value_cents',
-      'c.commission_cents',
-    );
-  await addToDailyStats(trx, events);
-}
-
-/**
  * Adds events just stored in this transaction to the daily counters, so the report counts
  * exactly what is on disk. The intake passes what it knows it stored (no read-back); multi-row
  * upserts that increment, one per 500 counter rows (one for most flushes), in key order.
@@ -96,27 +74,11 @@ export async function countIntakeInDailyStats(trx: Trx, intakeId: string): Promi
 export async function addToDailyStats(trx: Trx, events: readonly StoredEvent[]): Promise<void> {
   const rows = dailyTotals(events);
   if (rows.length === 0) return;
-  const mysql = engineOf(trx) === 'mysql';
-  // Written by hand: Knex's builder costs as much as the statement itself at 500 rows.
-  const increments = COUNTERS.map((c) => (mysql ? `${c} = ${c} + VALUES(${c})` : `${c} = ${c} + excluded.${c}`));
-  const conflict = mysql
-    ? `ON DUPLICATE KEY UPDATE ${increments.join(', ')}`
-    : `ON CONFLICT (campaign_id, day, affiliate_id) DO UPDATE SET ${increments.join(', ')}`;
-  // One statement per INSERT_CHUNK_ROWS rows, within both engines' bound-parameter limits.
-  for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
-    const part = rows.slice(start, start + INSERT_CHUNK_ROWS);
-    const bindings = part.flatMap((row) => [
-      row.campaign_id,
-      row.day,
-      row.affiliate_id,
-      ...COUNTERS.map((column) => row[column]),
-    ]);
-    await trx.raw(
-      `INSERT INTO affiliate_daily_stats (campaign_id, day, affiliate_id, ${COUNTERS.join(', ')}) ` +
-        `VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')} ${conflict}`,
-      bindings,
-    );
-  }
+  // Counter rows are in key order (dailyTotals): concurrent flushes lock them in one order.
+  await insertRows(trx, 'affiliate_daily_stats', ['campaign_id', 'day', 'affiliate_id', ...COUNTERS], rows, {
+    key: ['campaign_id', 'day', 'affiliate_id'],
+    increment: COUNTERS,
+  });
 }
 
 /**

@@ -1,16 +1,10 @@
 import type { TrackingEvent } from '../../shared/schemas/event.js';
 import { jsonText } from '../../shared/schemas/jsonShape.js';
-import type { Knex } from 'knex';
-import { type Db, engineOf, type Trx } from '../db/knex.js';
+import type { Db, Trx } from '../db/knex.js';
+import { insertRows } from '../db/multiRowInsert.js';
 import type { AffiliateRow, CampaignRow } from '../db/rows.js';
 
-/**
- * Rows per multi-row INSERT. Knex writes a SQLite multi-row insert as one compound SELECT,
- * and SQLite allows at most 500 terms in one; 500 rows × 13 columns also stays far below both
- * engines' bound-parameter limits (32,766 on SQLite, 65,535 on MySQL).
- */
-export const INSERT_CHUNK_ROWS = 500;
-/** Values per `IN (...)` list, for the same bound-parameter limits. */
+/** Values per `IN (...)` list: far below both engines' bound-parameter limits (32,766 SQLite, 65,535 MySQL). */
 const IN_CHUNK = 500;
 
 /** A tracking event to store, as the intake knows it. */
@@ -158,7 +152,7 @@ export async function insertTrackingEventsIgnoringDuplicates(
   trx: Trx,
   events: readonly NewTrackingEvent[],
 ): Promise<void> {
-  await insertRows(trx, 'tracking_events', TRACKING_EVENT_COLUMNS, events.map(trackingEventRow), true);
+  await insertRows(trx, 'tracking_events', TRACKING_EVENT_COLUMNS, events.map(trackingEventRow), { ignore: true });
 }
 
 const TRACKING_EVENT_COLUMNS = [
@@ -190,30 +184,6 @@ const CONVERSION_COLUMNS = [
   'updated_at',
 ] as const satisfies readonly (keyof ConversionInsert)[];
 
-/**
- * Multi-row INSERT written by hand, INSERT_CHUNK_ROWS rows a statement: at 500 rows Knex's
- * builder (quoting every column of every row) cost about as much CPU as the statement itself.
- * `ignoreDuplicates`: INSERT IGNORE (MySQL) / ON CONFLICT DO NOTHING (SQLite).
- */
-async function insertRows<R, C extends keyof R & string>(
-  trx: Trx,
-  table: string,
-  columns: readonly C[],
-  rows: readonly R[],
-  ignoreDuplicates: boolean,
-): Promise<void> {
-  const mysql = engineOf(trx) === 'mysql';
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
-  const head = `INSERT${ignoreDuplicates && mysql ? ' IGNORE' : ''} INTO ${table} (${columns.join(', ')}) VALUES `;
-  const tail = ignoreDuplicates && !mysql ? ' ON CONFLICT DO NOTHING' : '';
-  for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
-    const part = rows.slice(start, start + INSERT_CHUNK_ROWS);
-    const bindings: unknown[] = [];
-    for (const row of part) for (const column of columns) bindings.push(row[column]);
-    await trx.raw(`${head}${part.map(() => tuple).join(', ')}${tail}`, bindings as Knex.RawBinding[]);
-  }
-}
-
 /** The rows this request actually stored: the ones carrying its intake id. */
 export async function trackingEventsOfIntake(trx: Trx, intakeId: string): Promise<StoredEventKey[]> {
   const rows = await trx('tracking_events')
@@ -240,5 +210,5 @@ export async function existingEventIds(
 }
 
 export async function insertConversions(trx: Trx, conversions: readonly NewConversion[]): Promise<void> {
-  await insertRows(trx, 'conversions', CONVERSION_COLUMNS, conversions.map(conversionRow), false);
+  await insertRows(trx, 'conversions', CONVERSION_COLUMNS, conversions.map(conversionRow));
 }
