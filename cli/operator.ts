@@ -1,4 +1,4 @@
-import { loadConfig } from '../server/config.js';
+import { type Config, loadConfig } from '../server/config.js';
 import { createDb, type Db } from '../server/db/knex.js';
 import type { Services } from '../server/services/index.js';
 import { checkDatabase, databaseLabel } from './database.js';
@@ -14,18 +14,23 @@ export interface OperatorOptions {
 }
 
 /**
- * Operator commands act on the database directly, with the daemon's `DATABASE_URL`.
+ * Operator commands act on the database directly, with the daemon's `DATABASE_URL` (and the
+ * rest of its configuration) from the `Io`'s environment.
  * Pending migrations run first (as the daemon does), so a fresh install needs no extra step.
  * Human output names the database used, on stderr, so a wrong folder shows at once.
  */
-export async function withDatabase<T>(io: Io, options: OperatorOptions, work: (db: Db) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+export async function withDatabase<T>(
+  io: Io,
+  options: OperatorOptions,
+  work: (db: Db, config: Readonly<Config>) => Promise<T>,
+): Promise<T> {
+  const config = loadConfig(io.env);
   checkDatabase(io, config, options.create === true);
   if (!options.json) note(io, `Database: ${databaseLabel(config.database)}`);
   const db = createDb(config.database);
   try {
     if (options.migrate !== false) await db.migrate.latest();
-    return await work(db);
+    return await work(db, config);
   } finally {
     await db.destroy();
   }
@@ -41,7 +46,7 @@ export async function withServices<T>(
     import('../server/services/index.js'),
     import('../server/logger.js'),
   ]);
-  return withDatabase(io, options, (db) =>
-    work(createServices({ db, config: loadConfig(), logger: createLogger('silent') })),
+  return withDatabase(io, options, (db, config) =>
+    work(createServices({ db, config, logger: createLogger('silent') })),
   );
 }

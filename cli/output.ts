@@ -24,6 +24,11 @@ export function note(io: Io, text: string): void {
   io.stderr.write(`${text}\n`);
 }
 
+/** The note under one page of a list: `page 2 of 5 (230 payouts)`. */
+export function pageNote(io: Io, page: { page: number; totalPages: number }, count: string): void {
+  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${count})`);
+}
+
 type Cell = string | number | boolean | null | undefined;
 
 /** `--output` of list commands: a table for people, or CSV for spreadsheets and scripts. */

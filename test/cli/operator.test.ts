@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { parseJson, runCli, startServe } from '../helpers/cli.js';
+import { parseJson, runCli, runCliInProcess, startServe } from '../helpers/cli.js';
 import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
 
@@ -146,6 +146,20 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
     });
     const forward = parseJson(await runCli(['db', 'migrate', '--json'], { env }));
     expect(forward.applied).to.deep.equal(all);
+  });
+
+  it('in process, an operator command takes its database from the environment it is given', async () => {
+    // The process's own DATABASE_URL points nowhere: only the one passed in reaches the database.
+    const own = process.env.DATABASE_URL;
+    process.env.DATABASE_URL = `sqlite:${path.join(os.tmpdir(), 'affiliated-missing', 'elsewhere.sqlite3')}`;
+    try {
+      const made = await runCliInProcess(['plans', 'create', '--name', 'passed-in', '--json'], { env });
+      expect(made.code, made.stderr).to.equal(0);
+    } finally {
+      if (own === undefined) delete process.env.DATABASE_URL;
+      else process.env.DATABASE_URL = own;
+    }
+    expect(await t.db('plans').where({ name: 'passed-in' }).first()).to.include({ name: 'passed-in' });
   });
 });
 

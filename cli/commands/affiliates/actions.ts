@@ -12,6 +12,7 @@ import {
   type GlobalOptions,
   type ListFormat,
   note,
+  pageNote,
   plural,
   printJson,
   printLine,
@@ -83,10 +84,7 @@ export async function list(
   const page = await client.affiliates.list({ query: { ...filters, page: flags.page, limit: flags.limit } });
   if (options.json) return printJson(io, page);
   table(io, page.affiliates, flags.output);
-  note(
-    io,
-    `page ${page.page} of ${Math.max(page.totalPages, 1)} (${plural(page.total, 'affiliate')}; --all for every page)`,
-  );
+  pageNote(io, page, `${plural(page.total, 'affiliate')}; --all for every page`);
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {

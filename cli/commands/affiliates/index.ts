@@ -1,23 +1,16 @@
 import type { Command } from 'commander';
-import type { ApiClient } from '../../../shared/client/index.js';
+import { clientCommand } from '../../clientCommand.js';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
 import { choice, outputOption, pagingOptions, wholeNumber } from '../../options.js';
-import type { GlobalOptions } from '../../output.js';
 import { AFFILIATE_STATUSES } from '../../vocabulary.js';
-import type * as Actions from './actions.js';
 
 const CLEAR = "; '' clears it";
 
 /** Client commands for the affiliate routes: they talk to a daemon over HTTP. */
 export function registerAffiliates(program: Command, io: Io): void {
   const affiliates = program.command('affiliates').description('manage affiliates through the API');
-  // Actions and the HTTP client load only when a command runs; the action gets them passed in.
-  const run = async (work: (actions: typeof Actions, client: ApiClient, globals: GlobalOptions) => Promise<void>) => {
-    const [actions, { connect }] = await Promise.all([import('./actions.js'), import('../../client.js')]);
-    const globals: GlobalOptions = program.opts();
-    return work(actions, await connect(io, globals), globals);
-  };
+  const run = clientCommand(program, io, () => import('./actions.js'));
 
   const list = affiliates
     .command('list')

@@ -12,7 +12,7 @@ import type { Io } from '../../io.js';
 import {
   type GlobalOptions,
   type ListFormat,
-  note,
+  pageNote,
   plural,
   printJson,
   printLine,
@@ -75,7 +75,7 @@ export async function list(
   const page = await client.conversions.list({ query: { ...rest, affiliateId: affiliate } });
   if (options.json) return printJson(io, page);
   table(io, page.conversions, output);
-  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${plural(page.total, 'conversion')})`);
+  pageNote(io, page, plural(page.total, 'conversion'));
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {

@@ -1,11 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import type { ApiClient } from '../../../shared/client/index.js';
 import { CONVERSION_STATUSES, ISO_INSTANT } from '../../vocabulary.js';
 import type { Io } from '../../io.js';
+import { clientCommand } from '../../clientCommand.js';
 import { withExamples } from '../../help.js';
 import { choice, outputOption, pagingOptions, wholeNumber } from '../../options.js';
-import type { GlobalOptions } from '../../output.js';
-import type * as Actions from './actions.js';
 
 /** `2026-11-01` or an ISO 8601 date-time, as the API takes it. */
 export function dateOption(value: string): string {
@@ -20,11 +18,7 @@ export function registerConversions(program: Command, io: Io): void {
   const conversions = program
     .command('conversions')
     .description('list, approve and reject conversions through the API');
-  const run = async (work: (actions: typeof Actions, client: ApiClient, globals: GlobalOptions) => Promise<void>) => {
-    const [actions, { connect }] = await Promise.all([import('./actions.js'), import('../../client.js')]);
-    const globals: GlobalOptions = program.opts();
-    return work(actions, await connect(io, globals), globals);
-  };
+  const run = clientCommand(program, io, () => import('./actions.js'));
   const ids = (value: string, previous: number[] = []) => [...previous, wholeNumber(1)(value)];
 
   withExamples(

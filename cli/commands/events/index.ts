@@ -1,45 +1,14 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { EVENT_TYPES, MAX_EVENTS_PER_REQUEST } from '../../vocabulary.js';
 import type { Io } from '../../io.js';
+import { clientCommand } from '../../clientCommand.js';
 import { withExamples } from '../../help.js';
-import { choice, decimalNumber } from '../../options.js';
-import type { GlobalOptions } from '../../output.js';
-
-function batchSize(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > MAX_EVENTS_PER_REQUEST) {
-    throw new InvalidArgumentError(`must be a whole number from 1 to ${MAX_EVENTS_PER_REQUEST}.`);
-  }
-  return n;
-}
-
-function concurrency(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 16) throw new InvalidArgumentError('must be a whole number from 1 to 16.');
-  return n;
-}
-
-/** Ctrl-C (or SIGTERM) once: finish the batch in flight and save; twice: the default, quit now. */
-function interruptSignal(io: Io): { signal: AbortSignal; release: () => void } {
-  const controller = new AbortController();
-  const onSignal = () => {
-    io.stderr.write('\nStopping after the batches in flight (Ctrl-C again to quit at once)...\n');
-    controller.abort();
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return {
-    signal: controller.signal,
-    release: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-}
+import { choice, decimalNumber, wholeNumber } from '../../options.js';
 
 export function registerEvents(program: Command, io: Io): void {
   const events = program.command('events').description('send tracking events through the API');
-  const connect = async (globals: GlobalOptions) => (await import('../../client.js')).connect(io, globals);
+  const send = clientCommand(program, io, () => import('./send.js'));
+  const replay = clientCommand(program, io, () => import('./replay/action.js'));
 
   withExamples(
     events
@@ -55,19 +24,20 @@ export function registerEvents(program: Command, io: Io): void {
       'events send --type page_view --affiliate MARIA10',
       'events send --type conversion --affiliate MARIA10 --order-id 1001 --order-value 249.90',
     ],
-  ).action(async (flags) => {
-    const globals: GlobalOptions = program.opts();
-    const [{ send }, client] = await Promise.all([import('./send.js'), connect(globals)]);
-    await send(io, client, globals, flags);
-  });
+  ).action((flags) => send((a, client, globals) => a.send(io, client, globals, flags)));
 
   withExamples(
     events
       .command('replay')
       .description('send a file of events, one JSON object a line, safely: resumable and never stored twice')
       .argument('<file>', 'NDJSON file (one event a line; blank lines are ignored)')
-      .option('--batch-size <n>', `events a request, 1 to ${MAX_EVENTS_PER_REQUEST}`, batchSize, 500)
-      .option('--concurrency <n>', 'batches in flight at once, 1 to 16', concurrency, 3)
+      .option(
+        '--batch-size <n>',
+        `events a request, 1 to ${MAX_EVENTS_PER_REQUEST}`,
+        wholeNumber(1, MAX_EVENTS_PER_REQUEST),
+        500,
+      )
+      .option('--concurrency <n>', 'batches in flight at once, 1 to 16', wholeNumber(1, 16), 3)
       .option(
         '--rejects <file>',
         'where refused lines go, with line numbers and reasons (default: FILE.rejects.ndjson; ' +
@@ -85,17 +55,8 @@ export function registerEvents(program: Command, io: Io): void {
       'events replay export.ndjson --dry-run --json',
     ],
     'Exit codes: 0 every line accepted or skipped, 1 a line rejected or the run stopped early, 2 usage error.',
-  ).action(async (file: string, flags) => {
-    const globals: GlobalOptions = program.opts();
-    const [{ runReplay }, client] = await Promise.all([
-      import('./replay.js'),
-      flags.dryRun ? undefined : connect(globals),
-    ]);
-    const interrupt = interruptSignal(io);
-    try {
-      await runReplay(io, client, interrupt.signal, globals, { ...flags, file });
-    } finally {
-      interrupt.release();
-    }
-  });
+  ).action((file: string, flags) =>
+    // A dry run needs no daemon and no key.
+    replay((a, client, globals) => a.runReplay(io, client, globals, { ...flags, file }), !flags.dryRun),
+  );
 }

@@ -22,8 +22,8 @@ const planLabel = (p: Plan) =>
   `${p.name} (${limit(p.maxAffiliates, 'affiliates')}, ${limit(p.maxMonthlyConversions, 'conversions a month')})`;
 
 /** The daemon's address by its own configuration here: HOST and PORT of the environment and .env. */
-function configuredBaseUrl(): string {
-  const config = loadConfig();
+function configuredBaseUrl(io: Io): string {
+  const config = loadConfig(io.env);
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
@@ -61,9 +61,9 @@ export async function runInit(io: Io, options: InitOptions): Promise<void> {
           '--base-url',
           'Address of the daemon (as client commands reach it)',
           checkUrl,
-          configuredBaseUrl(),
+          configuredBaseUrl(io),
         )
-      : configuredBaseUrl());
+      : configuredBaseUrl(io));
   if (checkUrl(raw) !== true) throw new UsageError(`--base-url "${raw}": ${checkUrl(raw)}`);
   const baseUrl = baseUrlOf(new URL(raw));
 

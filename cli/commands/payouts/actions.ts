@@ -8,6 +8,7 @@ import {
   type GlobalOptions,
   type ListFormat,
   note,
+  pageNote,
   plural,
   printJson,
   printLine,
@@ -62,7 +63,7 @@ export async function list(
   const page = await client.payouts.list({ query: { ...rest, affiliateId: affiliate } });
   if (options.json) return printJson(io, page);
   table(io, page.payouts, output);
-  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${plural(page.total, 'payout')})`);
+  pageNote(io, page, plural(page.total, 'payout'));
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {

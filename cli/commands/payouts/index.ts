@@ -1,20 +1,14 @@
 import type { Command } from 'commander';
-import type { ApiClient } from '../../../shared/client/index.js';
+import { clientCommand } from '../../clientCommand.js';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
 import { choice, outputOption, pagingOptions, wholeNumber } from '../../options.js';
-import type { GlobalOptions } from '../../output.js';
 import { PAYOUT_STATUSES } from '../../vocabulary.js';
-import type * as Actions from './actions.js';
 
 /** Client commands for payouts (docs/payouts.md). */
 export function registerPayouts(program: Command, io: Io): void {
   const payouts = program.command('payouts').description('pay affiliates through the API');
-  const run = async (work: (actions: typeof Actions, client: ApiClient, globals: GlobalOptions) => Promise<void>) => {
-    const [actions, { connect }] = await Promise.all([import('./actions.js'), import('../../client.js')]);
-    const globals: GlobalOptions = program.opts();
-    return work(actions, await connect(io, globals), globals);
-  };
+  const run = clientCommand(program, io, () => import('./actions.js'));
 
   withExamples(
     outputOption(

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
+import { clientCommand } from '../../clientCommand.js';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
-import type { GlobalOptions } from '../../output.js';
 
 /** `refunds create ORDER_ID` (docs/payouts.md). */
 export function registerRefunds(program: Command, io: Io): void {
   const refunds = program.command('refunds').description('refund orders through the API');
+  const run = clientCommand(program, io, () => import('./actions.js'));
   withExamples(
     refunds
       .command('create')
@@ -13,9 +14,7 @@ export function registerRefunds(program: Command, io: Io): void {
       .argument('<order-id>', 'the order_id the conversion arrived with')
       .option('--reason <text>', 'why (kept with the conversion)'),
     ['refunds create 1001 --reason "chargeback"'],
-  ).action(async (orderId: string, flags: { reason?: string }) => {
-    const [actions, { connect }] = await Promise.all([import('./actions.js'), import('../../client.js')]);
-    const globals: GlobalOptions = program.opts();
-    return actions.create(io, await connect(io, globals), globals, orderId, flags);
-  });
+  ).action((orderId: string, flags: { reason?: string }) =>
+    run((a, client, globals) => a.create(io, client, globals, orderId, flags)),
+  );
 }

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
+import { clientCommand } from '../../clientCommand.js';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
-import type { GlobalOptions } from '../../output.js';
 
 /** `affiliated report`: GET /v1/reports/affiliates for the key's campaign. */
 export function registerReport(program: Command, io: Io): void {
+  const run = clientCommand(program, io, () => import('./actions.js'));
   withExamples(
     program
       .command('report')
@@ -16,9 +17,7 @@ export function registerReport(program: Command, io: Io): void {
       'report --from 2026-11-01 --to 2026-11-30',
       "report --json | jq '.affiliates[] | {referralId, revenue}'",
     ],
-  ).action(async (flags: { from?: string; to?: string }) => {
-    const [{ report }, { connect }] = await Promise.all([import('./actions.js'), import('../../client.js')]);
-    const globals: GlobalOptions = program.opts();
-    return report(io, await connect(io, globals), globals, flags);
-  });
+  ).action((flags: { from?: string; to?: string }) =>
+    run((a, client, globals) => a.report(io, client, globals, flags)),
+  );
 }

@@ -4,7 +4,7 @@ import { checkDatabase } from '../../database.js';
 import type { Io } from '../../io.js';
 
 export async function runServe(io: Io, options: { port?: number; host?: string; migrate: boolean }): Promise<void> {
-  const base = loadConfig();
+  const base = loadConfig(io.env);
   checkDatabase(io, base, true);
   const config = Object.freeze({
     ...base,

@@ -14,6 +14,7 @@ import {
   type GlobalOptions,
   type ListFormat,
   note,
+  pageNote,
   plural,
   printJson,
   printLine,
@@ -79,7 +80,7 @@ export async function list(
     page.webhooks.map((w) => [w.id, w.url, w.events.join(','), w.status, w.createdAt]),
     output,
   );
-  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${plural(page.total, 'endpoint')})`);
+  pageNote(io, page, plural(page.total, 'endpoint'));
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
@@ -162,7 +163,7 @@ export async function deliveries(
     ]),
     output,
   );
-  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${plural(page.total, 'delivery', 'deliveries')})`);
+  pageNote(io, page, plural(page.total, 'delivery', 'deliveries'));
 }
 
 export async function retry(io: Io, client: ApiClient, options: GlobalOptions, id: number, deliveryId: number) {

@@ -1,11 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import type { ApiClient } from '../../../shared/client/index.js';
 import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES } from '../../vocabulary.js';
 import type { Io } from '../../io.js';
+import { clientCommand } from '../../clientCommand.js';
 import { withExamples } from '../../help.js';
 import { choice, outputOption, pagingOptions, wholeNumber } from '../../options.js';
-import type { GlobalOptions } from '../../output.js';
-import type * as Actions from './actions.js';
 
 /** `--events a,b`: known event types, each once. */
 function eventList(value: string): string[] {
@@ -29,11 +27,7 @@ function headerLine(value: string, previous: string[] = []): string[] {
 /** Client commands for signed webhooks (docs/webhooks.md); `verify` works offline. */
 export function registerWebhooks(program: Command, io: Io): void {
   const webhooks = program.command('webhooks').description('webhook endpoints, their secrets and deliveries');
-  const run = async (work: (actions: typeof Actions, client: ApiClient, globals: GlobalOptions) => Promise<void>) => {
-    const [actions, { connect }] = await Promise.all([import('./actions.js'), import('../../client.js')]);
-    const globals: GlobalOptions = program.opts();
-    return work(actions, await connect(io, globals), globals);
-  };
+  const run = clientCommand(program, io, () => import('./actions.js'));
   const id = (name: string) => [name, 'webhook endpoint id', wholeNumber(1)] as const;
 
   withExamples(

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import type { Clock } from './clock.js';
 import type { Totals } from './totals.js';
 
 /**
@@ -23,6 +24,12 @@ export interface Checkpoint {
   totals: Totals;
   done: boolean;
   updatedAt: string;
+}
+
+/** A place in the input: a line, and the byte just past it (where a resume starts reading). */
+export interface Position {
+  line: number;
+  bytes: number;
 }
 
 /** The rejects file as this run left it at the checkpoint. */
@@ -115,4 +122,30 @@ export async function writeCheckpoint(path: string, checkpoint: Checkpoint): Pro
     await handle.close();
   }
   await fs.rename(temp, path);
+}
+
+/** Saves a run's checkpoint at a position, with its counts; `done` once the whole file is. */
+export type SaveCheckpoint = (at: Position, totals: Totals, done: boolean) => Promise<void>;
+
+/** The checkpoint of one run: its input's identity, and the rejects file as it stands at each save. */
+export function checkpointSaver(
+  path: string,
+  input: { file: string; fingerprint: string; fingerprintBytes: number },
+  rejects: { state(): RejectsState },
+  clock: Clock,
+): SaveCheckpoint {
+  return async (at, totals, done) =>
+    writeCheckpoint(path, {
+      version: 2,
+      file: input.file,
+      fingerprint: input.fingerprint,
+      fingerprintBytes: input.fingerprintBytes,
+      line: at.line,
+      bytes: at.bytes,
+      before: await beforeHash(input.file, at.bytes),
+      rejects: rejects.state(),
+      totals,
+      done,
+      updatedAt: new Date(clock.now()).toISOString(),
+    });
 }

@@ -20,7 +20,8 @@ export interface Delivery {
   rejected: Rejection[];
 }
 
-const empty = (): Delivery => ({ accepted: 0, skipped: [], rejected: [] });
+/** What a batch with nothing to send comes back with. */
+export const emptyDelivery = (): Delivery => ({ accepted: 0, skipped: [], rejected: [] });
 
 function merge(a: Delivery, b: Delivery): Delivery {
   return {
@@ -51,7 +52,7 @@ export async function deliver(
   transport: Transport,
   signal?: AbortSignal,
 ): Promise<Delivery> {
-  if (items.length === 0) return empty();
+  if (items.length === 0) return emptyDelivery();
   try {
     const answer = await transport.post(
       items.map((item) => item.event),

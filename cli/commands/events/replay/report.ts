@@ -1,9 +1,31 @@
 import type { Io } from '../../../io.js';
 import { note, printJson, printLine } from '../../../output.js';
-import type { ReplaySummary } from './run.js';
-import { skippedCount } from './totals.js';
+import type { Stopped } from './stop.js';
+import { skippedCount, type Totals } from './totals.js';
 
 const number = (n: number) => n.toLocaleString('en-US');
+
+/** What a replay reports at its end: the object `--json` prints. */
+export interface ReplaySummary extends Totals {
+  durationMs: number;
+  file: string;
+  dryRun: boolean;
+  resumedFromLine: number;
+  lastLine: number;
+  rejectsFile: string | null;
+  checkpointFile: string | null;
+  concurrency: number;
+  requests: number;
+  rateLimitWaits: number;
+  /** Time this run spent waiting for the rate limit's window to reset (or a 429's Retry-After). */
+  rateLimitWaitMs: number;
+  /** `X-RateLimit-Limit` as the daemon said it: `/v1/events` requests a window, per key. */
+  rateLimit: number | null;
+  retries: { rateLimited: number; serverErrors: number; networkErrors: number };
+  stopped: Stopped | null;
+  /** Peak resident memory of this process, for checking that memory stays flat. */
+  maxRssBytes: number;
+}
 
 /**
  * Time spent waiting on the rate limit, and how to raise it: the limit is the daemon's

@@ -21,3 +21,15 @@ export class StopRun extends Error {
     super(message);
   }
 }
+
+/** How a run that ended early reports it (the summary's `stopped`). */
+export interface Stopped {
+  reason: StopReason;
+  message: string;
+  statusCode: number | null;
+  messages: string[];
+  /** The first line of the batch that was not acknowledged. */
+  line: number;
+  /** Every line up to this one is done; `--resume` continues after it. */
+  checkpointLine: number;
+}

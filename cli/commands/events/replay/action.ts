@@ -1,0 +1,45 @@
+import type { ApiClient } from '../../../../shared/client/index.js';
+import { AlreadyReported } from '../../../errors.js';
+import type { Io } from '../../../io.js';
+import type { GlobalOptions } from '../../../output.js';
+import { printSummary } from './report.js';
+import { type ReplayOptions, replay } from './run.js';
+
+/** Ctrl-C (or SIGTERM) once: finish the batch in flight and save; twice: the default, quit now. */
+function interruptSignal(io: Io): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const onSignal = () => {
+    io.stderr.write('\nStopping after the batches in flight (Ctrl-C again to quit at once)...\n');
+    controller.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    release: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+/**
+ * `events replay FILE`: runs the replay and reports it. Exit 0 when every line was accepted or
+ * skipped, 1 when a line was rejected or the run stopped early; the summary is already out, so
+ * main.ts prints nothing more.
+ */
+export async function runReplay(
+  io: Io,
+  client: ApiClient | undefined,
+  options: GlobalOptions,
+  flags: ReplayOptions,
+): Promise<void> {
+  const interrupt = interruptSignal(io);
+  try {
+    const summary = await replay({ io, client, signal: interrupt.signal }, flags);
+    printSummary(io, summary, Boolean(options.json));
+    if (summary.stopped || summary.rejected > 0) throw new AlreadyReported('replay incomplete');
+  } finally {
+    interrupt.release();
+  }
+}
