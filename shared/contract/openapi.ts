@@ -25,6 +25,10 @@ const headerRefs = Object.fromEntries(
   Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
 );
 
+/**
+ * Path and query parameters as they are once read: the output side of their schemas (an integer
+ * with its bounds and default, not the text it arrives as); required as the input side says.
+ */
 function parameters(route: RouteSpec): JsonSchema[] {
   const list: JsonSchema[] = [];
   for (const [location, schema] of [
@@ -32,13 +36,16 @@ function parameters(route: RouteSpec): JsonSchema[] {
     ['query', route.query],
   ] as const) {
     if (!schema) continue;
-    const object = jsonSchema(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
-    for (const [name, property] of Object.entries(object.properties ?? {})) {
+    const read = jsonSchema(schema, 'output') as { properties?: Record<string, JsonSchema> };
+    const { required = [] } = jsonSchema(schema, 'input') as { required?: string[] };
+    for (const [name, property] of Object.entries(read.properties ?? {})) {
+      const { description, ...rest } = property;
       list.push({
         name,
         in: location,
-        required: location === 'path' || (object.required ?? []).includes(name),
-        schema: property,
+        required: location === 'path' || required.includes(name),
+        ...(typeof description === 'string' && { description }),
+        schema: rest,
       });
     }
   }
