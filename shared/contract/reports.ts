@@ -1,5 +1,6 @@
 import { affiliateReportQuerySchema, affiliateReportSchema } from '../schemas/report.js';
 import { defineRoute } from './route.js';
+import { EXAMPLE_ANA, EXAMPLE_BRUNO } from './examples.js';
 
 export const reportRoutes = {
   affiliates: defineRoute({
@@ -15,5 +16,37 @@ export const reportRoutes = {
     query: affiliateReportQuerySchema,
     responses: { 200: affiliateReportSchema },
     errors: [400, 401],
+    examples: {
+      query: { from: '2026-11-01', to: '2026-11-30' },
+      response: {
+        from: '2026-11-01',
+        to: '2026-11-30',
+        affiliates: [
+          {
+            affiliateId: EXAMPLE_ANA.id,
+            referralId: EXAMPLE_ANA.referralId,
+            name: EXAMPLE_ANA.name,
+            pageViews: 2,
+            leads: 1,
+            conversions: 3,
+            conversionRate: 1.5,
+            revenue: 639.8,
+            commissions: 63.98,
+          },
+          {
+            affiliateId: EXAMPLE_BRUNO.id,
+            referralId: EXAMPLE_BRUNO.referralId,
+            name: EXAMPLE_BRUNO.name,
+            pageViews: 1,
+            leads: 0,
+            conversions: 0,
+            conversionRate: 0,
+            revenue: 0,
+            commissions: 0,
+          },
+        ],
+        totals: { pageViews: 3, leads: 1, conversions: 3, conversionRate: 1, revenue: 639.8, commissions: 63.98 },
+      },
+    },
   }),
 };
