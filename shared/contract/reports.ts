@@ -10,7 +10,7 @@ export const reportRoutes = {
     tag: 'Reports',
     summary: 'Page views, leads, conversions, revenue and commissions per affiliate over a range of days',
     description:
-      'One row per affiliate of the key’s campaign with any activity in the range. `from` and `to` are ISO 8601 dates (UTC days, both included); by default the last 30 days up to today. Events count on the day they occurred; conversions count whatever their status since, with the commission computed when they arrived.',
+      'One row per affiliate of the key’s campaign with any activity in the range. `from` and `to` are ISO 8601 dates (UTC days, both included); by default the last 30 days up to today. A `from` after `to` (today when `to` is not given) is 400: a rule between two values, which the schema cannot state. Events count on the day they occurred; conversions count whatever their status since, with the commission computed when they arrived.',
     auth: 'apiKey',
     rateLimit: 'default',
     query: affiliateReportQuerySchema,

@@ -20,7 +20,11 @@ export type ReferralLookup = z.infer<typeof referralLookupSchema>;
 
 /** `GET /v1/sdk/referrals/{code}`: any text reaches the service, which treats a malformed code as no code. */
 export const referralLookupParamsSchema = z.object({
-  code: z.string().meta({ description: 'A referral code as a link carried it; anything else is simply not active' }),
+  // Never empty: a path segment the router matched.
+  code: z
+    .string()
+    .min(1)
+    .meta({ description: 'A referral code as a link carried it; any other text is simply not active' }),
 });
 
 /**
