@@ -14,10 +14,10 @@ import {
 } from '../helpers/document.js';
 import { buildExampleWorld } from '../helpers/exampleWorld.js';
 import { call } from '../helpers/http.js';
+import { SEED } from '../reliability/support/seed.js';
 
-/** Generated requests tried per operation; FUZZ_SEED replays a run. */
+/** Generated requests tried per operation; the seed is fixed in CI, random locally, FUZZ_SEED=n replays. */
 const TRIES = Number(process.env.DOCUMENT_FUZZ_TRIES ?? 24);
-const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
 
 /** Answers that refuse a request for its shape: none may meet a request the document calls valid. */
 const SHAPE_REFUSALS = new Set([400, 413, 415, 422]);
