@@ -9,6 +9,7 @@ import { RouteTable } from './http/routeTable.js';
 import type { Logger } from './logger.js';
 import { cors } from './middleware/cors.js';
 import { errorHandler } from './middleware/errors.js';
+import { methodCheck } from './middleware/methods.js';
 import { rateLimit } from './middleware/rateLimit.js';
 import { requestLog } from './middleware/requestLog.js';
 import { handlers } from './routes/index.js';
@@ -30,7 +31,8 @@ export interface AppDeps {
 
 /**
  * createApp(deps): request log, error handler, CORS and rate limit (both read the contract
- * route's policy), then the contract's routes (key, body, validation per route).
+ * route's policy), the method check (405), then the contract's routes (key, body, validation
+ * per route).
  */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
@@ -44,8 +46,10 @@ export function createApp(deps: AppDeps): Koa {
   app.use(cors(table));
   app.use(rateLimit(deps.config, deps.logger, table, deps.redis));
   app.use(docsAssets());
+  // A method the path lacks is 405 here, before the router could hand it to a sibling route.
+  app.use(methodCheck(table));
   app.use(router.routes());
-  // 405 and 501 are set without a body; the error handler gives them the spec's body.
+  // 501 (a method no route has) is set without a body; the error handler gives it the spec's body.
   app.use(router.allowedMethods());
   return app;
 }

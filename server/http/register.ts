@@ -24,11 +24,23 @@ export type RouteInput<R extends RouteSpec> = ValidatedInput<R> & {
 };
 
 /** A route's handler: validated input in, the response body out; no rules here (style.md). */
-export type Handler<R extends RouteSpec> = (
+export type HandlerFn<R extends RouteSpec> = (
   input: RouteInput<R>,
   services: Services,
   reply: ReplyControl,
 ) => Promise<ResponseOf<R>> | ResponseOf<R>;
+
+/**
+ * A rule of validation that needs the request's context (the key's campaign, the database): it
+ * reads the input as it arrived, valid or not, and names each failure, so that one 400 lists
+ * them with the schema's (product §3.6). It asks a service; the rule lives there.
+ */
+export type ContextCheck<R extends RouteSpec> = (
+  input: { auth: RouteInput<R>['auth']; body: unknown },
+  services: Services,
+) => Promise<string[]> | string[];
+
+export type Handler<R extends RouteSpec> = HandlerFn<R> | { check: ContextCheck<R>; handle: HandlerFn<R> };
 
 export type Handlers<G extends RouteGroup> = { [K in keyof G]: Handler<G[K]> };
 
@@ -40,12 +52,30 @@ function validateParams(route: RouteSpec, ctx: Context): unknown {
   return result.data;
 }
 
-function validatePart(schema: RouteSpec['query' | 'body'], input: unknown): unknown {
+/** The schema's failures of one part of the request, as messages (none when it is valid). */
+function validatePart(schema: RouteSpec['query' | 'body'], input: unknown, failures: string[]): unknown {
   if (!schema) return undefined;
   const result = parseWith(schema, input);
-  // product §3.6: every failed rule is one message of a single 400.
-  if (!result.ok) throw new ValidationError(result.messages);
-  return result.data;
+  if (result.ok) return result.data;
+  failures.push(...result.messages);
+  return undefined;
+}
+
+/** `events.3.…` → 3; -1 for a message about no item of a list. */
+function itemIndex(message: string): number {
+  const match = /^(?:property )?\w+\.(\d+)\./.exec(message);
+  return match ? Number(match[1]) : -1;
+}
+
+/** The context's messages among the schema's, each after the schema's messages of the same item. */
+function merge(schemaMessages: string[], contextMessages: string[]): string[] {
+  const merged = [...schemaMessages];
+  for (const message of contextMessages) {
+    const index = itemIndex(message);
+    const before = merged.findIndex((other) => itemIndex(other) > index);
+    merged.splice(before === -1 ? merged.length : before, 0, message);
+  }
+  return merged;
 }
 
 function guardBody(route: RouteSpec): Middleware {
@@ -60,21 +90,26 @@ function handle(route: RouteSpec, handler: Handler<RouteSpec>, services: Service
   const status = successStatus(route);
   const spec = route.responses[status as keyof RouteSpec['responses']];
   const contentType = spec && isContentResponse(spec) ? spec.contentType : undefined;
+  const { check, handle: run } = typeof handler === 'function' ? { check: undefined, handle: handler } : handler;
   return async function respond(ctx: Context): Promise<void> {
+    // product §3.6: every failed rule is one message of a single 400, context rules included.
+    const failures: string[] = [];
     const input = {
       params: validateParams(route, ctx),
-      query: validatePart(route.query, { ...ctx.query }),
-      body: validatePart(route.body, ctx.request.body),
+      query: validatePart(route.query, { ...ctx.query }, failures),
+      body: validatePart(route.body, ctx.request.body, failures),
       auth: route.auth === 'none' ? undefined : authOf(ctx),
     } as RouteInput<RouteSpec>;
+    const context = check ? await check({ auth: input.auth, body: ctx.request.body }, services) : [];
+    if (failures.length + context.length > 0) throw new ValidationError(merge(failures, context));
     const reply: ReplyControl = {
       requestHeader: (name) => ctx.get(name),
       setHeader: (name, value) => ctx.set(name, value),
     };
-    const body = await handler(input, services, reply);
+    const answer = await run(input, services, reply);
     ctx.status = status;
     if (contentType) ctx.type = contentType;
-    ctx.body = body;
+    ctx.body = answer;
     // A route that declares an ETag answers 304, with no body, to a client that has it already.
     if (route.etag && ctx.response.get('ETag') && ctx.fresh) ctx.status = 304;
   };
@@ -93,7 +128,7 @@ export function registerRoutes<C extends Record<string, RouteGroup>>(
 ): void {
   const body = jsonBody();
   for (const [groupName, group] of Object.entries(contract)) {
-    const groupHandlers = handlers[groupName] as Record<string, Handler<RouteSpec>>;
+    const groupHandlers = handlers[groupName] as Record<string, Handler<RouteSpec> | undefined>;
     for (const [name, route] of Object.entries(group)) {
       const handler = groupHandlers[name];
       if (!handler) throw new Error(`no handler for ${route.operationId}`);

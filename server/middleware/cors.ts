@@ -17,6 +17,7 @@ export function cors(table: RouteTable) {
     );
     if (ctx.method !== 'OPTIONS') return next();
     const methods = table.methodsAt(ctx.path).map((method) => method.toUpperCase());
+    ctx.set('Allow', (table.allowedAt(ctx.path) ?? methods).join(', '));
     ctx.set('Access-Control-Allow-Methods', [...methods, 'OPTIONS'].join(', '));
     ctx.set('Access-Control-Allow-Headers', ctx.get('Access-Control-Request-Headers') || 'Content-Type');
     ctx.set('Access-Control-Max-Age', '86400');

@@ -2,6 +2,7 @@ import {
   campaignMismatch,
   CAMPAIGN_UNKNOWN,
   type EventsRequest,
+  namedCampaigns,
   type EventsResponse,
   type TrackingEvent,
 } from '../../shared/schemas/event.js';
@@ -16,6 +17,12 @@ export interface EventService {
   track(auth: AuthenticatedCampaign, request: EventsRequest): Promise<EventsResponse>;
   /** `POST /v1/sdk/events` (product §3.11): page views and leads from browsers, no key. */
   trackFromBrowser(request: EventsRequest): Promise<EventsResponse>;
+  /**
+   * The campaign rule of both endpoints (product §3.5, §3.11) on a body as it arrived, valid or
+   * not, so that one 400 lists its failures with the schema's (product §3.6): the key's campaign
+   * with `auth`, an existing campaign without.
+   */
+  campaignIssues(auth: AuthenticatedCampaign | undefined, body: unknown): Promise<string[]>;
   /** The group-commit writer both endpoints share: its flush counts, and a hold for tests. */
   writer: Pick<EventIntake, 'hold' | 'queued' | 'stats'>;
   /** Stops after the writer has answered every request it holds (the daemon stops it before the pool closes). */
@@ -63,6 +70,18 @@ export function eventService({ db }: ServiceDeps): EventService {
 
   return {
     writer: { hold: intake.hold, queued: intake.queued, stats: intake.stats },
+
+    async campaignIssues(auth, body) {
+      const named = namedCampaigns(body);
+      if (named.length === 0) return [];
+      const issue = (index: number, rule: string) => `events.${index}.campaign_id ${rule}`;
+      if (auth) {
+        const rule = campaignMismatch(auth.publicId);
+        return named.filter(({ publicId }) => publicId !== auth.publicId).map(({ index }) => issue(index, rule));
+      }
+      const known = await resolveCampaigns([...new Set(named.map(({ publicId }) => publicId))]);
+      return named.filter(({ publicId }) => !known.has(publicId)).map(({ index }) => issue(index, CAMPAIGN_UNKNOWN));
+    },
     worker: { name: 'event intake', start: () => undefined, stop: () => intake.drained() },
 
     async track(auth, { events }) {

@@ -7,6 +7,16 @@ import {
 } from '../schemas/affiliate.js';
 import { deleteResponseSchema, idParams } from '../schemas/common.js';
 import { defineRoute } from './route.js';
+import { EXAMPLE_ANA, EXAMPLE_BRUNO, EXAMPLE_TIMES, exampleAffiliate } from './examples.js';
+
+/** A new affiliate of the examples (the world has Ana and Bruno). */
+const CARLA = {
+  email: 'carla@example.com',
+  name: 'Carla Dias',
+  phone: '+55 21 99876-5432',
+  referralId: 'CARLA10',
+};
+const NO_ACTIVITY = { totalConversions: 0, totalCommissions: 0, totalPaid: 0 };
 
 const common = { tag: 'Affiliates', auth: 'apiKey', rateLimit: 'default' } as const;
 
@@ -23,6 +33,10 @@ export const affiliateRoutes = {
     body: createAffiliateSchema,
     responses: { 201: affiliateSchema },
     errors: [400, 401, 403, 409, 413, 415],
+    examples: {
+      body: { ...CARLA, password: 'tulip-garden-9' },
+      response: { id: 3, ...CARLA, status: 'active', createdAt: EXAMPLE_TIMES.written, ...NO_ACTIVITY },
+    },
   }),
   list: defineRoute({
     ...common,
@@ -33,6 +47,10 @@ export const affiliateRoutes = {
     query: listAffiliatesQuerySchema,
     responses: { 200: affiliateListSchema },
     errors: [400, 401],
+    examples: {
+      query: { status: 'active', search: 'ana', page: 1, limit: 20 },
+      response: { affiliates: [exampleAffiliate()], total: 1, page: 1, limit: 20, totalPages: 1 },
+    },
   }),
   get: defineRoute({
     ...common,
@@ -43,6 +61,7 @@ export const affiliateRoutes = {
     params: idParams,
     responses: { 200: affiliateSchema },
     errors: [400, 401, 404],
+    examples: { params: { id: EXAMPLE_ANA.id }, response: exampleAffiliate() },
   }),
   update: defineRoute({
     ...common,
@@ -55,6 +74,11 @@ export const affiliateRoutes = {
     body: updateAffiliateSchema,
     responses: { 200: affiliateSchema },
     errors: [400, 401, 404, 409, 413, 415],
+    examples: {
+      params: { id: EXAMPLE_ANA.id },
+      body: { name: 'Ana Souza Lima', phone: '+55 11 98888-7777' },
+      response: exampleAffiliate({ name: 'Ana Souza Lima', phone: '+55 11 98888-7777' }),
+    },
   }),
   remove: defineRoute({
     ...common,
@@ -65,5 +89,9 @@ export const affiliateRoutes = {
     params: idParams,
     responses: { 200: deleteResponseSchema },
     errors: [400, 401, 404],
+    examples: {
+      params: { id: EXAMPLE_BRUNO.id },
+      response: { success: true, message: 'Affiliate deleted successfully' },
+    },
   }),
 };

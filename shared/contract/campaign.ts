@@ -1,5 +1,6 @@
 import { campaignUsageSchema } from '../schemas/campaign.js';
 import { defineRoute } from './route.js';
+import { EXAMPLE_CAMPAIGN, EXAMPLE_TIMES } from './examples.js';
 
 export const campaignRoutes = {
   get: defineRoute({
@@ -12,5 +13,18 @@ export const campaignRoutes = {
     rateLimit: 'default',
     responses: { 200: campaignUsageSchema },
     errors: [401],
+    examples: {
+      response: {
+        ...EXAMPLE_CAMPAIGN,
+        commissionType: 'percent',
+        commissionValue: 10,
+        cookieDays: 30,
+        autoApproveDays: null,
+        payoutMinimum: 0,
+        createdAt: EXAMPLE_TIMES.written,
+        limits: { maxAffiliates: 1000, maxMonthlyConversions: 10000 },
+        usage: { month: '2026-11', affiliates: 2, conversions: 3 },
+      },
+    },
   }),
 };

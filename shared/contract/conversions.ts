@@ -9,6 +9,10 @@ import {
   updateConversionSchema,
 } from '../schemas/conversion.js';
 import { defineRoute } from './route.js';
+import { EXAMPLE_ANA, EXAMPLE_ORDERS, EXAMPLE_TIMES, exampleConversion } from './examples.js';
+
+/** The world's orders: 1 pending, 2 approved, 3 approved and in payout 1. */
+const [FIRST, SECOND, THIRD] = EXAMPLE_ORDERS;
 
 const common = { tag: 'Conversions', auth: 'apiKey', rateLimit: 'default' } as const;
 
@@ -24,6 +28,16 @@ export const conversionRoutes = {
     query: listConversionsQuerySchema,
     responses: { 200: conversionListSchema },
     errors: [400, 401],
+    examples: {
+      query: { status: 'approved', affiliateId: EXAMPLE_ANA.id, page: 1, limit: 20 },
+      response: {
+        conversions: [exampleConversion(THIRD, 'approved'), exampleConversion(SECOND, 'approved')],
+        total: 2,
+        page: 1,
+        limit: 20,
+        totalPages: 1,
+      },
+    },
   }),
   get: defineRoute({
     ...common,
@@ -34,6 +48,7 @@ export const conversionRoutes = {
     params: idParams,
     responses: { 200: conversionSchema },
     errors: [400, 401, 404],
+    examples: { params: { id: FIRST.id }, response: exampleConversion(FIRST, 'pending') },
   }),
   update: defineRoute({
     ...common,
@@ -48,6 +63,11 @@ export const conversionRoutes = {
     body: updateConversionSchema,
     responses: { 200: conversionSchema },
     errors: [400, 401, 404, 409, 413, 415],
+    examples: {
+      params: { id: FIRST.id },
+      body: { status: 'approved' },
+      response: exampleConversion(FIRST, 'approved'),
+    },
   }),
   bulkUpdate: defineRoute({
     ...common,
@@ -61,6 +81,19 @@ export const conversionRoutes = {
     body: bulkUpdateConversionsSchema,
     responses: { 200: bulkUpdateConversionsResponseSchema },
     errors: [400, 401, 413, 415],
+    examples: {
+      body: { status: 'approved', ids: [FIRST.id, SECOND.id] },
+      response: {
+        results: [
+          { id: FIRST.id, outcome: 'updated', status: 'approved' },
+          { id: SECOND.id, outcome: 'unchanged', status: 'approved' },
+        ],
+        updated: 1,
+        unchanged: 1,
+        failed: 0,
+        remaining: null,
+      },
+    },
   }),
 };
 
@@ -77,5 +110,12 @@ export const refundRoutes = {
     body: refundSchema,
     responses: { 200: conversionSchema },
     errors: [400, 401, 404, 413, 415],
+    examples: {
+      body: { order_id: FIRST.orderId, reason: 'Customer returned the product' },
+      response: exampleConversion(FIRST, 'rejected', {
+        refundedAt: EXAMPLE_TIMES.written,
+        refundReason: 'Customer returned the product',
+      }),
+    },
   }),
 };

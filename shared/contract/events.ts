@@ -1,6 +1,7 @@
 import { MESSAGES } from '../errors.js';
 import { eventsRequestSchema, eventsResponseSchema, MAX_EVENTS_PER_REQUEST } from '../schemas/event.js';
 import { type BodyGuard, defineRoute } from './route.js';
+import { EXAMPLE_ANA, EXAMPLE_CAMPAIGN, EXAMPLE_TIMES } from './examples.js';
 
 /**
  * product §3.11: sales are reported by the merchant's backend, so a conversion anywhere in a
@@ -15,6 +16,21 @@ const noConversionsFromBrowsers: BodyGuard = (body) => {
       typeof event === 'object' && event !== null && (event as Record<string, unknown>).event_type === 'conversion',
   );
   return conversion ? { status: 403, message: MESSAGES.sdkConversionForbidden } : undefined;
+};
+
+/** A visit through Ana's link, as the tracking script reports it. */
+const PAGE_VIEW = {
+  event_type: 'page_view',
+  campaign_id: EXAMPLE_CAMPAIGN.publicId,
+  affiliate_id: EXAMPLE_ANA.referralId,
+  session_id: 'sess-63d0',
+  properties: { url: 'https://shop.example.com/pricing?ref=ANA2026' },
+  device_info: {
+    user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36',
+    language: 'pt-BR',
+    screen_width: 1440,
+    screen_height: 900,
+  },
 };
 
 /** spec 4.6 and 4.7. */
@@ -32,6 +48,31 @@ export const eventRoutes = {
     body: eventsRequestSchema,
     responses: { 200: eventsResponseSchema },
     errors: [400, 401, 403, 413, 415],
+    examples: {
+      body: {
+        batch: true,
+        events: [
+          PAGE_VIEW,
+          {
+            event_type: 'conversion',
+            campaign_id: EXAMPLE_CAMPAIGN.publicId,
+            affiliate_id: EXAMPLE_ANA.referralId,
+            event_id: 'evt-ORDER-1004',
+            session_id: PAGE_VIEW.session_id,
+            properties: {
+              order_id: 'ORDER-1004',
+              order_value: 129.9,
+              url: 'https://shop.example.com/checkout/done',
+              product: 'Starter plan',
+              customer_email: 'joao@example.net',
+              customer_name: 'João Pereira',
+              timestamp: EXAMPLE_TIMES.november(5, '10:15:00.000'),
+            },
+          },
+        ],
+      },
+      response: { success: true, received: 2, accepted: 2, skipped: [] },
+    },
   }),
   sendFromBrowser: defineRoute({
     operationId: 'sendBrowserEvents',
@@ -48,5 +89,9 @@ export const eventRoutes = {
     guard: noConversionsFromBrowsers,
     responses: { 200: eventsResponseSchema },
     errors: [400, 403, 413, 415],
+    examples: {
+      body: { events: [PAGE_VIEW] },
+      response: { success: true, received: 1, accepted: 1, skipped: [] },
+    },
   }),
 };

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { statusName } from '../errors.js';
+import { errorBody, statusName } from '../errors.js';
 import { errorBodySchema } from '../schemas/common.js';
 import { allRoutes } from './index.js';
-import { isContentResponse, type RouteSpec, schemaOf } from './route.js';
+import { errorExample } from './errorExamples.js';
+import { isContentResponse, type RouteSpec, schemaOf, successStatus } from './route.js';
 
 type JsonSchema = Record<string, unknown>;
 type Io = 'input' | 'output';
@@ -12,6 +13,9 @@ function jsonSchema(schema: z.ZodType, io: Io): JsonSchema {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
   return rest;
 }
+
+/** product §3.6: the daemon reads at most 2 MiB of a body. */
+const BODY_LIMIT_MIB = 2;
 
 const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Limit': {
@@ -25,6 +29,10 @@ const headerRefs = Object.fromEntries(
   Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
 );
 
+/**
+ * Path and query parameters as they are once read: the output side of their schemas (an integer
+ * with its bounds and default, not the text it arrives as); required as the input side says.
+ */
 function parameters(route: RouteSpec): JsonSchema[] {
   const list: JsonSchema[] = [];
   for (const [location, schema] of [
@@ -32,47 +40,59 @@ function parameters(route: RouteSpec): JsonSchema[] {
     ['query', route.query],
   ] as const) {
     if (!schema) continue;
-    const object = jsonSchema(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
-    for (const [name, property] of Object.entries(object.properties ?? {})) {
+    const read = jsonSchema(schema, 'output') as { properties?: Record<string, JsonSchema> };
+    const { required = [] } = jsonSchema(schema, 'input') as { required?: string[] };
+    const examples = (location === 'path' ? route.examples.params : route.examples.query) ?? {};
+    for (const [name, property] of Object.entries(read.properties ?? {})) {
+      const { description, ...rest } = property;
       list.push({
         name,
         in: location,
-        required: location === 'path' || (object.required ?? []).includes(name),
-        schema: property,
+        required: location === 'path' || required.includes(name),
+        ...(typeof description === 'string' && { description }),
+        schema: rest,
+        ...(examples[name] !== undefined && { example: examples[name] }),
       });
     }
   }
   return list;
 }
 
-function errorResponse(status: number, limited: boolean): JsonSchema {
+function errorResponse(route: RouteSpec, status: number, limited: boolean): JsonSchema {
   return {
     description: statusName(status),
     ...(limited &&
       status === 429 && {
         headers: { ...headerRefs, 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
       }),
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/Error' },
+        example: errorBody(status, errorExample(route, status)),
+      },
+    },
   };
 }
 
 function operation(route: RouteSpec): JsonSchema {
   const limited = route.rateLimit !== 'none';
   const responses: Record<string, JsonSchema> = {};
+  const answered = String(successStatus(route));
   for (const [status, spec] of Object.entries(route.responses)) {
     if (!spec) continue;
     const contentType = isContentResponse(spec) ? spec.contentType : 'application/json';
+    const example = status === answered ? { example: route.examples.response } : {};
     responses[status] = {
       description: route.summary,
       ...(limited && { headers: headerRefs }),
-      content: { [contentType]: { schema: jsonSchema(schemaOf(spec), 'output') } },
+      content: { [contentType]: { schema: jsonSchema(schemaOf(spec), 'output'), ...example } },
     };
   }
   if (route.etag) {
     responses['304'] = { description: 'Not modified: the `If-None-Match` sent matches the current `ETag`; no body' };
   }
   const errors = new Set([...route.errors, ...(limited ? [429] : []), 500]);
-  for (const status of [...errors].sort()) responses[String(status)] = errorResponse(status, limited);
+  for (const status of [...errors].sort()) responses[String(status)] = errorResponse(route, status, limited);
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -83,7 +103,8 @@ function operation(route: RouteSpec): JsonSchema {
     ...(route.body && {
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+        description: `JSON, at most ${BODY_LIMIT_MIB} MiB (413 beyond)`,
+        content: { 'application/json': { schema: jsonSchema(route.body, 'input'), example: route.examples.body } },
       },
     }),
     responses,

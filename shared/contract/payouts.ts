@@ -9,6 +9,23 @@ import {
   updatePayoutSchema,
 } from '../schemas/payout.js';
 import { defineRoute } from './route.js';
+import { MESSAGES } from '../errors.js';
+import {
+  EXAMPLE_ANA,
+  EXAMPLE_BRUNO,
+  EXAMPLE_ORDERS,
+  EXAMPLE_PAYOUT,
+  EXAMPLE_TIMES,
+  examplePayout,
+} from './examples.js';
+
+/** What paying Ana now creates: payout 2, for ORDER-1002 (approved after payout 1). */
+const SECOND_PAYOUT = examplePayout({
+  id: 2,
+  amount: EXAMPLE_ORDERS[1].commission,
+  commissionAmount: EXAMPLE_ORDERS[1].commission,
+  conversionIds: [EXAMPLE_ORDERS[1].id],
+});
 
 const common = { tag: 'Payouts', auth: 'apiKey', rateLimit: 'default' } as const;
 
@@ -23,6 +40,10 @@ export const payoutRoutes = {
     query: listPayoutsQuerySchema,
     responses: { 200: payoutListSchema },
     errors: [400, 401],
+    examples: {
+      query: { affiliateId: EXAMPLE_ANA.id, status: 'pending', page: 1, limit: 20 },
+      response: { payouts: [examplePayout()], total: 1, page: 1, limit: 20, totalPages: 1 },
+    },
   }),
   get: defineRoute({
     ...common,
@@ -33,6 +54,7 @@ export const payoutRoutes = {
     params: idParams,
     responses: { 200: payoutSchema },
     errors: [400, 401, 404],
+    examples: { params: { id: EXAMPLE_PAYOUT.id }, response: examplePayout() },
   }),
   create: defineRoute({
     ...common,
@@ -45,6 +67,7 @@ export const payoutRoutes = {
     body: createPayoutSchema,
     responses: { 201: payoutSchema },
     errors: [400, 401, 404, 409, 413, 415],
+    examples: { body: { affiliateId: EXAMPLE_ANA.id }, response: SECOND_PAYOUT },
   }),
   bulkCreate: defineRoute({
     ...common,
@@ -57,6 +80,13 @@ export const payoutRoutes = {
     body: bulkCreatePayoutsSchema,
     responses: { 200: bulkCreatePayoutsResponseSchema },
     errors: [400, 401, 413, 415],
+    examples: {
+      body: { affiliateIds: [EXAMPLE_ANA.id, EXAMPLE_BRUNO.id] },
+      response: {
+        created: [SECOND_PAYOUT],
+        skipped: [{ affiliateId: EXAMPLE_BRUNO.id, statusCode: 409, message: MESSAGES.nothingToPay(EXAMPLE_BRUNO.id) }],
+      },
+    },
   }),
   update: defineRoute({
     ...common,
@@ -71,5 +101,10 @@ export const payoutRoutes = {
     body: updatePayoutSchema,
     responses: { 200: payoutSchema },
     errors: [400, 401, 404, 409, 413, 415],
+    examples: {
+      params: { id: EXAMPLE_PAYOUT.id },
+      body: { status: 'paid' },
+      response: examplePayout({ status: 'paid', paidAt: EXAMPLE_TIMES.written }),
+    },
   }),
 };

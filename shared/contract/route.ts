@@ -23,6 +23,19 @@ export interface ContentResponse {
 }
 export type ResponseSpec = z.ZodType | ContentResponse;
 
+/**
+ * What the document shows, and what its reference page's "Try it out" sends: a request that
+ * succeeds in the example world (shared/contract/examples.ts) and the answer it gets there.
+ * Required of every route; tests check each against the route's schemas and the daemon.
+ */
+export interface RouteExamples {
+  params?: Record<string, string | number>;
+  query?: Record<string, string | number>;
+  body?: unknown;
+  /** The answer of the route's first success status. */
+  response: unknown;
+}
+
 /** A rule that outranks validation: checked on the raw body first (e.g. conversions from browsers are 403). */
 export type BodyGuard = (body: unknown) => { status: 403; message: string } | undefined;
 
@@ -48,6 +61,7 @@ export interface RouteSpec {
   etag?: boolean;
   /** Error statuses the route can answer, each with the spec's error body (429 and 500 are implied). */
   errors: readonly number[];
+  examples: RouteExamples;
 }
 
 export function defineRoute<const R extends RouteSpec>(route: R): R {

@@ -5,6 +5,7 @@ import {
   trackerScriptSchema,
 } from '../schemas/sdk.js';
 import { defineRoute } from './route.js';
+import { EXAMPLE_ANA, EXAMPLE_CAMPAIGN } from './examples.js';
 
 /** The key-less routes of the browser tracking script (product §3.11: CORS open on these only). */
 export const sdkRoutes = {
@@ -22,6 +23,9 @@ export const sdkRoutes = {
     responses: { 200: { contentType: 'application/javascript; charset=utf-8', schema: trackerScriptSchema } },
     etag: true,
     errors: [],
+    examples: {
+      response: '(function () {\n  /* affiliated tracking script: stores ?ref= codes, reports page views */\n})();\n',
+    },
   }),
   referral: defineRoute({
     operationId: 'getReferral',
@@ -38,5 +42,10 @@ export const sdkRoutes = {
     query: referralLookupQuerySchema,
     responses: { 200: referralLookupSchema },
     errors: [400],
+    examples: {
+      params: { code: EXAMPLE_ANA.referralId },
+      query: { campaign: EXAMPLE_CAMPAIGN.publicId },
+      response: { referralId: EXAMPLE_ANA.referralId, active: true, cookieDays: 30 },
+    },
   }),
 };

@@ -15,6 +15,7 @@ export const systemRoutes = {
     rateLimit: 'none',
     responses: { 200: healthSchema },
     errors: [503],
+    examples: { response: { status: 'ok', database: 'ok' } },
   }),
   openapi: defineRoute({
     operationId: 'getOpenApi',
@@ -26,6 +27,13 @@ export const systemRoutes = {
     rateLimit: 'default',
     responses: { 200: z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) }) },
     errors: [],
+    examples: {
+      response: {
+        openapi: '3.1.0',
+        info: { title: 'affiliated API', version: '0.1.0' },
+        paths: { '/v1/affiliates': {} },
+      },
+    },
   }),
   docs: defineRoute({
     operationId: 'getDocs',
@@ -37,5 +45,6 @@ export const systemRoutes = {
     rateLimit: 'default',
     responses: { 200: { contentType: 'text/html', schema: z.string() } },
     errors: [],
+    examples: { response: '<!doctype html>\n<html lang="en"><head><title>affiliated API</title></head>…</html>\n' },
   }),
 };

@@ -12,6 +12,15 @@ import {
   webhookWithSecretSchema,
 } from '../schemas/webhook.js';
 import { defineRoute } from './route.js';
+import { EXAMPLE_DELIVERY_ID, EXAMPLE_SECRET, EXAMPLE_WEBHOOK, exampleDelivery, exampleWebhook } from './examples.js';
+
+/** A second endpoint of the examples, and the first one's events once it also hears of rejections. */
+const CRM = {
+  url: 'https://crm.example.com/hooks/affiliated',
+  events: ['conversion.created', 'conversion.approved', 'payout.paid'],
+  description: 'CRM sync',
+};
+const WITH_REJECTIONS = ['conversion.approved', 'conversion.rejected', 'payout.paid'];
 
 const common = { tag: 'Webhooks', auth: 'apiKey', rateLimit: 'default' } as const;
 const deliveryParams = z.object({ id: idParam, deliveryId: idParam });
@@ -29,6 +38,10 @@ export const webhookRoutes = {
     body: createWebhookSchema,
     responses: { 201: webhookWithSecretSchema },
     errors: [400, 401, 413, 415],
+    examples: {
+      body: CRM,
+      response: { ...exampleWebhook({ id: 2, ...CRM }), secret: EXAMPLE_SECRET },
+    },
   }),
   list: defineRoute({
     ...common,
@@ -39,6 +52,10 @@ export const webhookRoutes = {
     query: listWebhooksQuerySchema,
     responses: { 200: webhookListSchema },
     errors: [400, 401],
+    examples: {
+      query: { page: 1, limit: 20 },
+      response: { webhooks: [exampleWebhook()], total: 1, page: 1, limit: 20, totalPages: 1 },
+    },
   }),
   get: defineRoute({
     ...common,
@@ -49,6 +66,7 @@ export const webhookRoutes = {
     params: idParams,
     responses: { 200: webhookSchema },
     errors: [400, 401, 404],
+    examples: { params: { id: EXAMPLE_WEBHOOK.id }, response: exampleWebhook() },
   }),
   update: defineRoute({
     ...common,
@@ -60,6 +78,11 @@ export const webhookRoutes = {
     body: updateWebhookSchema,
     responses: { 200: webhookSchema },
     errors: [400, 401, 404, 413, 415],
+    examples: {
+      params: { id: EXAMPLE_WEBHOOK.id },
+      body: { events: WITH_REJECTIONS, description: 'Shop backend, refunds too' },
+      response: exampleWebhook({ events: WITH_REJECTIONS, description: 'Shop backend, refunds too' }),
+    },
   }),
   remove: defineRoute({
     ...common,
@@ -70,6 +93,10 @@ export const webhookRoutes = {
     params: idParams,
     responses: { 200: deleteResponseSchema },
     errors: [400, 401, 404],
+    examples: {
+      params: { id: EXAMPLE_WEBHOOK.id },
+      response: { success: true, message: 'Webhook deleted successfully' },
+    },
   }),
   rotateSecret: defineRoute({
     ...common,
@@ -80,6 +107,7 @@ export const webhookRoutes = {
     params: idParams,
     responses: { 200: webhookWithSecretSchema },
     errors: [400, 401, 404],
+    examples: { params: { id: EXAMPLE_WEBHOOK.id }, response: { ...exampleWebhook(), secret: EXAMPLE_SECRET } },
   }),
   deliveries: defineRoute({
     ...common,
@@ -91,6 +119,17 @@ export const webhookRoutes = {
     query: listDeliveriesQuerySchema,
     responses: { 200: deliveryListSchema },
     errors: [400, 401, 404],
+    examples: {
+      params: { id: EXAMPLE_WEBHOOK.id },
+      query: { status: 'pending', page: 1, limit: 20 },
+      response: {
+        deliveries: [exampleDelivery({ id: 2 }), exampleDelivery()],
+        total: 2,
+        page: 1,
+        limit: 20,
+        totalPages: 1,
+      },
+    },
   }),
   retry: defineRoute({
     ...common,
@@ -101,6 +140,10 @@ export const webhookRoutes = {
     params: deliveryParams,
     responses: { 202: deliverySchema },
     errors: [400, 401, 404, 409],
+    examples: {
+      params: { id: EXAMPLE_WEBHOOK.id, deliveryId: EXAMPLE_DELIVERY_ID },
+      response: exampleDelivery(),
+    },
   }),
   test: defineRoute({
     ...common,
@@ -111,5 +154,6 @@ export const webhookRoutes = {
     params: idParams,
     responses: { 202: deliverySchema },
     errors: [400, 401, 404, 409],
+    examples: { params: { id: EXAMPLE_WEBHOOK.id }, response: exampleDelivery({ id: 3, eventType: 'webhook.test' }) },
   }),
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDate, money, paginationFields, paginationQuery } from './common.js';
+import { isoDate, money, paginationFields, paginationQuery, trimmed, trimmedText } from './common.js';
 
 import { AFFILIATE_STATUSES } from '../vocabulary.js';
 
@@ -9,27 +9,45 @@ export type AffiliateStatus = z.infer<typeof affiliateStatus>;
 
 const utf8Bytes = (value: string) => Buffer.byteLength(value, 'utf8');
 
+/**
+ * Passwords within 72 bytes of UTF-8, as JSON Schema can say it (it counts characters, not
+ * bytes): any text of up to 18 characters, or longer text whose characters all take fewer bytes.
+ */
+const PASSWORD_BYTES_DOCUMENTED = [
+  { maxLength: 72, pattern: '^[\\u0000-\\u007F]*$' },
+  { maxLength: 36, pattern: '^[\\u0000-\\u07FF]*$' },
+  { maxLength: 24, pattern: '^[\\u0000-\\uD7FF\\uE000-\\uFFFF]*$' },
+  { maxLength: 18 },
+];
+
 /** seed-spec §2.1 and product §3.4: 6 to 72 bytes, because bcrypt ignores what lies past 72. */
 export const password = z
   .string()
   .refine((value) => value.length >= 6, { error: 'must be at least 6 characters long', abort: true })
-  .refine((value) => utf8Bytes(value) <= 72, { error: 'must be at most 72 bytes long (UTF-8)' });
+  .refine((value) => utf8Bytes(value) <= 72, { error: 'must be at most 72 bytes long (UTF-8)' })
+  .meta({
+    minLength: 6,
+    anyOf: PASSWORD_BYTES_DOCUMENTED,
+    description:
+      'At least 6 characters and at most 72 bytes of UTF-8 (72 ASCII characters). Stored as a bcrypt hash, never returned.',
+  });
 
-export const email = z
-  .string()
-  .trim()
-  .max(254)
-  .pipe(z.email({ error: 'must be a valid email' }));
+/** Trimmed, then zod's e-mail rule (format and pattern, both in the document). */
+export const email = trimmed(
+  // Only the format has the spec's own text; a missing or mistyped value is named as such.
+  z.email({ error: (issue) => (issue.code === 'invalid_format' ? 'must be a valid email' : undefined) }).max(254),
+);
 
 /** product §3.3: letters and digits only, 2 to 32 characters, stored as sent. */
 export const referralId = z
   .string()
   .min(2)
   .max(32)
-  .regex(/^[A-Za-z0-9]+$/, { error: 'must contain only letters and digits (A-Z, 0-9)' });
+  .regex(/^[A-Za-z0-9]+$/, { error: 'must contain only letters and digits (A-Z, 0-9)' })
+  .meta({ description: 'Letters and digits, unique across all campaigns whatever the case' });
 
-const name = z.string().trim().min(1).max(255);
-const phone = z.string().trim().min(1).max(32);
+const name = trimmedText(255);
+const phone = trimmedText(32);
 
 export const createAffiliateSchema = z.strictObject({
   email,

@@ -13,9 +13,10 @@ export const NOT_DECIMAL = 'must be written in decimal digits (0-9)';
 
 /**
  * Over HTTP the value is always a string; the client may pass a number, which it sends in
- * decimal digits.
+ * decimal digits. The document shows what the parameter is once read: an integer with its
+ * bounds and default (OpenAPI sends an integer parameter in decimal digits).
  */
-const integerParam = (name: string, min: number, max?: number) => {
+const integerParam = (description: string, min: number, max?: number) => {
   let number = z.number().int().min(min);
   if (max !== undefined) number = number.max(max);
   return z
@@ -28,13 +29,13 @@ const integerParam = (name: string, min: number, max?: number) => {
     .transform(Number)
     .pipe(number)
     .optional()
-    .describe(name);
+    .meta({ description });
 };
 
 /** `page` and `limit` query parameters (seed-spec §4.2, product §3.2). */
 export const paginationQuery = {
-  page: integerParam('page', 1).default(1),
-  limit: integerParam('limit', 1, 100).default(50),
+  page: integerParam('Page of results, from 1 (decimal digits)', 1).default(1),
+  limit: integerParam('Results per page, 1 to 100 (decimal digits)', 1, 100).default(50),
 };
 
 export const paginationFields = {
@@ -52,7 +53,7 @@ export const isoDate = z.string();
 export const deleteResponseSchema = z.object({ success: z.boolean(), message: z.string() });
 
 /** Ids are unsigned 32-bit integers in the schema; a larger numeric id simply does not exist. */
-const MAX_ID = 4294967295;
+export const MAX_ID = 4294967295;
 
 /**
  * A path id (spec 4.3): a numeric string, else 400 `Validation failed (numeric string is
@@ -65,7 +66,22 @@ export const idParam = z
   .transform((raw) => {
     const id = Number(raw);
     return Number.isSafeInteger(id) && id <= MAX_ID ? id : 0;
-  });
+  })
+  // The document shows the id a client sends: any other numeric id is simply not found.
+  .meta({ type: 'integer', minimum: 1, maximum: MAX_ID, description: 'A numeric id (decimal digits)' });
+
+/**
+ * Text trimmed of surrounding whitespace before `schema` checks it. A transform that comes
+ * first lets the document show `schema`'s own rules (zod documents what follows it).
+ */
+export const trimmed = <S extends z.ZodType<string, string>>(schema: S) =>
+  z.transform((value: string) => (typeof value === 'string' ? value.trim() : value)).pipe(schema);
+
+/**
+ * 1 to `max` characters once trimmed. The document says the same with `\S` (a character that
+ * is not whitespace: JavaScript's `trim` and `\s` mean one set), since JSON Schema cannot trim.
+ */
+export const trimmedText = (max: number) => trimmed(z.string().min(1).max(max).meta({ pattern: '\\S' }));
 
 export const idParams = z.object({ id: idParam });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDate, money, paginationFields, paginationQuery } from './common.js';
+import { isoDate, money, paginationFields, paginationQuery, trimmedText } from './common.js';
 
 import { CONVERSION_STATUSES } from '../vocabulary.js';
 
@@ -83,7 +83,9 @@ export const bulkUpdateConversionsSchema = z
     if (body.limit !== undefined && body.filter === undefined) {
       ctx.addIssue({ code: 'custom', path: ['limit'], message: 'goes with filter only' });
     }
-  });
+  })
+  // The refinement above, as the document says it.
+  .meta({ oneOf: [{ required: ['ids'] }, { required: ['filter'] }], dependentRequired: { limit: ['filter'] } });
 export type BulkUpdateConversionsInput = z.infer<typeof bulkUpdateConversionsSchema>;
 
 export const BULK_OUTCOMES = ['updated', 'unchanged', 'not_found', 'conflict'] as const;
@@ -110,7 +112,7 @@ export const bulkUpdateConversionsResponseSchema = z.object({
 export type BulkUpdateConversionsResponse = z.infer<typeof bulkUpdateConversionsResponseSchema>;
 
 export const refundSchema = z.strictObject({
-  order_id: z.string().trim().min(1).max(255),
-  reason: z.string().trim().min(1).max(500).optional(),
+  order_id: trimmedText(255),
+  reason: trimmedText(500).optional(),
 });
 export type RefundInput = z.infer<typeof refundSchema>;

@@ -1,27 +1,15 @@
 import { z } from 'zod';
+import { PUBLIC_ID } from './campaign.js';
+import { trimmedText } from './common.js';
 import { jsonBytes, jsonDepth } from './jsonShape.js';
-import { toCents } from '../money.js';
+import { orderValue } from './orderValue.js';
 
 import { EVENT_TYPES, MAX_EVENTS_PER_REQUEST } from '../vocabulary.js';
 
 export { EVENT_TYPES, MAX_EVENTS_PER_REQUEST };
+export { MAX_ORDER_VALUE, MIN_ORDER_VALUE, ORDER_VALUE_MESSAGES, orderValue } from './orderValue.js';
 export const eventType = z.enum(EVENT_TYPES);
 export type EventType = z.infer<typeof eventType>;
-
-/** Largest order value we accept, so that centavos stay exact integers. */
-export const MAX_ORDER_VALUE = 10_000_000_000;
-
-const POSITIVE = 'must be a positive number';
-
-/** seed-spec §2.2: positive; product: at least one centavo once rounded to two decimals. */
-export const orderValue = z
-  .number({ error: POSITIVE })
-  // Rounded half up as written (`0.005` is one centavo), as intake stores it (shared/money.ts).
-  .refine((value) => Number.isFinite(value) && value > 0 && (value >= 1 || toCents(value) >= 1), {
-    error: POSITIVE,
-    abort: true,
-  })
-  .refine((value) => value <= MAX_ORDER_VALUE, { error: `must not be greater than ${MAX_ORDER_VALUE}` });
 
 /** Bounds of the open objects: enough for a cart of items, small enough to store and read back. */
 export const OPEN_OBJECT_MAX_DEPTH = 8;
@@ -31,8 +19,9 @@ export const OPEN_OBJECT_MAX_BYTES = 32 * 1024;
  * `properties` and `device_info` are kept as JSON text: bounded in depth (stringifying is
  * recursive) and in size, so that what is accepted is always stored and read back whole.
  */
-function boundedOpenObject<T extends z.ZodType<object>>(schema: T) {
-  return schema.superRefine((value, ctx) => {
+function boundedOpenObject<T extends z.ZodType<object>>(schema: T, description: string) {
+  const bounds = `at most ${OPEN_OBJECT_MAX_DEPTH} levels deep and ${OPEN_OBJECT_MAX_BYTES / 1024} KiB of JSON`;
+  return schema.meta({ description: `${description}; ${bounds}` }).superRefine((value, ctx) => {
     if (jsonDepth(value, OPEN_OBJECT_MAX_DEPTH) > OPEN_OBJECT_MAX_DEPTH) {
       ctx.addIssue({ code: 'custom', message: `must not be nested more than ${OPEN_OBJECT_MAX_DEPTH} levels deep` });
     } else if (jsonBytes(value) > OPEN_OBJECT_MAX_BYTES) {
@@ -56,15 +45,26 @@ const timestamp = z.iso.datetime({ offset: true, error: 'must be a valid ISO 860
   { error: `must be between ${EARLIEST_TIMESTAMP} and ${LATEST_TIMESTAMP}` },
 );
 
+/**
+ * The bounds as JSON Schema can say them (it cannot compare instants): years 1001 to 9998 with
+ * any offset, 1000 and 9999 in UTC (`Z`). zod's own pattern for the format stays beside it.
+ */
+const TIMESTAMP_YEARS =
+  '^(?:(?:100[1-9]|10[1-9]\\d|1[1-9]\\d{2}|[2-8]\\d{3}|9[0-8]\\d{2}|99[0-8]\\d|999[0-8])-|(?:1000|9999)-.*Z$)';
+const documentedTimestamp = timestamp.meta({
+  allOf: [{ pattern: TIMESTAMP_YEARS }],
+  description: `ISO 8601 date-time with Z or an offset, between ${EARLIEST_TIMESTAMP} and ${LATEST_TIMESTAMP} once the offset is applied`,
+});
+
 /** `properties` stays open to unlisted fields (seed-spec §2.2); the listed ones are typed. */
 export const eventProperties = z.looseObject({
-  order_id: z.string().trim().min(1).max(255).optional(),
+  order_id: trimmedText(255).optional(),
   order_value: orderValue.optional(),
   url: z.string().max(2048).optional(),
   product: z.string().max(255).optional(),
   customer_email: z.string().max(320).optional(),
   customer_name: z.string().max(255).optional(),
-  timestamp: timestamp.optional(),
+  timestamp: documentedTimestamp.optional(),
 });
 
 /** `device_info` is descriptive telemetry: typed where the spec names a field, open otherwise. */
@@ -83,15 +83,49 @@ export const campaignMismatch = (publicId: string) => `${CAMPAIGN_MISMATCH} ("${
 /** product §3.11: the SDK endpoint names its campaign per event; an unknown one is invalid. */
 export const CAMPAIGN_UNKNOWN = 'must be the public id of an existing campaign';
 
+/**
+ * The `campaign_id` of each event of a body as it arrived, valid or not, by index: only those
+ * the schema's own rule for the field accepts (a string of 1 to 64 characters), so that the
+ * campaign rule can be checked alongside the schema and never repeats its messages.
+ */
+export function namedCampaigns(body: unknown): { index: number; publicId: string }[] {
+  if (typeof body !== 'object' || body === null || !('events' in body)) return [];
+  const { events } = body;
+  if (!Array.isArray(events) || events.length > MAX_EVENTS_PER_REQUEST) return [];
+  return events.flatMap((event: unknown, index) => {
+    if (typeof event !== 'object' || event === null || !('campaign_id' in event)) return [];
+    const publicId = event.campaign_id;
+    return typeof publicId === 'string' && publicId.length >= 1 && publicId.length <= 64 ? [{ index, publicId }] : [];
+  });
+}
+
+/** What the document says of a conversion, which zod checks in the refinement below. */
+const CONVERSIONS_NEED_AN_ORDER = {
+  if: { properties: { event_type: { const: 'conversion' } }, required: ['event_type'] },
+  then: { required: ['properties'], properties: { properties: { required: ['order_id', 'order_value'] } } },
+};
+const REQUIRED_FOR_CONVERSIONS = 'is required for conversion events';
+
 export const trackingEventSchema = z
   .strictObject({
     event_type: eventType,
-    campaign_id: z.string().min(1).max(64),
-    affiliate_id: z.string().min(1).max(64),
+    campaign_id: z
+      .string()
+      .min(1)
+      .max(64)
+      // No campaign has any other form of public id, so the document may say so.
+      .meta({
+        pattern: PUBLIC_ID.source,
+        description:
+          "The campaign's public id: on /v1/events the API key's campaign, on /v1/sdk/events an existing campaign (a rule of the data, not of the schema)",
+      }),
+    affiliate_id: z.string().min(1).max(64).meta({
+      description: "The affiliate's referral code, matched whatever the case; an unknown one is skipped, not refused",
+    }),
     event_id: z.string().min(1).max(128).optional(),
     session_id: z.string().min(1).max(255).optional(),
-    properties: boundedOpenObject(eventProperties).optional(),
-    device_info: boundedOpenObject(deviceInfo).optional(),
+    properties: boundedOpenObject(eventProperties, 'Open object; conversions need order_id and order_value').optional(),
+    device_info: boundedOpenObject(deviceInfo, 'Open object').optional(),
   })
   .superRefine(
     (event, ctx) => {
@@ -99,27 +133,19 @@ export const trackingEventSchema = z
       // when other fields failed (`when`), so one answer names every missing field (product §3.6).
       const properties: unknown = event.properties;
       if (properties === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['properties'],
-          message: 'is required for conversion events',
-        });
+        ctx.addIssue({ code: 'custom', path: ['properties'], message: REQUIRED_FOR_CONVERSIONS });
         return;
       }
       if (typeof properties !== 'object' || properties === null) return; // reported as a type error
-      if (!('order_id' in properties) || properties.order_id === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['properties', 'order_id'],
-          message: 'is required for conversion events',
-        });
-      }
-      if (!('order_value' in properties) || properties.order_value === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['properties', 'order_value'], message: POSITIVE });
+      for (const field of ['order_id', 'order_value'] as const) {
+        if (!(field in properties) || (properties as Record<string, unknown>)[field] === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['properties', field], message: REQUIRED_FOR_CONVERSIONS });
+        }
       }
     },
     { when: (payload) => isConversion(payload.value) },
-  );
+  )
+  .meta(CONVERSIONS_NEED_AN_ORDER);
 
 function isConversion(value: unknown): boolean {
   return typeof value === 'object' && value !== null && 'event_type' in value && value.event_type === 'conversion';

@@ -1,7 +1,13 @@
 import { z } from 'zod';
+import { PUBLIC_ID } from './campaign.js';
 
 /** `GET /v1/sdk/referrals/{code}`: what the tracking script needs to know about a code. */
-export const referralLookupQuerySchema = z.strictObject({ campaign: z.string().min(1).max(64) });
+export const referralLookupQuerySchema = z.strictObject({
+  campaign: z.string().min(1).max(64).meta({
+    pattern: PUBLIC_ID.source,
+    description: "An existing campaign's public id (a rule of the data, not of the schema: an unknown one is 400)",
+  }),
+});
 
 export const referralLookupSchema = z.object({
   /** The code as the affiliate has it, when it is an active affiliate's code in the campaign. */
@@ -13,7 +19,13 @@ export const referralLookupSchema = z.object({
 export type ReferralLookup = z.infer<typeof referralLookupSchema>;
 
 /** `GET /v1/sdk/referrals/{code}`: any text reaches the service, which treats a malformed code as no code. */
-export const referralLookupParamsSchema = z.object({ code: z.string() });
+export const referralLookupParamsSchema = z.object({
+  // Never empty: a path segment the router matched.
+  code: z
+    .string()
+    .min(1)
+    .meta({ description: 'A referral code as a link carried it; any other text is simply not active' }),
+});
 
 /**
  * The tracking script's body: its JavaScript source, sent as is or gzip-compressed (bytes). Typed

@@ -195,6 +195,6 @@ describe(`affiliates and events send as a client, in-process CLI against a real 
     expect(incomplete.stderr).to.include('properties is required for conversion events');
     const noOrderValue = await cli([...args, '--order-id', 'A-2']);
     expect(noOrderValue.code).to.equal(2);
-    expect(noOrderValue.stderr).to.include('--order-value must be a positive number');
+    expect(noOrderValue.stderr).to.include('--order-value is required for conversion events');
   });
 });

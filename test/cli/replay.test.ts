@@ -84,7 +84,7 @@ describe(`events replay as a child process (${ENGINE})`, () => {
 
     const expectedRejects = () => [
       { line: 3, reasons: ['line is not valid JSON'], raw: lines[2] },
-      { line: 10, reasons: ['properties.order_value must be a positive number'], raw: lines[9] },
+      { line: 10, reasons: ['properties.order_value is required for conversion events'], raw: lines[9] },
       {
         line: 12,
         reasons: [`campaign_id must be the public id of the API key's campaign ("${merchant.publicId}")`],

@@ -93,3 +93,17 @@ export async function cleanTables(db: Db): Promise<void> {
   }
   await db('plans').whereNotIn('name', ['free', 'starter', 'pro', 'unlimited']).delete();
 }
+
+/**
+ * Empties every table as `cleanTables` does and restarts their ids at 1, so that rows made in
+ * a fixed order get the same ids every time (the document's example world relies on it).
+ */
+export async function resetTables(db: Db): Promise<void> {
+  await cleanTables(db);
+  if (db.client.config.client === 'mysql2') {
+    // On an empty InnoDB table this restarts the counter at 1 (it is DDL: committed at once).
+    for (const table of CHILD_TABLES) await db.raw('ALTER TABLE ?? AUTO_INCREMENT = 1', [table]);
+  } else {
+    await db('sqlite_sequence').whereIn('name', CHILD_TABLES).delete();
+  }
+}

@@ -53,16 +53,25 @@ describe(`POST /v1/events (${ENGINE})`, () => {
         [
           'events.0.properties is required for conversion events',
           'events.1.properties.order_id is required for conversion events',
-          'events.2.properties.order_value must be a positive number',
+          'events.2.properties.order_value is required for conversion events',
         ],
       );
     });
 
-    it('refuses an order_value that is not a positive number: 0, negative, string, null', async () => {
-      const values = [0, -5, '10', null, 0.001];
+    it('refuses an order_value that is not a positive number in the spec’s words, then says what exactly is wrong', async () => {
+      const values = [0, -5, '10', null, 0.001, 1e11];
       await expectInvalid(
         { events: values.map((value, i) => conversion(merchant.publicId, code, `o-${i}`, value as number)) },
-        values.map((_, i) => `events.${i}.properties.order_value must be a positive number`),
+        [
+          'events.0.properties.order_value must be a positive number',
+          'events.1.properties.order_value must be a positive number',
+          'events.2.properties.order_value must be a positive number',
+          'events.2.properties.order_value must be a JSON number, not a string',
+          'events.3.properties.order_value must be a positive number',
+          'events.3.properties.order_value must be a JSON number, not null',
+          'events.4.properties.order_value must be at least one centavo (0.01; 0.005 and above round up to it)',
+          'events.5.properties.order_value must not be greater than 10000000000',
+        ],
       );
     });
 
@@ -107,6 +116,27 @@ describe(`POST /v1/events (${ENGINE})`, () => {
       await expectInvalid({ events: [pageView(merchant.publicId, code), pageView(other.publicId, code)] }, [
         `events.1.campaign_id must be the public id of the API key's campaign ("${merchant.publicId}")`,
       ]);
+    });
+
+    it('names a foreign campaign_id in the same answer as the schema’s failures, in the order of the events', async () => {
+      const other = await createMerchant(t.db);
+      await expectInvalid(
+        {
+          events: [
+            { ...conversion(other.publicId, code, 'o-1', 0), session_id: '' },
+            pageView(merchant.publicId, code),
+            { ...lead(other.publicId, code), extra: 1 },
+          ],
+        },
+        [
+          'events.0.session_id must be at least 1 characters long',
+          'events.0.properties.order_value must be a positive number',
+          `events.0.campaign_id must be the public id of the API key's campaign ("${merchant.publicId}")`,
+          'property events.2.extra should not exist',
+          `events.2.campaign_id must be the public id of the API key's campaign ("${merchant.publicId}")`,
+        ],
+      );
+      expect(await counts()).to.deep.equal({ events: 0, conversions: 0, usage: 0 });
     });
 
     it('refuses more than 1,000 events and bodies over 2 MiB', async () => {

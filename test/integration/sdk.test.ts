@@ -78,6 +78,14 @@ describe(`POST /v1/sdk/events (${ENGINE})`, () => {
       'events.1.campaign_id must be a string',
       'events.1.affiliate_id is required',
     ]);
+    // An unknown campaign is named in the same answer as the schema's failures.
+    const both = await send({
+      events: [pageView('no-such-campaign', code), { ...lead(merchant.publicId, code), session_id: 5 }],
+    });
+    expect(both.body.message).to.deep.equal([
+      'events.0.campaign_id must be the public id of an existing campaign',
+      'events.1.session_id must be a string',
+    ]);
     expect(invalid.headers['access-control-allow-origin']).to.equal('*');
     expect(await counts()).to.deep.equal({ events: 0, conversions: 0, usage: 0 });
   });

@@ -39,7 +39,7 @@ describe('event intake rules', () => {
     expect(parseWith(eventsRequestSchema, event(0.005)).ok).to.equal(true);
     expect(parseWith(eventsRequestSchema, event(0.004))).to.deep.equal({
       ok: false,
-      messages: ['events.0.properties.order_value must be a positive number'],
+      messages: ['events.0.properties.order_value must be at least one centavo (0.01; 0.005 and above round up to it)'],
     });
     expect(parseWith(eventsRequestSchema, event(Number.POSITIVE_INFINITY)).ok).to.equal(false);
   });

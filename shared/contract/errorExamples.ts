@@ -1,0 +1,47 @@
+import { MESSAGES } from '../errors.js';
+import type { RouteSpec } from './route.js';
+
+/** A body of 2 MiB (product §3.6): the server's limit, quoted by its 413. */
+const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
+
+const NOT_FOUND: Record<string, string> = {
+  Affiliates: MESSAGES.affiliateNotFound,
+  Conversions: MESSAGES.conversionNotFound,
+  Payouts: MESSAGES.payoutNotFound,
+  Webhooks: MESSAGES.webhookNotFound,
+};
+
+const CONFLICT: Record<string, string> = {
+  Affiliates: MESSAGES.emailTaken,
+  Conversions: MESSAGES.illegalTransition('Conversion', 'rejected', 'approved'),
+  Payouts: MESSAGES.nothingToPay(2),
+  Webhooks: MESSAGES.webhookDisabled,
+};
+
+/** The `message` the document shows for an error status of a route: a real one, in the spec's words. */
+export function errorExample(route: RouteSpec, status: number): string | string[] {
+  switch (status) {
+    case 400:
+      return route.body || route.query ? ['property colour should not exist'] : MESSAGES.numericId;
+    case 401:
+      return MESSAGES.apiKeyRequired;
+    case 403:
+      if (route.guard) return MESSAGES.sdkConversionForbidden;
+      if (route.auth === 'apiKeyEvents') return MESSAGES.conversionLimit('free', 100, 100);
+      return MESSAGES.affiliateLimit('free', 10, 10);
+    case 404:
+      return NOT_FOUND[route.tag] ?? MESSAGES.routeNotFound(route.method.toUpperCase(), route.path);
+    case 409:
+      return CONFLICT[route.tag] ?? 'Conflict';
+    case 413:
+      return MESSAGES.bodyTooLarge(BODY_LIMIT_BYTES);
+    case 415:
+      return MESSAGES.unsupportedMediaType;
+    case 429:
+      return MESSAGES.tooManyRequests;
+    case 503:
+      return MESSAGES.databaseUnavailable;
+    default:
+      return MESSAGES.internal;
+  }
+}

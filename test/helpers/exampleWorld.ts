@@ -1,0 +1,53 @@
+import {
+  EXAMPLE_ANA,
+  EXAMPLE_BRUNO,
+  EXAMPLE_CAMPAIGN,
+  EXAMPLE_ORDERS,
+  EXAMPLE_PAYOUT,
+  EXAMPLE_WEBHOOK,
+  exampleWorldEvents,
+} from '../../shared/contract/examples.js';
+import type { Db } from '../../server/db/knex.js';
+import { servicesFor } from './daemon.js';
+import { resetTables } from './database.js';
+import { call } from './http.js';
+
+/**
+ * Builds the document's example world (shared/contract/examples.ts) in an emptied database,
+ * through the daemon's API as a merchant would, and checks that every row got the id the
+ * examples name. Returns the API key of its campaign.
+ */
+export async function buildExampleWorld(db: Db, url: string): Promise<string> {
+  await resetTables(db);
+  const services = servicesFor(db);
+  const campaign = await services.campaigns.create({
+    name: EXAMPLE_CAMPAIGN.name,
+    plan: EXAMPLE_CAMPAIGN.plan,
+    publicId: EXAMPLE_CAMPAIGN.publicId,
+  });
+  expectId('campaign', campaign.id, EXAMPLE_CAMPAIGN.id);
+  const { key } = await services.apiKeys.create({ campaign: campaign.id, name: 'examples' });
+  const send = async (method: string, path: string, body: unknown, status: number) => {
+    const reply = await call<{ id: number }>(url, method, path, { key, body });
+    if (reply.status !== status)
+      throw new Error(`example world: ${method} ${path} answered ${reply.status} ${reply.text}`);
+    return reply.body;
+  };
+  for (const { password, ...affiliate } of [EXAMPLE_ANA, EXAMPLE_BRUNO]) {
+    const { id, ...fields } = affiliate;
+    expectId('affiliate', (await send('POST', '/v1/affiliates', { ...fields, password }, 201)).id, id);
+  }
+  const { id: webhookId, ...webhook } = EXAMPLE_WEBHOOK;
+  expectId('webhook', (await send('POST', '/v1/webhooks', webhook, 201)).id, webhookId);
+  await send('POST', '/v1/events', { events: exampleWorldEvents() }, 200);
+  const [, second, third] = EXAMPLE_ORDERS;
+  await send('PATCH', `/v1/conversions/${third.id}`, { status: 'approved' }, 200);
+  expectId('payout', (await send('POST', '/v1/payouts', { affiliateId: EXAMPLE_ANA.id }, 201)).id, EXAMPLE_PAYOUT.id);
+  await send('PATCH', `/v1/conversions/${second.id}`, { status: 'approved' }, 200);
+  return key;
+}
+
+function expectId(what: string, actual: number, expected: number): void {
+  if (actual !== expected)
+    throw new Error(`example world: the ${what} got id ${actual}, the examples name ${expected}`);
+}
