@@ -9,7 +9,7 @@ import { autoApproveWorker } from './autoApprove.js';
 import { type CampaignService, campaignService } from './campaigns.js';
 import { type ConversionService, conversionService } from './conversions.js';
 import type { ServiceDeps, Worker } from './deps.js';
-import { type EventService, eventService } from './events.js';
+import { type EventService, eventService } from './events/service.js';
 import { type HealthService, healthService } from './health.js';
 import type { LifecycleRecorder } from './lifecycleEvents.js';
 import { type PayoutService, payoutService } from './payouts.js';

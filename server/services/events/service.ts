@@ -4,20 +4,19 @@ import {
   type EventsRequest,
   type EventsResponse,
   type TrackingEvent,
-} from '../../shared/schemas/event.js';
-import { ValidationError } from '../errors.js';
-import { findCampaignIdsByPublicIds } from '../repositories/events.js';
-import type { AuthenticatedCampaign } from './auth.js';
-import type { ServiceDeps, Worker } from './deps.js';
-import { createEventIntake, type EventIntake } from './eventIntake.js';
+} from '../../../shared/schemas/event.js';
+import { ValidationError } from '../../errors.js';
+import { findCampaignIdsByPublicIds } from '../../repositories/events.js';
+import type { AuthenticatedCampaign } from '../auth.js';
+import type { ServiceDeps, Worker } from '../deps.js';
+import { createEventIntake, type EventIntake } from './intake.js';
+import type { ConversionRules } from './records.js';
 
 export interface EventService {
   /** `POST /v1/events` (spec 4.6): events of the key's campaign. */
   track(auth: AuthenticatedCampaign, request: EventsRequest): Promise<EventsResponse>;
   /** `POST /v1/sdk/events` (product §3.11): page views and leads from browsers, no key. */
   trackFromBrowser(request: EventsRequest): Promise<EventsResponse>;
-  /** The group-commit writer both endpoints share: its flush counts, and a hold for tests. */
-  writer: Pick<EventIntake, 'hold' | 'queued' | 'stats'>;
   /** Stops after the writer has answered every request it holds (the daemon stops it before the pool closes). */
   worker: Worker;
 }
@@ -35,6 +34,33 @@ function refuseCampaigns(events: readonly TrackingEvent[], accepts: (publicId: s
     accepts(event.campaign_id) ? [] : [`events.${index}.campaign_id ${rule}`],
   );
   if (messages.length > 0) throw new ValidationError(messages);
+}
+
+/** The group-commit writer behind an event service, as tests see it: hold it, wait for requests, count flushes. */
+export type IntakeWriterHandle = Pick<EventIntake, 'hold' | 'queued' | 'stats'>;
+
+/** Kept beside the services rather than in them, so the daemon's interface has no test hook. */
+const writers = new WeakMap<EventService, IntakeWriterHandle>();
+
+/**
+ * Tests only: the writer behind a daemon's event service, to put chosen requests in one flush
+ * (`hold`, then `queued`) and to count flushes (`stats`).
+ */
+export function intakeWriterForTests(events: EventService): IntakeWriterHandle {
+  const writer = writers.get(events);
+  if (!writer) throw new Error('this event service was not built by eventService()');
+  return writer;
+}
+
+/** What intake applies to the key's conversions: the campaign's commission rule and monthly limit. */
+function conversionRulesOf(auth: AuthenticatedCampaign): ConversionRules {
+  return {
+    campaignId: auth.campaignId,
+    planName: auth.planName,
+    maxMonthlyConversions: auth.maxMonthlyConversions,
+    commissionType: auth.commissionType,
+    commissionValue: auth.commissionValue,
+  };
 }
 
 /** Both endpoints answer `{ success, received, accepted, skipped }`. */
@@ -61,15 +87,13 @@ export function eventService({ db }: ServiceDeps): EventService {
     return known;
   }
 
-  return {
-    writer: { hold: intake.hold, queued: intake.queued, stats: intake.stats },
+  const service: EventService = {
     worker: { name: 'event intake', start: () => undefined, stop: () => intake.drained() },
 
     async track(auth, { events }) {
       // product §3.5: campaign_id must be the key's campaign.
       refuseCampaigns(events, (publicId) => publicId === auth.publicId, campaignMismatch(auth.publicId));
-      // The authenticated campaign carries its plan limit and commission rule: they are the rules.
-      return intake(events, () => auth.campaignId, auth);
+      return intake(events, () => auth.campaignId, conversionRulesOf(auth));
     },
 
     async trackFromBrowser({ events }) {
@@ -80,4 +104,6 @@ export function eventService({ db }: ServiceDeps): EventService {
       return intake(events, (event) => known.get(event.campaign_id) ?? 0, undefined);
     },
   };
+  writers.set(service, { hold: intake.hold, queued: intake.queued, stats: intake.stats });
+  return service;
 }

@@ -1,11 +1,11 @@
-import { MESSAGES } from '../../shared/errors.js';
-import type { EventsResponse, TrackingEvent } from '../../shared/schemas/event.js';
-import { type Db, inTransaction, isDatabaseUnavailable } from '../db/knex.js';
-import { ForbiddenError } from '../errors.js';
-import { ensureMonthlyUsage, monthKey } from '../repositories/usage.js';
-import type { ConversionRules } from './eventRecords.js';
+import { MESSAGES } from '../../../shared/errors.js';
+import type { EventsResponse, TrackingEvent } from '../../../shared/schemas/event.js';
+import { type Db, inTransaction, isDatabaseUnavailable } from '../../db/knex.js';
+import { ForbiddenError } from '../../errors.js';
+import { ensureMonthlyUsage, monthKey } from '../../repositories/usage.js';
+import type { ConversionRules } from './records.js';
 import { createGroupCommitter, type GroupCommitStats } from './groupCommit.js';
-import { type IntakeJob, MonthlyLimitReached, type Stored, storeFlush } from './intakeFlush.js';
+import { type IntakeJob, MonthlyLimitReached, type Stored, storeFlush } from './flush.js';
 
 /** Stores validated events: `(events, campaign of each event, the campaign's conversion rules)`. */
 export interface EventIntake {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { SkipReason, TrackingEvent } from '../../shared/schemas/event.js';
-import type { Trx } from '../db/knex.js';
-import { addToDailyStats, type StoredEvent } from '../repositories/dailyStats.js';
+import type { SkipReason, TrackingEvent } from '../../../shared/schemas/event.js';
+import type { Trx } from '../../db/knex.js';
+import { addToDailyStats, type StoredEvent } from '../../repositories/dailyStats.js';
 import {
   existingEventIds,
   findAffiliatesByReferralKeys,
@@ -11,11 +11,11 @@ import {
   type NewTrackingEvent,
   type ReferralTarget,
   trackingEventsOfIntake,
-} from '../repositories/events.js';
-import { reserveConversions } from '../repositories/usage.js';
-import { enqueueConversionsCreated } from '../repositories/webhookOutbox.js';
+} from '../../repositories/events.js';
+import { reserveConversions } from '../../repositories/usage.js';
+import { enqueueConversionsCreated } from '../../repositories/webhookOutbox.js';
 import type { Outcome } from './groupCommit.js';
-import { type Candidate, type ConversionRules, newConversion, newTrackingEvent } from './eventRecords.js';
+import { type Candidate, type ConversionRules, newConversion, newTrackingEvent } from './records.js';
 
 /** One request's validated events, waiting for a flush. */
 export interface IntakeJob {

@@ -1,6 +1,6 @@
-import type { TrackingEvent } from '../../shared/schemas/event.js';
-import { moneyToCents } from '../db/rows.js';
-import type { NewConversion, NewTrackingEvent } from '../repositories/events.js';
+import type { TrackingEvent } from '../../../shared/schemas/event.js';
+import { toCents } from '../../../shared/money.js';
+import type { NewConversion, NewTrackingEvent } from '../../repositories/events.js';
 
 /** The campaign rule of product §2, as stored: percent in hundredths of a percent, fixed in centavos. */
 export interface ConversionRules {
@@ -53,7 +53,7 @@ export function newConversion(
   rules: ConversionRules,
   now: Date,
 ): NewConversion {
-  const orderValueCents = moneyToCents(candidate.event.properties?.order_value ?? 0);
+  const orderValueCents = toCents(candidate.event.properties?.order_value ?? 0);
   return {
     campaignId: candidate.campaignId,
     affiliateId: candidate.affiliateId,
