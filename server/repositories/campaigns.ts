@@ -1,4 +1,5 @@
 import type { Campaign } from '../../shared/schemas/campaign.js';
+import { inChunks } from '../db/bulk.js';
 import type { Db, Trx } from '../db/knex.js';
 import { type CampaignRow, centsToMoney, type PlanRow, toIso } from '../db/rows.js';
 
@@ -86,6 +87,19 @@ export interface CampaignChanges {
 
 export async function updateCampaignRow(db: Db | Trx, id: number, changes: CampaignChanges): Promise<number> {
   return db('campaigns').where('id', id).update(changes);
+}
+
+/** Campaign ids by public id, for the key-less SDK endpoint (product §3.11). */
+export async function findCampaignIdsByPublicIds(
+  db: Db | Trx,
+  publicIds: readonly string[],
+): Promise<Map<string, number>> {
+  const rows = await inChunks(publicIds, (part) =>
+    db<CampaignRow>('campaigns')
+      .whereIn('public_id', part)
+      .select<Pick<CampaignRow, 'id' | 'public_id'>[]>('id', 'public_id'),
+  );
+  return new Map(rows.map((row) => [row.public_id, Number(row.id)]));
 }
 
 /** Campaigns with a hold period, for the auto-approve worker. */

@@ -1,3 +1,4 @@
+import { chunks } from '../db/bulk.js';
 import type { Trx } from '../db/knex.js';
 import type { ClawbackRow } from '../db/rows.js';
 
@@ -22,11 +23,8 @@ export async function nettableClawbackIds(trx: Trx, affiliateId: number): Promis
 
 /** Nets the clawbacks no other payout took meanwhile; answers the sum this payout took. */
 export async function markNetted(trx: Trx, ids: readonly number[], payoutId: number): Promise<number> {
-  for (let start = 0; start < ids.length; start += 500) {
-    await trx('clawbacks')
-      .whereIn('id', ids.slice(start, start + 500))
-      .whereNull('netted_payout_id')
-      .update({ netted_payout_id: payoutId });
+  for (const part of chunks(ids)) {
+    await trx('clawbacks').whereIn('id', part).whereNull('netted_payout_id').update({ netted_payout_id: payoutId });
   }
   const [row] = await trx('clawbacks')
     .where('netted_payout_id', payoutId)

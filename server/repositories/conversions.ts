@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Conversion, ConversionStatus, SettableConversionStatus } from '../../shared/schemas/conversion.js';
+import { chunks, inChunks } from '../db/bulk.js';
 import { type Db, engineOf, type Trx } from '../db/knex.js';
 import { centsToMoney, type ConversionRow, toIso } from '../db/rows.js';
 
@@ -40,8 +41,6 @@ const COLUMNS = [
   'c.refunded_at',
   'c.refund_reason',
 ];
-
-const IN_CHUNK = 500;
 
 export function toConversion(row: ConversionView): Conversion {
   return {
@@ -84,16 +83,9 @@ export async function findConversion(db: Db | Trx, campaignId: number, id: numbe
 }
 
 export async function findConversions(db: Db | Trx, campaignId: number, ids: readonly number[]) {
-  const rows: ConversionView[] = [];
-  for (let start = 0; start < ids.length; start += IN_CHUNK) {
-    rows.push(
-      ...(await withAffiliate(db)
-        .where('c.campaign_id', campaignId)
-        .whereIn('c.id', ids.slice(start, start + IN_CHUNK))
-        .select<ConversionView[]>(COLUMNS)),
-    );
-  }
-  return rows;
+  return inChunks(ids, (part) =>
+    withAffiliate(db).where('c.campaign_id', campaignId).whereIn('c.id', part).select<ConversionView[]>(COLUMNS),
+  );
 }
 
 export async function listConversionRows(
@@ -138,11 +130,13 @@ export async function lockConversions(
   campaignId: number,
   ids: readonly number[],
 ): Promise<ConversionState[]> {
-  return trx('conversions')
-    .where('campaign_id', campaignId)
-    .whereIn('id', ids)
-    .forUpdate()
-    .select<ConversionState[]>('id', 'affiliate_id', 'status', 'payout_id', 'commission_cents');
+  return inChunks(ids, (part) =>
+    trx('conversions')
+      .where('campaign_id', campaignId)
+      .whereIn('id', part)
+      .forUpdate()
+      .select<ConversionState[]>('id', 'affiliate_id', 'status', 'payout_id', 'commission_cents'),
+  );
 }
 
 export async function lockConversionByOrder(
@@ -156,7 +150,7 @@ export async function lockConversionByOrder(
     .first<ConversionState | undefined>('id', 'affiliate_id', 'status', 'payout_id', 'commission_cents');
 }
 
-/** One conditional UPDATE: only rows that may still make the move change (product §3.9). */
+/** A conditional UPDATE (one per CHUNK ids): only rows that may still make the move change (product §3.9). */
 export async function moveConversions(
   trx: Trx,
   campaignId: number,
@@ -164,9 +158,12 @@ export async function moveConversions(
   to: SettableConversionStatus,
   now: Date,
 ): Promise<number> {
-  if (ids.length === 0) return 0;
-  const query = trx('conversions').where('campaign_id', campaignId).whereIn('id', ids);
-  return whereMayBecome(query, to).update({ status: to, updated_at: now });
+  let changed = 0;
+  for (const part of chunks(ids)) {
+    const query = trx('conversions').where('campaign_id', campaignId).whereIn('id', part);
+    changed += await whereMayBecome(query, to).update({ status: to, updated_at: now });
+  }
+  return changed;
 }
 
 /**

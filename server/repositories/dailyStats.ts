@@ -1,6 +1,6 @@
 import type { Db, Trx } from '../db/knex.js';
+import { insertRows } from '../db/bulk.js';
 import { type AffiliateDailyStatsRow, type DbDate, toDate } from '../db/rows.js';
-import { insertRows } from '../db/multiRowInsert.js';
 
 /** The affiliate's activity summed over a range of days, with what the report shows of it. */
 export interface AffiliateTotalsRow {

@@ -1,11 +1,8 @@
 import type { TrackingEvent } from '../../shared/schemas/event.js';
 import { jsonText } from '../../shared/schemas/jsonShape.js';
 import type { Db, Trx } from '../db/knex.js';
-import { insertRows } from '../db/multiRowInsert.js';
-import type { AffiliateRow, CampaignRow } from '../db/rows.js';
-
-/** Values per `IN (...)` list: far below both engines' bound-parameter limits (32,766 SQLite, 65,535 MySQL). */
-const IN_CHUNK = 500;
+import { inChunks, insertRows } from '../db/bulk.js';
+import type { AffiliateRow } from '../db/rows.js';
 
 /** A tracking event to store, as the intake knows it. */
 export interface NewTrackingEvent {
@@ -107,40 +104,16 @@ export interface StoredEventKey {
 
 export type ReferralTarget = Pick<AffiliateRow, 'id' | 'campaign_id' | 'referral_key' | 'status'>;
 
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
-  return out;
-}
-
 /** The affiliates behind upper-cased referral codes (unique across campaigns, product §3.3). */
 export async function findAffiliatesByReferralKeys(
   db: Db | Trx,
   referralKeys: readonly string[],
 ): Promise<ReferralTarget[]> {
-  const found: ReferralTarget[] = [];
-  for (const keys of chunks(referralKeys, IN_CHUNK)) {
-    const rows = await db<AffiliateRow>('affiliates')
+  return inChunks(referralKeys, (keys) =>
+    db<AffiliateRow>('affiliates')
       .whereIn('referral_key', keys)
-      .select<ReferralTarget[]>('id', 'campaign_id', 'referral_key', 'status');
-    found.push(...rows);
-  }
-  return found;
-}
-
-/** Campaign ids by public id, for the key-less SDK endpoint (product §3.11). */
-export async function findCampaignIdsByPublicIds(
-  db: Db | Trx,
-  publicIds: readonly string[],
-): Promise<Map<string, number>> {
-  const ids = new Map<string, number>();
-  for (const part of chunks(publicIds, IN_CHUNK)) {
-    const rows = await db<CampaignRow>('campaigns')
-      .whereIn('public_id', part)
-      .select<Pick<CampaignRow, 'id' | 'public_id'>[]>('id', 'public_id');
-    for (const row of rows) ids.set(row.public_id, Number(row.id));
-  }
-  return ids;
+      .select<ReferralTarget[]>('id', 'campaign_id', 'referral_key', 'status'),
+  );
 }
 
 /**
@@ -198,15 +171,13 @@ export async function existingEventIds(
   campaignId: number,
   eventIds: readonly string[],
 ): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (const part of chunks(eventIds, IN_CHUNK)) {
-    const rows = await trx('tracking_events')
+  const rows = await inChunks(eventIds, (part) =>
+    trx('tracking_events')
       .where('campaign_id', campaignId)
       .whereIn('event_id', part)
-      .select<{ event_id: string }[]>('event_id');
-    for (const row of rows) found.add(row.event_id);
-  }
-  return found;
+      .select<{ event_id: string }[]>('event_id'),
+  );
+  return new Set(rows.map((row) => row.event_id));
 }
 
 export async function insertConversions(trx: Trx, conversions: readonly NewConversion[]): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Payout, PayoutStatus } from '../../shared/schemas/payout.js';
+import { inChunks } from '../db/bulk.js';
 import type { Db, Trx } from '../db/knex.js';
 import { centsToMoney, type DbDate, type PayoutRow, toIso } from '../db/rows.js';
 
@@ -19,8 +20,6 @@ const COLUMNS = [
   'p.paid_at',
   'p.failed_at',
 ];
-
-const IN_CHUNK = 500;
 
 export function toPayout(row: PayoutView, conversionIds: number[]): Payout {
   const at = (value: DbDate | null) => (value === null ? null : toIso(value));
@@ -76,13 +75,13 @@ export async function listPayoutRows(
 /** The conversions each payout covered (kept after a failed payout released them), ascending. */
 export async function conversionIdsOf(db: Db | Trx, payoutIds: readonly number[]): Promise<Map<number, number[]>> {
   const ids = new Map<number, number[]>(payoutIds.map((id) => [id, []]));
-  for (let start = 0; start < payoutIds.length; start += IN_CHUNK) {
-    const rows = await db('payout_conversions')
-      .whereIn('payout_id', payoutIds.slice(start, start + IN_CHUNK))
+  const rows = await inChunks(payoutIds, (part) =>
+    db('payout_conversions')
+      .whereIn('payout_id', part)
       .orderBy(['payout_id', 'conversion_id'])
-      .select<{ payout_id: number; conversion_id: number }[]>('payout_id', 'conversion_id');
-    for (const row of rows) ids.get(Number(row.payout_id))?.push(Number(row.conversion_id));
-  }
+      .select<{ payout_id: number; conversion_id: number }[]>('payout_id', 'conversion_id'),
+  );
+  for (const row of rows) ids.get(Number(row.payout_id))?.push(Number(row.conversion_id));
   return ids;
 }
 

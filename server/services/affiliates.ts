@@ -9,7 +9,6 @@ import type {
 import { inTransaction, isUniqueViolation, violatedIndex } from '../db/knex.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import {
-  affiliateUsage,
   deleteAffiliateRow,
   fieldsOf,
   findAffiliateWithTotals,
@@ -17,14 +16,13 @@ import {
   insertAffiliate,
   listAffiliateRows,
   newAffiliateRow,
-  releaseAffiliateSlot,
-  reserveAffiliateSlot,
   toAffiliate,
   totalsFor,
   updateAffiliateRow,
   visibleRow,
   withFields,
 } from '../repositories/affiliates.js';
+import { affiliateUsage, releaseAffiliateSlot, reserveAffiliateSlot } from '../repositories/usage.js';
 import { enqueueWebhookEvent } from '../repositories/webhookOutbox.js';
 import type { ServiceDeps } from './deps.js';
 import { passwordHasher } from './passwordHasher.js';

@@ -36,8 +36,8 @@ export interface ConversionService {
   approvePendingBefore(campaignId: number, cutoff: Date, limit: number): Promise<number>;
 }
 
-/** Conversions locked and changed per transaction: short locks, and both engines' IN-list limits. */
-const CHUNK = 500;
+/** Conversions locked and changed per transaction: locks are held briefly, and a long run commits as it goes. */
+const PER_TRANSACTION = 500;
 
 const eventOf = { approved: 'conversion.approved', rejected: 'conversion.rejected' } as const;
 
@@ -95,8 +95,8 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
   async function bulkByIds(campaignId: number, ids: readonly number[], to: SettableConversionStatus) {
     const unique = [...new Set(ids)];
     const results: BulkResult[] = [];
-    for (let start = 0; start < unique.length; start += CHUNK) {
-      const part = unique.slice(start, start + CHUNK);
+    for (let start = 0; start < unique.length; start += PER_TRANSACTION) {
+      const part = unique.slice(start, start + PER_TRANSACTION);
       const moved = await inLockingTransaction(db, (trx) => moveInTransaction(trx, campaignId, part, to));
       results.push(...moved);
     }
@@ -112,7 +112,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
   ): Promise<BulkResult[]> {
     const results: BulkResult[] = [];
     while (results.length < limit) {
-      const take = Math.min(CHUNK, limit - results.length);
+      const take = Math.min(PER_TRANSACTION, limit - results.length);
       const part = await inLockingTransaction(db, async (trx) => {
         const ids = await lockPendingBefore(trx, campaignId, { ...filter, limit: take });
         return moveInTransaction(trx, campaignId, ids, to);

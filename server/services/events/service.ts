@@ -6,7 +6,7 @@ import {
   type TrackingEvent,
 } from '../../../shared/schemas/event.js';
 import { ValidationError } from '../../errors.js';
-import { findCampaignIdsByPublicIds } from '../../repositories/events.js';
+import { findCampaignIdsByPublicIds } from '../../repositories/campaigns.js';
 import type { AuthenticatedCampaign } from '../auth.js';
 import type { ServiceDeps, Worker } from '../deps.js';
 import { createEventIntake, type EventIntake } from './intake.js';
