@@ -88,6 +88,18 @@ export async function findConversions(db: Db | Trx, campaignId: number, ids: rea
   );
 }
 
+/** Conversions of a campaign by order id (unique per campaign), in id order. */
+export async function findConversionsByOrderIds(
+  db: Db | Trx,
+  campaignId: number,
+  orderIds: readonly string[],
+): Promise<Conversion[]> {
+  const rows = await inChunks(orderIds, (part) =>
+    withAffiliate(db).where('c.campaign_id', campaignId).whereIn('c.order_id', part).select<ConversionView[]>(COLUMNS),
+  );
+  return rows.map(toConversion).sort((a, b) => a.id - b.id);
+}
+
 export async function listConversionRows(
   db: Db,
   campaignId: number,

@@ -81,8 +81,16 @@ export async function listDeliveries(
   return { deliveries: await withAttempts(db, rows), total: Number(counted[0]?.n ?? 0) };
 }
 
-export async function findDelivery(db: Db, endpointId: number, deliveryId: number): Promise<Delivery | undefined> {
-  const rows = await deliveriesOf(db, endpointId).andWhere('d.id', deliveryId).select<DeliveryListRow[]>(LIST_COLUMNS);
+/** An endpoint's delivery, by its id or by the id of the message it carries. */
+export async function findDelivery(
+  db: Db,
+  endpointId: number,
+  which: { id: number } | { messageId: string },
+): Promise<Delivery | undefined> {
+  const query = deliveriesOf(db, endpointId);
+  if ('id' in which) query.andWhere('d.id', which.id);
+  else query.andWhere('m.message_id', which.messageId);
+  const rows = await query.select<DeliveryListRow[]>(LIST_COLUMNS);
   const [delivery] = await withAttempts(db, rows);
   return delivery;
 }

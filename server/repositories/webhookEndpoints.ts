@@ -1,9 +1,10 @@
 import type { Webhook, WebhookEventType } from '../../shared/schemas/webhook.js';
+import { inChunks } from '../db/bulk.js';
 import type { Db, Trx } from '../db/knex.js';
 import { toIso } from '../db/rows.js';
 import type { WebhookEndpointRow } from '../db/webhookRows.js';
 
-export function eventsOf(row: Pick<WebhookEndpointRow, 'events'>): WebhookEventType[] {
+function eventsOf(row: Pick<WebhookEndpointRow, 'events'>): WebhookEventType[] {
   return JSON.parse(row.events) as WebhookEventType[];
 }
 
@@ -91,13 +92,20 @@ export async function rotateEndpointSecret(
     });
 }
 
+/** An enabled endpoint and what it subscribes to: what the outbox routes by. */
+export interface Subscriber {
+  id: number;
+  campaignId: number;
+  events: readonly WebhookEventType[];
+}
+
 /** Enabled endpoints of these campaigns, for the outbox's fan-out. */
-export async function enabledEndpointsOf(
-  trx: Trx,
-  campaignIds: readonly number[],
-): Promise<Pick<WebhookEndpointRow, 'id' | 'campaign_id' | 'events'>[]> {
-  return trx<WebhookEndpointRow>('webhook_endpoints')
-    .whereIn('campaign_id', campaignIds)
-    .andWhere('status', 'enabled')
-    .select('id', 'campaign_id', 'events');
+export async function enabledEndpointsOf(trx: Trx, campaignIds: readonly number[]): Promise<Subscriber[]> {
+  const rows = await inChunks(campaignIds, (part) =>
+    trx<WebhookEndpointRow>('webhook_endpoints')
+      .whereIn('campaign_id', part)
+      .andWhere('status', 'enabled')
+      .select('id', 'campaign_id', 'events'),
+  );
+  return rows.map((row) => ({ id: Number(row.id), campaignId: Number(row.campaign_id), events: eventsOf(row) }));
 }

@@ -23,10 +23,10 @@ import {
   withFields,
 } from '../repositories/affiliates.js';
 import { affiliateUsage, releaseAffiliateSlot, reserveAffiliateSlot } from '../repositories/usage.js';
-import { enqueueWebhookEvent } from '../repositories/webhookOutbox.js';
 import type { ServiceDeps } from './deps.js';
 import { passwordHasher } from './passwordHasher.js';
 import { randomReferralCode } from './random.js';
+import type { Outbox } from './webhooks/outbox.js';
 
 export interface AffiliateService {
   create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate>;
@@ -45,7 +45,7 @@ function conflictOf(err: unknown): ConflictError | undefined {
   return undefined;
 }
 
-export function affiliateService({ db, config, now }: ServiceDeps): AffiliateService {
+export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbox): AffiliateService {
   const hasher = passwordHasher(config.bcryptRounds, config.bcryptConcurrency);
 
   async function create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate> {
@@ -76,7 +76,7 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
           const created = await insertAffiliate(trx, row);
           // The webhook message commits, or rolls back, with the affiliate (docs/webhooks.md).
           const affiliate = toAffiliate(visibleRow(created, row));
-          await enqueueWebhookEvent(trx, campaignId, 'affiliate.created', affiliate, createdAt);
+          await outbox.record(trx, [{ campaignId, type: 'affiliate.created', data: affiliate }]);
           return created;
         });
         return toAffiliate(visibleRow(id, row));
@@ -126,7 +126,7 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
         const at = now();
         await updateAffiliateRow(trx, campaignId, id, fields, passwordHash, at);
         const affiliate = toAffiliate(withFields(current, fields), (await totalsFor(trx, [id])).get(id));
-        await enqueueWebhookEvent(trx, campaignId, 'affiliate.updated', affiliate, at);
+        await outbox.record(trx, [{ campaignId, type: 'affiliate.updated', data: affiliate }]);
         return affiliate;
       });
     } catch (err) {
@@ -144,7 +144,7 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
       const deleted = await deleteAffiliateRow(trx, campaignId, id);
       if (deleted === 0) throw new NotFoundError(MESSAGES.affiliateNotFound);
       await releaseAffiliateSlot(trx, campaignId);
-      await enqueueWebhookEvent(trx, campaignId, 'affiliate.deleted', affiliate, now());
+      await outbox.record(trx, [{ campaignId, type: 'affiliate.deleted', data: affiliate }]);
     });
   }
 

@@ -23,7 +23,7 @@ import {
 } from '../repositories/conversions.js';
 import { judgeTransition } from './conversionRules.js';
 import type { ServiceDeps } from './deps.js';
-import type { LifecycleRecorder } from './lifecycleEvents.js';
+import type { Outbox, OutboxEvent } from './webhooks/outbox.js';
 
 export interface ConversionService {
   list(campaignId: number, query: ListConversionsQuery): Promise<ConversionList>;
@@ -41,11 +41,11 @@ const PER_TRANSACTION = 500;
 
 const eventOf = { approved: 'conversion.approved', rejected: 'conversion.rejected' } as const;
 
-export function conversionService({ db, now: clock }: ServiceDeps, record: LifecycleRecorder): ConversionService {
+export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbox): ConversionService {
   /**
    * Moves the campaign's conversions among `ids` to `to` inside `trx`: row locks, the rule,
    * one conditional update, then the rows as they are now, so each id's outcome is what
-   * happened to it, and one lifecycle event per changed conversion.
+   * happened to it, and one outbox event per changed conversion.
    */
   async function moveInTransaction(
     trx: Trx,
@@ -64,6 +64,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
     const now = new Map(after.map((row) => [Number(row.id), row]));
     const moved = new Set(movable);
     const results: BulkResult[] = [];
+    const changes: OutboxEvent[] = [];
     for (const id of ids) {
       const row = now.get(id);
       if (!row) {
@@ -72,7 +73,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
       }
       if (moved.has(id) && row.status === to) {
         results.push({ id, outcome: 'updated', status: to });
-        await record(trx, { type: eventOf[to], campaignId, conversion: toConversion(row) });
+        changes.push({ type: eventOf[to], campaignId, data: toConversion(row) });
         continue;
       }
       const judgement = judgeTransition({ status: row.status, payoutId: row.payout_id }, to);
@@ -82,6 +83,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
           : { id, outcome: 'unchanged', status: row.status },
       );
     }
+    await outbox.record(trx, changes);
     return results;
   }
 
@@ -154,7 +156,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
           if (!row) throw new NotFoundError(MESSAGES.conversionNotFound);
           const conversion = toConversion(row);
           if (changed > 0) {
-            await record(trx, { type: eventOf[to], campaignId, conversion });
+            await outbox.record(trx, [{ type: eventOf[to], campaignId, data: conversion }]);
             return conversion;
           }
           const judgement = judgeTransition(conversion, to);

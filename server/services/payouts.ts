@@ -27,7 +27,7 @@ import {
   toPayout,
 } from '../repositories/payouts.js';
 import type { ServiceDeps } from './deps.js';
-import type { LifecycleRecorder } from './lifecycleEvents.js';
+import type { Outbox } from './webhooks/outbox.js';
 
 export interface PayoutService {
   list(campaignId: number, query: ListPayoutsQuery): Promise<PayoutList>;
@@ -40,7 +40,7 @@ export interface PayoutService {
   update(campaignId: number, id: number, to: UpdatePayoutInput['status']): Promise<Payout>;
 }
 
-export function payoutService({ db, now: clock }: ServiceDeps, record: LifecycleRecorder): PayoutService {
+export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox): PayoutService {
   async function load(trx: Db | Trx, campaignId: number, id: number): Promise<Payout> {
     const row = await findPayout(trx, campaignId, id);
     if (!row) throw new NotFoundError(MESSAGES.payoutNotFound);
@@ -79,7 +79,7 @@ export function payoutService({ db, now: clock }: ServiceDeps, record: Lifecycle
       }
       await setPayoutAmounts(trx, id, { commission: taken.commissionCents, clawback: clawbackCents });
       const payout = await load(trx, campaignId, id);
-      await record(trx, { type: 'payout.created', campaignId, payout });
+      await outbox.record(trx, [{ type: 'payout.created', campaignId, data: payout }]);
       return payout;
     });
   }
@@ -95,16 +95,17 @@ export function payoutService({ db, now: clock }: ServiceDeps, record: Lifecycle
       if (to === 'paid') {
         const paidIds = await markConversionsPaid(trx, id, now);
         const payout = await load(trx, campaignId, id);
-        await record(trx, { type: 'payout.paid', campaignId, payout });
-        for (const row of await findConversions(trx, campaignId, paidIds)) {
-          await record(trx, { type: 'conversion.paid', campaignId, conversion: toConversion(row) });
-        }
+        const paid = await findConversions(trx, campaignId, paidIds);
+        await outbox.record(trx, [
+          { type: 'payout.paid', campaignId, data: payout },
+          ...paid.map((row) => ({ type: 'conversion.paid' as const, campaignId, data: toConversion(row) })),
+        ]);
         return payout;
       }
       await releaseConversions(trx, id, now);
       await releaseNetted(trx, id);
       const payout = await load(trx, campaignId, id);
-      await record(trx, { type: 'payout.failed', campaignId, payout });
+      await outbox.record(trx, [{ type: 'payout.failed', campaignId, data: payout }]);
       return payout;
     });
   }

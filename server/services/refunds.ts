@@ -5,7 +5,7 @@ import { NotFoundError } from '../errors.js';
 import { insertClawback } from '../repositories/clawbacks.js';
 import { findConversion, lockConversionByOrder, markRefunded, toConversion } from '../repositories/conversions.js';
 import type { ServiceDeps } from './deps.js';
-import type { LifecycleRecorder } from './lifecycleEvents.js';
+import type { Outbox } from './webhooks/outbox.js';
 
 export interface RefundService {
   /** `POST /v1/refunds`: the order's conversion, rejected; a clawback if its commission was paid out. */
@@ -19,7 +19,7 @@ export interface RefundService {
  * not changed. A refund of a rejected conversion changes nothing. One transaction, under the
  * conversion's row lock.
  */
-export function refundService({ db, now: clock }: ServiceDeps, record: LifecycleRecorder): RefundService {
+export function refundService({ db, now: clock }: ServiceDeps, outbox: Outbox): RefundService {
   return {
     async refund(campaignId, input) {
       return inLockingTransaction(db, async (trx) => {
@@ -46,7 +46,7 @@ export function refundService({ db, now: clock }: ServiceDeps, record: Lifecycle
         const row = await findConversion(trx, campaignId, Number(locked.id));
         if (!row) throw new NotFoundError(MESSAGES.conversionNotFound);
         const conversion = toConversion(row);
-        if (changed) await record(trx, { type: 'conversion.rejected', campaignId, conversion });
+        if (changed) await outbox.record(trx, [{ type: 'conversion.rejected', campaignId, data: conversion }]);
         return conversion;
       });
     },

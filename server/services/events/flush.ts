@@ -12,8 +12,9 @@ import {
   type ReferralTarget,
   trackingEventsOfIntake,
 } from '../../repositories/events.js';
+import { findConversionsByOrderIds } from '../../repositories/conversions.js';
 import { reserveConversions } from '../../repositories/usage.js';
-import { enqueueConversionsCreated } from '../../repositories/webhookOutbox.js';
+import type { WebhookOutbox } from '../webhooks/outbox.js';
 import type { Outcome } from './groupCommit.js';
 import { type Candidate, type ConversionRules, newConversion, newTrackingEvent } from './records.js';
 
@@ -231,6 +232,31 @@ async function whyIgnored(trx: Trx, ignored: readonly Candidate[]): Promise<Skip
 }
 
 /**
+ * `conversion.created` for the conversions the flush stored, as the conversions API shows them.
+ * Their ids and referral codes take a read, made only for campaigns an endpoint listens to.
+ */
+async function recordConversionsCreated(
+  trx: Trx,
+  outbox: WebhookOutbox,
+  conversions: readonly NewConversion[],
+): Promise<void> {
+  if (conversions.length === 0) return;
+  const heard = await outbox.listening(
+    trx,
+    'conversion.created',
+    conversions.map((c) => c.campaignId),
+  );
+  for (const campaignId of heard) {
+    const orderIds = conversions.filter((c) => c.campaignId === campaignId).map((c) => c.orderId);
+    const stored = await findConversionsByOrderIds(trx, campaignId, orderIds);
+    await outbox.record(
+      trx,
+      stored.map((conversion) => ({ campaignId, type: 'conversion.created', data: conversion })),
+    );
+  }
+}
+
+/**
  * Everything the flush's requests store, in one transaction: one read of their affiliates; the
  * requests without conversions together; each request with conversions on its own, inside a
  * savepoint when it shares the flush, so a request the monthly limit refuses leaves nothing and
@@ -238,7 +264,11 @@ async function whyIgnored(trx: Trx, ignored: readonly Candidate[]): Promise<Skip
  * `conversion.created` in the outbox (docs/webhooks.md), both with the rows they describe.
  * A failure that is no single request's (deadlock, database gone) throws: the caller retries.
  */
-export async function storeFlush(trx: Trx, jobs: readonly IntakeJob[], now: Date): Promise<Outcome<Stored>[]> {
+export async function storeFlush(
+  trx: Trx,
+  jobs: readonly IntakeJob[],
+  outbox: WebhookOutbox,
+): Promise<Outcome<Stored>[]> {
   const affiliates = await referralTargets(trx, jobs);
   const attributed = jobs.map((job) => ({ job, ...attribute(job, affiliates) }));
   const written: Written = { events: [], conversions: [] };
@@ -271,7 +301,7 @@ export async function storeFlush(trx: Trx, jobs: readonly IntakeJob[], now: Date
   }
 
   await addToDailyStats(trx, written.events);
-  await enqueueConversionsCreated(trx, written.conversions, now);
+  await recordConversionsCreated(trx, outbox, written.conversions);
   return attributed.map((request): Outcome<Stored> => {
     const outcome = results.get(request);
     if (!outcome) throw new Error('a request of the flush was not written');

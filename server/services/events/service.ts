@@ -9,6 +9,7 @@ import { ValidationError } from '../../errors.js';
 import { findCampaignIdsByPublicIds } from '../../repositories/campaigns.js';
 import type { AuthenticatedCampaign } from '../auth.js';
 import type { ServiceDeps, Worker } from '../deps.js';
+import type { WebhookOutbox } from '../webhooks/outbox.js';
 import { createEventIntake, type EventIntake } from './intake.js';
 import type { ConversionRules } from './records.js';
 
@@ -64,8 +65,8 @@ function conversionRulesOf(auth: AuthenticatedCampaign): ConversionRules {
 }
 
 /** Both endpoints answer `{ success, received, accepted, skipped }`. */
-export function eventService({ db }: ServiceDeps): EventService {
-  const intake = createEventIntake(db);
+export function eventService({ db }: ServiceDeps, outbox: WebhookOutbox): EventService {
+  const intake = createEventIntake(db, outbox);
   const campaignIds = new Map<string, { id: number; expires: number }>();
 
   async function resolveCampaigns(publicIds: readonly string[], now = Date.now()): Promise<Map<string, number>> {

@@ -24,9 +24,9 @@ import {
   toWebhook,
   updateEndpoint,
 } from '../../repositories/webhookEndpoints.js';
-import { enqueueTestMessage } from '../../repositories/webhookOutbox.js';
-import { privateAddressOf } from './address.js';
 import type { ServiceDeps } from '../deps.js';
+import { privateAddressOf } from './address.js';
+import type { WebhookOutbox } from './outbox.js';
 import type { SecretBox } from './secretBox.js';
 
 /** issue 11: during a rotation the previous secret keeps signing for 24 hours. */
@@ -50,7 +50,10 @@ export interface WebhookServiceDeps extends ServiceDeps {
   wake?: () => void;
 }
 
-export function webhookService({ db, config, now: clock, box, wake }: WebhookServiceDeps): WebhookService {
+export function webhookService(
+  { db, config, now: clock, box, wake }: WebhookServiceDeps,
+  outbox: WebhookOutbox,
+): WebhookService {
   const { allowPrivateNetworks } = config.webhooks;
   /** Registration check; the worker checks the resolved address again at every attempt. */
   async function checkDestination(url: string): Promise<void> {
@@ -151,8 +154,8 @@ export function webhookService({ db, config, now: clock, box, wake }: WebhookSer
     };
   }
 
-  async function delivery(endpointId: number, deliveryId: number): Promise<Delivery> {
-    const found = await findDelivery(db, endpointId, deliveryId);
+  async function delivery(endpointId: number, which: { id: number } | { messageId: string }): Promise<Delivery> {
+    const found = await findDelivery(db, endpointId, which);
     if (!found) throw new NotFoundError(MESSAGES.deliveryNotFound);
     return found;
   }
@@ -161,25 +164,14 @@ export function webhookService({ db, config, now: clock, box, wake }: WebhookSer
     await enabledEndpoint(campaignId, id);
     if ((await retryDelivery(db, id, deliveryId, clock())) === 0) throw new NotFoundError(MESSAGES.deliveryNotFound);
     wake?.();
-    return delivery(id, deliveryId);
+    return delivery(id, { id: deliveryId });
   }
 
   async function sendTest(campaignId: number, id: number): Promise<Delivery> {
     const row = await enabledEndpoint(campaignId, id);
-    const deliveryId = await inTransaction(db, (trx) =>
-      enqueueTestMessage(
-        trx,
-        campaignId,
-        row.id,
-        {
-          webhookId: Number(row.id),
-          message: 'A test event from affiliated: your endpoint receives and verifies webhooks.',
-        },
-        clock(),
-      ),
-    );
+    const messageId = await inTransaction(db, (trx) => outbox.recordTest(trx, campaignId, Number(row.id)));
     wake?.();
-    return delivery(id, deliveryId);
+    return delivery(id, { messageId });
   }
 
   return {
