@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
+import { fromCents } from '../../shared/money.js';
 import type { Conversion, ConversionStatus, SettableConversionStatus } from '../../shared/schemas/conversion.js';
 import { chunks, inChunks } from '../db/bulk.js';
 import { type Db, engineOf, type Trx } from '../db/knex.js';
-import { centsToMoney, type ConversionRow, toIso } from '../db/rows.js';
+import { type ConversionRow, toIso } from '../db/rows.js';
 
 /** A conversion with its affiliate's referral code: what the API shows. */
-export type ConversionView = Pick<
+type ConversionView = Pick<
   ConversionRow,
   | 'id'
   | 'campaign_id'
@@ -22,8 +23,27 @@ export type ConversionView = Pick<
   | 'refund_reason'
 > & { referral_id: string };
 
-/** Enough of a conversion to judge a transition. */
-export type ConversionState = Pick<ConversionRow, 'id' | 'affiliate_id' | 'status' | 'payout_id' | 'commission_cents'>;
+/** Enough of a conversion to judge a transition, and to claw its commission back. */
+export interface ConversionState {
+  id: number;
+  affiliateId: number;
+  status: ConversionRow['status'];
+  payoutId: number | null;
+  commissionCents: number;
+}
+
+const STATE_COLUMNS = ['id', 'affiliate_id', 'status', 'payout_id', 'commission_cents'] as const;
+type StateRow = Pick<ConversionRow, (typeof STATE_COLUMNS)[number]>;
+
+function toState(row: StateRow): ConversionState {
+  return {
+    id: Number(row.id),
+    affiliateId: Number(row.affiliate_id),
+    status: row.status,
+    payoutId: row.payout_id === null ? null : Number(row.payout_id),
+    commissionCents: Number(row.commission_cents),
+  };
+}
 
 const COLUMNS = [
   'c.id',
@@ -42,14 +62,15 @@ const COLUMNS = [
   'c.refund_reason',
 ];
 
-export function toConversion(row: ConversionView): Conversion {
+/** The one mapping of a stored conversion to the API's (answers and webhooks alike). */
+function toConversion(row: ConversionView): Conversion {
   return {
     id: Number(row.id),
     affiliateId: Number(row.affiliate_id),
     referralId: row.referral_id,
     orderId: row.order_id,
-    orderValue: centsToMoney(row.order_value_cents),
-    commission: centsToMoney(row.commission_cents),
+    orderValue: fromCents(row.order_value_cents),
+    commission: fromCents(row.commission_cents),
     status: row.status,
     payoutId: row.payout_id === null ? null : Number(row.payout_id),
     occurredAt: toIso(row.occurred_at),
@@ -76,16 +97,18 @@ export function whereMayBecome(query: Knex.QueryBuilder, to: SettableConversionS
   );
 }
 
-export async function findConversion(db: Db | Trx, campaignId: number, id: number) {
-  return withAffiliate(db)
+export async function findConversion(db: Db | Trx, campaignId: number, id: number): Promise<Conversion | undefined> {
+  const row = await withAffiliate(db)
     .where({ 'c.campaign_id': campaignId, 'c.id': id })
     .first<ConversionView | undefined>(COLUMNS);
+  return row && toConversion(row);
 }
 
-export async function findConversions(db: Db | Trx, campaignId: number, ids: readonly number[]) {
-  return inChunks(ids, (part) =>
+export async function findConversions(db: Db | Trx, campaignId: number, ids: readonly number[]): Promise<Conversion[]> {
+  const rows = await inChunks(ids, (part) =>
     withAffiliate(db).where('c.campaign_id', campaignId).whereIn('c.id', part).select<ConversionView[]>(COLUMNS),
   );
+  return rows.map(toConversion);
 }
 
 /** Conversions of a campaign by order id (unique per campaign), in id order. */
@@ -100,7 +123,7 @@ export async function findConversionsByOrderIds(
   return rows.map(toConversion).sort((a, b) => a.id - b.id);
 }
 
-export async function listConversionRows(
+export async function listConversions(
   db: Db,
   campaignId: number,
   filter: {
@@ -112,7 +135,7 @@ export async function listConversionRows(
     page: number;
     limit: number;
   },
-): Promise<{ rows: ConversionView[]; total: number }> {
+): Promise<{ conversions: Conversion[]; total: number }> {
   const base = db('conversions as c').where('c.campaign_id', campaignId);
   if (filter.status) base.andWhere('c.status', filter.status);
   if (filter.affiliateId !== undefined) base.andWhere('c.affiliate_id', filter.affiliateId);
@@ -133,7 +156,7 @@ export async function listConversionRows(
       .limit(filter.limit)
       .offset((filter.page - 1) * filter.limit),
   ]);
-  return { rows, total: Number(counted[0]?.n ?? 0) };
+  return { conversions: rows.map(toConversion), total: Number(counted[0]?.n ?? 0) };
 }
 
 /** Row locks (MySQL; SQLite has one writer at a time) on the campaign's conversions among `ids`. */
@@ -142,13 +165,14 @@ export async function lockConversions(
   campaignId: number,
   ids: readonly number[],
 ): Promise<ConversionState[]> {
-  return inChunks(ids, (part) =>
+  const rows = await inChunks(ids, (part) =>
     trx('conversions')
       .where('campaign_id', campaignId)
       .whereIn('id', part)
       .forUpdate()
-      .select<ConversionState[]>('id', 'affiliate_id', 'status', 'payout_id', 'commission_cents'),
+      .select<StateRow[]>(...STATE_COLUMNS),
   );
+  return rows.map(toState);
 }
 
 export async function lockConversionByOrder(
@@ -156,10 +180,11 @@ export async function lockConversionByOrder(
   campaignId: number,
   orderId: string,
 ): Promise<ConversionState | undefined> {
-  return trx('conversions')
+  const row = await trx('conversions')
     .where({ campaign_id: campaignId, order_id: orderId })
     .forUpdate()
-    .first<ConversionState | undefined>('id', 'affiliate_id', 'status', 'payout_id', 'commission_cents');
+    .first<StateRow | undefined>(...STATE_COLUMNS);
+  return row && toState(row);
 }
 
 /** A conditional UPDATE (one per CHUNK ids): only rows that may still make the move change (product §3.9). */
@@ -188,8 +213,8 @@ export async function markRefunded(
   refund: { at: Date; reason: string | null },
 ): Promise<number> {
   const query = trx('conversions').where({ id: conversion.id, status: conversion.status });
-  if (conversion.payout_id === null) query.whereNull('payout_id');
-  else query.where('payout_id', conversion.payout_id);
+  if (conversion.payoutId === null) query.whereNull('payout_id');
+  else query.where('payout_id', conversion.payoutId);
   return query.update({
     status: 'rejected',
     refunded_at: refund.at,

@@ -2,7 +2,7 @@ import type { TrackingEvent } from '../../shared/schemas/event.js';
 import { jsonText } from '../../shared/schemas/jsonShape.js';
 import type { Db, Trx } from '../db/knex.js';
 import { inChunks, insertRows } from '../db/bulk.js';
-import type { AffiliateRow } from '../db/rows.js';
+import type { AffiliateRow, TrackingEventRow } from '../db/rows.js';
 
 /** A tracking event to store, as the intake knows it. */
 export interface NewTrackingEvent {
@@ -97,23 +97,41 @@ interface ConversionInsert {
 /** What a stored tracking event says about itself, enough to tell which request row it was. */
 export interface StoredEventKey {
   id: number;
-  campaign_id: number;
-  event_id: string | null;
-  order_id: string | null;
+  campaignId: number;
+  eventId: string | null;
+  orderId: string | null;
 }
 
-export type ReferralTarget = Pick<AffiliateRow, 'id' | 'campaign_id' | 'referral_key' | 'status'>;
+/** The affiliate behind a referral code, as attribution needs it. */
+export interface ReferralTarget {
+  id: number;
+  campaignId: number;
+  /** The code upper-cased: the form codes are unique and matched on. */
+  referralKey: string;
+  status: AffiliateRow['status'];
+}
 
 /** The affiliates behind upper-cased referral codes (unique across campaigns, product §3.3). */
 export async function findAffiliatesByReferralKeys(
   db: Db | Trx,
   referralKeys: readonly string[],
 ): Promise<ReferralTarget[]> {
-  return inChunks(referralKeys, (keys) =>
+  const rows = await inChunks(referralKeys, (keys) =>
     db<AffiliateRow>('affiliates')
       .whereIn('referral_key', keys)
-      .select<ReferralTarget[]>('id', 'campaign_id', 'referral_key', 'status'),
+      .select<Pick<AffiliateRow, 'id' | 'campaign_id' | 'referral_key' | 'status'>[]>(
+        'id',
+        'campaign_id',
+        'referral_key',
+        'status',
+      ),
   );
+  return rows.map((row) => ({
+    id: Number(row.id),
+    campaignId: Number(row.campaign_id),
+    referralKey: row.referral_key,
+    status: row.status,
+  }));
 }
 
 /**
@@ -161,8 +179,18 @@ const CONVERSION_COLUMNS = [
 export async function trackingEventsOfIntake(trx: Trx, intakeId: string): Promise<StoredEventKey[]> {
   const rows = await trx('tracking_events')
     .where('intake_id', intakeId)
-    .select<StoredEventKey[]>('id', 'campaign_id', 'event_id', 'order_id');
-  return rows.map((row) => ({ ...row, id: Number(row.id), campaign_id: Number(row.campaign_id) }));
+    .select<Pick<TrackingEventRow, 'id' | 'campaign_id' | 'event_id' | 'order_id'>[]>(
+      'id',
+      'campaign_id',
+      'event_id',
+      'order_id',
+    );
+  return rows.map((row) => ({
+    id: Number(row.id),
+    campaignId: Number(row.campaign_id),
+    eventId: row.event_id,
+    orderId: row.order_id,
+  }));
 }
 
 /** Which of these event ids the campaign already holds (to name why a row was ignored). */

@@ -9,24 +9,23 @@ import type {
 } from '../../shared/schemas/payout.js';
 import { type Db, inLockingTransaction, type Trx } from '../db/knex.js';
 import { ConflictError, HttpError, NotFoundError } from '../errors.js';
-import { findAffiliateForUpdate } from '../repositories/affiliates.js';
+import { lockAffiliate } from '../repositories/affiliates.js';
 import { payoutMinimumCents } from '../repositories/campaigns.js';
 import { markNetted, nettableClawbackIds, releaseNetted } from '../repositories/clawbacks.js';
-import { findConversions, toConversion } from '../repositories/conversions.js';
+import { findConversions } from '../repositories/conversions.js';
 import {
-  conversionIdsOf,
   findPayout,
   insertPendingPayout,
-  listPayoutRows,
+  listPayouts,
   markConversionsPaid,
   payableAffiliateIds,
   releaseConversions,
   setPayoutAmounts,
   settlePayout,
   takeApprovedConversions,
-  toPayout,
 } from '../repositories/payouts.js';
 import type { ServiceDeps } from './deps.js';
+import { pageOf } from './pages.js';
 import type { Outbox } from './webhooks/outbox.js';
 
 export interface PayoutService {
@@ -42,9 +41,9 @@ export interface PayoutService {
 
 export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox): PayoutService {
   async function load(trx: Db | Trx, campaignId: number, id: number): Promise<Payout> {
-    const row = await findPayout(trx, campaignId, id);
-    if (!row) throw new NotFoundError(MESSAGES.payoutNotFound);
-    return toPayout(row, (await conversionIdsOf(trx, [id])).get(id) ?? []);
+    const payout = await findPayout(trx, campaignId, id);
+    if (!payout) throw new NotFoundError(MESSAGES.payoutNotFound);
+    return payout;
   }
 
   /**
@@ -54,15 +53,11 @@ export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox): 
    */
   async function create(campaignId: number, affiliateId: number): Promise<Payout> {
     return inLockingTransaction(db, async (trx) => {
-      if (!(await findAffiliateForUpdate(trx, campaignId, affiliateId))) {
+      if (!(await lockAffiliate(trx, campaignId, affiliateId))) {
         throw new NotFoundError(MESSAGES.affiliateNotFound);
       }
       const now = clock();
-      const id = await insertPendingPayout(trx, {
-        campaign_id: campaignId,
-        affiliate_id: affiliateId,
-        created_at: now,
-      });
+      const id = await insertPendingPayout(trx, { campaignId, affiliateId, createdAt: now });
       const taken = await takeApprovedConversions(trx, campaignId, affiliateId, id, now);
       if (taken.count === 0) throw new ConflictError(MESSAGES.nothingToPay(affiliateId));
       const clawbackCents = await markNetted(trx, await nettableClawbackIds(trx, affiliateId), id);
@@ -98,7 +93,7 @@ export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox): 
         const paid = await findConversions(trx, campaignId, paidIds);
         await outbox.record(trx, [
           { type: 'payout.paid', campaignId, data: payout },
-          ...paid.map((row) => ({ type: 'conversion.paid' as const, campaignId, data: toConversion(row) })),
+          ...paid.map((conversion) => ({ type: 'conversion.paid' as const, campaignId, data: conversion })),
         ]);
         return payout;
       }
@@ -112,18 +107,8 @@ export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox): 
 
   return {
     async list(campaignId, query) {
-      const { rows, total } = await listPayoutRows(db, campaignId, query);
-      const ids = await conversionIdsOf(
-        db,
-        rows.map((row) => Number(row.id)),
-      );
-      return {
-        payouts: rows.map((row) => toPayout(row, ids.get(Number(row.id)) ?? [])),
-        total,
-        page: query.page,
-        limit: query.limit,
-        totalPages: Math.ceil(total / query.limit),
-      };
+      const { payouts, total } = await listPayouts(db, campaignId, query);
+      return { payouts, ...pageOf(query, total) };
     },
 
     get: (campaignId, id) => load(db, campaignId, id),

@@ -68,7 +68,7 @@ export function attribute(job: IntakeJob, affiliates: ReadonlyMap<string, Referr
     const campaignId = job.campaignIds[index] ?? 0;
     const affiliate = affiliates.get(event.affiliate_id.toUpperCase());
     // Codes are unique across campaigns; another campaign's affiliate is unknown here.
-    if (!affiliate || Number(affiliate.campaign_id) !== campaignId) {
+    if (!affiliate || affiliate.campaignId !== campaignId) {
       skipped.push({ index, reason: 'unknown_affiliate' });
       return;
     }
@@ -89,7 +89,7 @@ export function attribute(job: IntakeJob, affiliates: ReadonlyMap<string, Referr
     }
     if (eventKey !== undefined) seenEventIds.add(eventKey);
     if (orderKey !== undefined) seenOrderIds.add(orderKey);
-    candidates.push({ index, campaignId, affiliateId: Number(affiliate.id), event, orderId });
+    candidates.push({ index, campaignId, affiliateId: affiliate.id, event, orderId });
   });
   return { candidates, skipped };
 }
@@ -99,16 +99,16 @@ async function referralTargets(trx: Trx, jobs: readonly IntakeJob[]): Promise<Ma
   const keys = new Set<string>();
   for (const job of jobs) for (const event of job.events) keys.add(event.affiliate_id.toUpperCase());
   const rows = await findAffiliatesByReferralKeys(trx, [...keys]);
-  return new Map(rows.map((row) => [row.referral_key, row]));
+  return new Map(rows.map((target) => [target.referralKey, target]));
 }
 
 const counted = (row: NewTrackingEvent, conversion?: NewConversion): StoredEvent => ({
-  campaign_id: row.campaignId,
-  affiliate_id: row.affiliateId,
-  event_type: row.event.event_type,
-  occurred_at: row.occurredAt,
-  order_value_cents: conversion?.orderValueCents ?? null,
-  commission_cents: conversion?.commissionCents ?? null,
+  campaignId: row.campaignId,
+  affiliateId: row.affiliateId,
+  eventType: row.event.event_type,
+  occurredAt: row.occurredAt,
+  orderValueCents: conversion?.orderValueCents ?? null,
+  commissionCents: conversion?.commissionCents ?? null,
 });
 
 /**
@@ -131,8 +131,8 @@ async function storeWithoutConversions(
   const storedKeys = keyed
     ? new Set(
         (await trackingEventsOfIntake(trx, intakeId))
-          .filter((row) => row.event_id !== null)
-          .map((row) => `${row.campaign_id}\n${row.event_id}`),
+          .filter((stored) => stored.eventId !== null)
+          .map((stored) => `${stored.campaignId}\n${stored.eventId}`),
       )
     : new Set<string>();
   let next = 0;
@@ -172,9 +172,9 @@ async function storeWithConversions(
   await insertTrackingEventsIgnoringDuplicates(trx, rows);
   const byEventId = new Map<string, number>();
   const byOrderId = new Map<string, number>();
-  for (const row of await trackingEventsOfIntake(trx, intakeId)) {
-    if (row.event_id !== null) byEventId.set(`${row.campaign_id}\n${row.event_id}`, row.id);
-    if (row.order_id !== null) byOrderId.set(`${row.campaign_id}\n${row.order_id}`, row.id);
+  for (const stored of await trackingEventsOfIntake(trx, intakeId)) {
+    if (stored.eventId !== null) byEventId.set(`${stored.campaignId}\n${stored.eventId}`, stored.id);
+    if (stored.orderId !== null) byOrderId.set(`${stored.campaignId}\n${stored.orderId}`, stored.id);
   }
 
   const kept: { row: NewTrackingEvent; conversion?: NewConversion }[] = [];

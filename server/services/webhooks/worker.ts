@@ -1,5 +1,4 @@
 import { inTransaction } from '../../db/knex.js';
-import { toDate } from '../../db/rows.js';
 import { safeStack } from '../../logger.js';
 import {
   type ClaimedDelivery,
@@ -69,7 +68,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     if (current === undefined) return undefined;
     const { previousSecretEnc, previousSecretExpiresAt } = delivery;
     const previous =
-      previousSecretEnc !== null && previousSecretExpiresAt !== null && toDate(previousSecretExpiresAt) > now
+      previousSecretEnc !== null && previousSecretExpiresAt !== null && previousSecretExpiresAt > now
         ? await box.open(previousSecretEnc)
         : undefined;
     return previous === undefined ? [current] : [current, previous];
