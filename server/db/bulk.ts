@@ -10,7 +10,7 @@ import { engineOf, type Trx } from './knex.js';
  * Values per `IN (...)` list and rows per multi-row INSERT: 500 rows of up to 13 columns stay far
  * below both engines' bound-parameter limits (32,766 on SQLite, 65,535 on MySQL).
  */
-export const CHUNK = 500;
+const CHUNK = 500;
 
 /** `items` in consecutive slices of at most `size`. */
 export function chunks<T>(items: readonly T[], size = CHUNK): T[][] {

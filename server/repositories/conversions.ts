@@ -90,7 +90,7 @@ function withAffiliate(db: Db | Trx) {
  * `pending → rejected`, `approved → rejected` while in no payout. The services judge the same
  * rule in code (conversionRules.ts); this is its SQL, the condition of every conditional update.
  */
-export function whereMayBecome(query: Knex.QueryBuilder, to: SettableConversionStatus): Knex.QueryBuilder {
+function whereMayBecome(query: Knex.QueryBuilder, to: SettableConversionStatus): Knex.QueryBuilder {
   if (to === 'approved') return query.where('status', 'pending');
   return query.where((q) =>
     q.where('status', 'pending').orWhere((approved) => approved.where('status', 'approved').whereNull('payout_id')),

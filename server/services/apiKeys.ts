@@ -7,7 +7,7 @@ import type { ServiceDeps } from './deps.js';
 import { randomBase62 } from './random.js';
 
 /** product §2: `afk_` + 32 base62 characters; stored only as a SHA-256 hash. */
-export const API_KEY_PREFIX = 'afk_';
+const API_KEY_PREFIX = 'afk_';
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');

@@ -11,7 +11,7 @@ export interface ReportService {
 }
 
 /** The default range: the last 30 days up to today, both ends included. */
-export const DEFAULT_REPORT_DAYS = 30;
+const DEFAULT_REPORT_DAYS = 30;
 const DAY_MS = 86_400_000;
 
 interface Sums {
@@ -40,7 +40,7 @@ function counts(sums: Sums) {
 }
 
 /** The range's first and last UTC day: both given, one given, or the last 30 days up to `now`. */
-export function reportRange(query: AffiliateReportQuery, now: Date): { from: string; to: string } {
+function reportRange(query: AffiliateReportQuery, now: Date): { from: string; to: string } {
   const shift = (day: string, days: number) => utcDay(new Date(Date.parse(day) + days * DAY_MS));
   const to = query.to === undefined ? utcDay(now) : utcDay(query.to);
   const from = query.from === undefined ? shift(to, -(DEFAULT_REPORT_DAYS - 1)) : utcDay(query.from);

@@ -59,7 +59,7 @@ const newIntakeId = () => randomBytes(12).toString('hex');
  * Attribution and in-batch dedupe (product §3.5, §3.7): what is left is what the database
  * is asked to store. Skips are decided in event order, so the first of two duplicates wins.
  */
-export function attribute(job: IntakeJob, affiliates: ReadonlyMap<string, ReferralTarget>) {
+function attribute(job: IntakeJob, affiliates: ReadonlyMap<string, ReferralTarget>) {
   const candidates: Candidate[] = [];
   const skipped: Skip[] = [];
   const seenEventIds = new Set<string>();

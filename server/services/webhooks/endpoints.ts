@@ -30,7 +30,7 @@ import type { WebhookOutbox } from './outbox.js';
 import type { SecretBox } from './secretBox.js';
 
 /** issue 11: during a rotation the previous secret keeps signing for 24 hours. */
-export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export interface WebhookService {
   create(campaignId: number, input: CreateWebhookInput): Promise<WebhookWithSecret>;

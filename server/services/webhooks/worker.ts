@@ -18,8 +18,8 @@ export interface WebhookWorker extends Worker {
 }
 
 /** issue 11: an endpoint whose deliveries have all failed for 5 days is disabled. */
-export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
-export const DISABLED_REASON =
+const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+const DISABLED_REASON =
   'Disabled automatically: every delivery attempt failed for 5 days. Fix the receiver, then enable the endpoint again.';
 
 export interface WorkerOptions extends ServiceDeps {
