@@ -3,6 +3,7 @@ import type { Affiliate, AffiliateStatus } from '../../shared/schemas/affiliate.
 import type { Knex } from 'knex';
 import type { Db, Trx } from '../db/knex.js';
 import { engineOf } from '../db/knex.js';
+import { newestFirstPage } from '../db/pages.js';
 import { preparedRead } from '../db/prepared.js';
 import { type AffiliateRow, toDate } from '../db/rows.js';
 import { fulltextQuery, MIN_WORD_CHARS, searchWords, trigramQuery } from './affiliateSearch.js';
@@ -243,16 +244,7 @@ export async function listAffiliates(
   const filtered = Boolean(filter.status || filter.search);
   // Deferred join: the offset walks the (campaign_id[, status], created_at, id) index only, and
   // full rows are read for the page's ids alone, however deep the page.
-  const pageIds = base
-    .clone()
-    .select('id')
-    // product §3.2: newest first.
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(filter.limit)
-    .offset((filter.page - 1) * filter.limit);
+  const pageIds = newestFirstPage(base.clone(), '', filter).select('id');
   const [total, rows] = await Promise.all([
     // Unfiltered, the campaign's live affiliate counter is the exact total: no scan to count.
     filtered

@@ -3,6 +3,7 @@ import { fromCents } from '../../shared/money.js';
 import type { Conversion, ConversionStatus, SettableConversionStatus } from '../../shared/schemas/conversion.js';
 import { chunks, inChunks } from '../db/bulk.js';
 import { type Db, engineOf, type Trx } from '../db/knex.js';
+import { countRows, newestFirstPage } from '../db/pages.js';
 import { type ConversionRow, toIso } from '../db/rows.js';
 
 /** A conversion with its affiliate's referral code: what the API shows. */
@@ -142,21 +143,12 @@ export async function listConversions(
   if (filter.orderId !== undefined) base.andWhere('c.order_id', filter.orderId);
   if (filter.from) base.andWhere('c.created_at', '>=', filter.from);
   if (filter.to) base.andWhere('c.created_at', '<', filter.to);
-  const [counted, rows] = await Promise.all([
-    base.clone().count<{ n: number | string }[]>({ n: '*' }),
-    base
-      .clone()
-      .join('affiliates as a', 'a.id', 'c.affiliate_id')
-      .select<ConversionView[]>(COLUMNS)
-      // Newest first, as every list (product §3.2).
-      .orderBy([
-        { column: 'c.created_at', order: 'desc' },
-        { column: 'c.id', order: 'desc' },
-      ])
-      .limit(filter.limit)
-      .offset((filter.page - 1) * filter.limit),
+  const page = base.clone().join('affiliates as a', 'a.id', 'c.affiliate_id');
+  const [total, rows] = await Promise.all([
+    countRows(base.clone()),
+    newestFirstPage(page, 'c.', filter).select<ConversionView[]>(COLUMNS),
   ]);
-  return { conversions: rows.map(toConversion), total: Number(counted[0]?.n ?? 0) };
+  return { conversions: rows.map(toConversion), total };
 }
 
 /** Row locks (MySQL; SQLite has one writer at a time) on the campaign's conversions among `ids`. */

@@ -2,7 +2,7 @@ import type { TrackingEvent } from '../../shared/schemas/event.js';
 import { jsonText } from '../../shared/schemas/jsonShape.js';
 import type { Db, Trx } from '../db/knex.js';
 import { inChunks, insertRows } from '../db/bulk.js';
-import type { AffiliateRow, TrackingEventRow } from '../db/rows.js';
+import type { AffiliateRow, ConversionRow, TrackingEventRow } from '../db/rows.js';
 
 /** A tracking event to store, as the intake knows it. */
 export interface NewTrackingEvent {
@@ -65,34 +65,9 @@ function conversionRow(c: NewConversion): ConversionInsert {
   };
 }
 
-interface TrackingEventInsert {
-  campaign_id: number;
-  affiliate_id: number;
-  event_type: string;
-  event_id: string | null;
-  order_id: string | null;
-  session_id: string | null;
-  properties: string | null;
-  device_info: string | null;
-  intake_id: string;
-  occurred_at: Date;
-  created_at: Date;
-}
-
-interface ConversionInsert {
-  campaign_id: number;
-  affiliate_id: number;
-  tracking_event_id: number;
-  order_id: string;
-  order_value_cents: number;
-  commission_cents: number;
-  status: 'pending';
-  payout_id: null;
-  properties: string | null;
-  occurred_at: Date;
-  created_at: Date;
-  updated_at: Date;
-}
+type TrackingEventInsert = Omit<TrackingEventRow, 'id'>;
+/** A refund's columns keep their defaults (NULL) on a new conversion. */
+type ConversionInsert = Omit<ConversionRow, 'id' | 'refunded_at' | 'refund_reason'>;
 
 /** What a stored tracking event says about itself, enough to tell which request row it was. */
 export interface StoredEventKey {

@@ -2,6 +2,7 @@ import { fromCents } from '../../shared/money.js';
 import type { Payout, PayoutStatus } from '../../shared/schemas/payout.js';
 import { inChunks } from '../db/bulk.js';
 import type { Db, Trx } from '../db/knex.js';
+import { countRows, newestFirstPage } from '../db/pages.js';
 import { type DbDate, type PayoutRow, toIso } from '../db/rows.js';
 
 /** A payout with its affiliate's name and e-mail: what the API shows. */
@@ -61,27 +62,16 @@ export async function listPayouts(
   const base = db('payouts as p').where('p.campaign_id', campaignId);
   if (filter.affiliateId !== undefined) base.andWhere('p.affiliate_id', filter.affiliateId);
   if (filter.status) base.andWhere('p.status', filter.status);
-  const [counted, rows] = await Promise.all([
-    base.clone().count<{ n: number | string }[]>({ n: '*' }),
-    base
-      .clone()
-      .join('affiliates as a', 'a.id', 'p.affiliate_id')
-      .select<PayoutView[]>(COLUMNS)
-      .orderBy([
-        { column: 'p.created_at', order: 'desc' },
-        { column: 'p.id', order: 'desc' },
-      ])
-      .limit(filter.limit)
-      .offset((filter.page - 1) * filter.limit),
+  const page = base.clone().join('affiliates as a', 'a.id', 'p.affiliate_id');
+  const [total, rows] = await Promise.all([
+    countRows(base.clone()),
+    newestFirstPage(page, 'p.', filter).select<PayoutView[]>(COLUMNS),
   ]);
   const ids = await conversionIdsOf(
     db,
     rows.map((row) => Number(row.id)),
   );
-  return {
-    payouts: rows.map((row) => toPayout(row, ids.get(Number(row.id)) ?? [])),
-    total: Number(counted[0]?.n ?? 0),
-  };
+  return { payouts: rows.map((row) => toPayout(row, ids.get(Number(row.id)) ?? [])), total };
 }
 
 /** The conversions each payout covered (kept after a failed payout released them), ascending. */

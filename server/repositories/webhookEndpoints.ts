@@ -1,6 +1,7 @@
 import type { Webhook, WebhookEventType } from '../../shared/schemas/webhook.js';
 import { inChunks } from '../db/bulk.js';
 import type { Db, Trx } from '../db/knex.js';
+import { countRows, newestFirstPage } from '../db/pages.js';
 import { toIso } from '../db/rows.js';
 import type { WebhookEndpointRow } from '../db/webhookRows.js';
 
@@ -63,19 +64,11 @@ export async function listEndpoints(
   page: { page: number; limit: number },
 ): Promise<{ webhooks: Webhook[]; total: number }> {
   const base = db<WebhookEndpointRow>('webhook_endpoints').where('campaign_id', campaignId);
-  const [counted, rows] = await Promise.all([
-    base.clone().count<{ n: number | string }[]>({ n: '*' }),
-    base
-      .clone()
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(page.limit)
-      .offset((page.page - 1) * page.limit)
-      .select('*'),
+  const [total, rows] = await Promise.all([
+    countRows(base.clone()),
+    newestFirstPage(base.clone(), '', page).select<WebhookEndpointRow[]>('*'),
   ]);
-  return { webhooks: rows.map(toWebhook), total: Number(counted[0]?.n ?? 0) };
+  return { webhooks: rows.map(toWebhook), total };
 }
 
 /** What an update may change; each absent field stays as it is. */
