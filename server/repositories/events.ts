@@ -86,6 +86,8 @@ export interface ReferralTarget {
   status: AffiliateRow['status'];
 }
 
+const TARGET_COLUMNS = ['id', 'campaign_id', 'referral_key', 'status'] as const;
+
 /** The affiliates behind upper-cased referral codes (unique across campaigns, product §3.3). */
 export async function findAffiliatesByReferralKeys(
   db: Db | Trx,
@@ -94,12 +96,7 @@ export async function findAffiliatesByReferralKeys(
   const rows = await inChunks(referralKeys, (keys) =>
     db<AffiliateRow>('affiliates')
       .whereIn('referral_key', keys)
-      .select<Pick<AffiliateRow, 'id' | 'campaign_id' | 'referral_key' | 'status'>[]>(
-        'id',
-        'campaign_id',
-        'referral_key',
-        'status',
-      ),
+      .select<Pick<AffiliateRow, (typeof TARGET_COLUMNS)[number]>[]>(...TARGET_COLUMNS),
   );
   return rows.map((row) => ({
     id: Number(row.id),
@@ -150,16 +147,13 @@ const CONVERSION_COLUMNS = [
   'updated_at',
 ] as const satisfies readonly (keyof ConversionInsert)[];
 
+const KEY_COLUMNS = ['id', 'campaign_id', 'event_id', 'order_id'] as const;
+
 /** The rows this request actually stored: the ones carrying its intake id. */
 export async function trackingEventsOfIntake(trx: Trx, intakeId: string): Promise<StoredEventKey[]> {
   const rows = await trx('tracking_events')
     .where('intake_id', intakeId)
-    .select<Pick<TrackingEventRow, 'id' | 'campaign_id' | 'event_id' | 'order_id'>[]>(
-      'id',
-      'campaign_id',
-      'event_id',
-      'order_id',
-    );
+    .select<Pick<TrackingEventRow, (typeof KEY_COLUMNS)[number]>[]>(...KEY_COLUMNS);
   return rows.map((row) => ({
     id: Number(row.id),
     campaignId: Number(row.campaign_id),
