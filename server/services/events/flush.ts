@@ -1,38 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import type { SkipReason, TrackingEvent } from '../../../shared/schemas/event.js';
 import type { Trx } from '../../db/knex.js';
+import { findConversionsByOrderIds } from '../../repositories/conversions.js';
 import { addToDailyStats, type StoredEvent } from '../../repositories/dailyStats.js';
 import {
   existingEventIds,
-  findAffiliatesByReferralKeys,
   insertConversions,
   insertTrackingEventsIgnoringDuplicates,
   type NewConversion,
   type NewTrackingEvent,
-  type ReferralTarget,
   trackingEventsOfIntake,
 } from '../../repositories/events.js';
-import { findConversionsByOrderIds } from '../../repositories/conversions.js';
 import { reserveConversions } from '../../repositories/usage.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
+import { attribute, referralTargets } from './attribution.js';
 import type { Outcome } from './groupCommit.js';
-import { type Candidate, type ConversionRules, newConversion, newTrackingEvent } from './records.js';
-
-/** One request's validated events, waiting for a flush. */
-export interface IntakeJob {
-  events: readonly TrackingEvent[];
-  /** The campaign of each event, by index. */
-  campaignIds: readonly number[];
-  /** The key's campaign rules; undefined for the browser endpoint (no conversions). */
-  rules: ConversionRules | undefined;
-  /** When the request arrived: stamps its rows and picks the month it reserves from. */
-  now: Date;
-}
-
-export interface Skip {
-  index: number;
-  reason: SkipReason;
-}
+import { type Candidate, type IntakeJob, newConversion, newTrackingEvent, type Skip } from './records.js';
 
 /** What a request learns from its flush. */
 export interface Stored {
@@ -54,53 +36,6 @@ interface Written {
 }
 
 const newIntakeId = () => randomBytes(12).toString('hex');
-
-/**
- * Attribution and in-batch dedupe (product §3.5, §3.7): what is left is what the database
- * is asked to store. Skips are decided in event order, so the first of two duplicates wins.
- */
-function attribute(job: IntakeJob, affiliates: ReadonlyMap<string, ReferralTarget>) {
-  const candidates: Candidate[] = [];
-  const skipped: Skip[] = [];
-  const seenEventIds = new Set<string>();
-  const seenOrderIds = new Set<string>();
-  job.events.forEach((event, index) => {
-    const campaignId = job.campaignIds[index] ?? 0;
-    const affiliate = affiliates.get(event.affiliate_id.toUpperCase());
-    // Codes are unique across campaigns; another campaign's affiliate is unknown here.
-    if (!affiliate || affiliate.campaignId !== campaignId) {
-      skipped.push({ index, reason: 'unknown_affiliate' });
-      return;
-    }
-    if (affiliate.status !== 'active') {
-      skipped.push({ index, reason: 'inactive_affiliate' });
-      return;
-    }
-    const eventKey = event.event_id === undefined ? undefined : `${campaignId}\n${event.event_id}`;
-    const orderId = event.event_type === 'conversion' ? event.properties?.order_id : undefined;
-    const orderKey = orderId === undefined ? undefined : `${campaignId}\n${orderId}`;
-    if (eventKey !== undefined && seenEventIds.has(eventKey)) {
-      skipped.push({ index, reason: 'duplicate_event_id' });
-      return;
-    }
-    if (orderKey !== undefined && seenOrderIds.has(orderKey)) {
-      skipped.push({ index, reason: 'duplicate_order_id' });
-      return;
-    }
-    if (eventKey !== undefined) seenEventIds.add(eventKey);
-    if (orderKey !== undefined) seenOrderIds.add(orderKey);
-    candidates.push({ index, campaignId, affiliateId: affiliate.id, event, orderId });
-  });
-  return { candidates, skipped };
-}
-
-/** The affiliates behind every referral code of the flush, in one read. */
-async function referralTargets(trx: Trx, jobs: readonly IntakeJob[]): Promise<Map<string, ReferralTarget>> {
-  const keys = new Set<string>();
-  for (const job of jobs) for (const event of job.events) keys.add(event.affiliate_id.toUpperCase());
-  const rows = await findAffiliatesByReferralKeys(trx, [...keys]);
-  return new Map(rows.map((target) => [target.referralKey, target]));
-}
 
 const counted = (row: NewTrackingEvent, conversion?: NewConversion): StoredEvent => ({
   campaignId: row.campaignId,

@@ -4,9 +4,9 @@ import { type Db, inTransaction, isDatabaseUnavailable } from '../../db/knex.js'
 import { ForbiddenError } from '../../errors.js';
 import { ensureMonthlyUsage, monthKey } from '../../repositories/usage.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
-import type { ConversionRules } from './records.js';
+import { MonthlyLimitReached, type Stored, storeFlush } from './flush.js';
 import { createGroupCommitter, type GroupCommitStats } from './groupCommit.js';
-import { type IntakeJob, MonthlyLimitReached, type Stored, storeFlush } from './flush.js';
+import type { ConversionRules, IntakeJob } from './records.js';
 
 /** Stores validated events: `(events, campaign of each event, the campaign's conversion rules)`. */
 export interface EventIntake {
