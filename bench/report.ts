@@ -15,6 +15,7 @@ import type { Db } from '../server/db/knex.js';
 import { inTransaction } from '../server/db/knex.js';
 import { createLogger } from '../server/logger.js';
 import { startDaemon } from '../server/main.js';
+import { toDate } from '../server/db/rows.js';
 import { addToDailyStats, type StoredEvent } from '../server/repositories/dailyStats.js';
 import { createMerchant, testConfig } from '../test/helpers/daemon.js';
 import { createTestDatabase } from '../test/helpers/database.js';
@@ -128,12 +129,12 @@ async function benchEngine(engine: 'sqlite' | 'mysql'): Promise<void> {
       .count({ n: '*' })
       .limit(20);
     const full = intakes.filter((row) => Number(row.n) === BATCH).map((row) => String(row.intake_id));
-    const storedBy = (intakeId: string) =>
-      t
+    const storedBy = async (intakeId: string): Promise<StoredEvent[]> => {
+      const rows = await t
         .db('tracking_events as e')
         .leftJoin('conversions as c', 'c.tracking_event_id', 'e.id')
         .where('e.intake_id', intakeId)
-        .select<StoredEvent[]>(
+        .select(
           'e.campaign_id',
           'e.affiliate_id',
           'e.event_type',
@@ -141,6 +142,16 @@ async function benchEngine(engine: 'sqlite' | 'mysql'): Promise<void> {
           'c.order_value_cents',
           'c.commission_cents',
         );
+      const cents = (value: unknown) => (value === null ? null : Number(value));
+      return rows.map((row) => ({
+        campaignId: Number(row.campaign_id),
+        affiliateId: Number(row.affiliate_id),
+        eventType: String(row.event_type),
+        occurredAt: toDate(row.occurred_at),
+        orderValueCents: cents(row.order_value_cents),
+        commissionCents: cents(row.commission_cents),
+      }));
+    };
     const counted = async (intakeId: string) => {
       const events = await storedBy(intakeId);
       return time(() =>

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 /** The embedded default store (product §1). */
-export const DEFAULT_DATABASE_URL = 'sqlite:./data/affiliated.sqlite3';
+const DEFAULT_DATABASE_URL = 'sqlite:./data/affiliated.sqlite3';
 
 export type DatabaseConfig =
   { client: 'sqlite'; filename: string } | { client: 'mysql'; url: string; host: string; database: string };
@@ -67,7 +67,7 @@ const DEFAULT_RETRY_SCHEDULE = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6];
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1e3, m: 6e4, h: 36e5, d: 864e5 };
 
 /** `250ms`, `5s`, `5m`, `2h`, `1d`. */
-export function parseDuration(text: string): number | undefined {
+function parseDuration(text: string): number | undefined {
   const match = /^(\d+)(ms|s|m|h|d)$/.exec(text);
   if (!match?.[1] || !match[2]) return undefined;
   return Number(match[1]) * (UNIT_MS[match[2]] ?? 0);

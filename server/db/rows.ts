@@ -1,5 +1,3 @@
-import { fromCents, toCents } from '../../shared/money.js';
-
 /** Column types of each table, as the repositories read and write them. */
 export type DbDate = Date | number | string;
 
@@ -67,12 +65,6 @@ export function toDate(value: DbDate): Date {
 export function toIso(value: DbDate): string {
   return toDate(value).toISOString();
 }
-
-/** Integer centavos → BRL as a JSON number with at most two decimals. */
-export const centsToMoney = fromCents;
-
-/** Half up as written in decimal: `1.045` → 105 centavos (see shared/money.ts). */
-export const moneyToCents = toCents;
 
 export interface TrackingEventRow {
   id: number;

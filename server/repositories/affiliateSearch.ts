@@ -17,7 +17,7 @@
  */
 
 /** Suffixes are cut here: a longer query word is looked up by its first SUFFIX_CHARS characters. */
-export const SUFFIX_CHARS = 12;
+const SUFFIX_CHARS = 12;
 /** InnoDB's `innodb_ft_min_token_size` default; the repository reads the server's own value. */
 export const MIN_WORD_CHARS = 3;
 /**

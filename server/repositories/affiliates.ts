@@ -1,12 +1,15 @@
+import { fromCents } from '../../shared/money.js';
 import type { Affiliate, AffiliateStatus } from '../../shared/schemas/affiliate.js';
 import type { Knex } from 'knex';
 import type { Db, Trx } from '../db/knex.js';
 import { engineOf } from '../db/knex.js';
+import { newestFirstPage } from '../db/pages.js';
 import { preparedRead } from '../db/prepared.js';
-import { type AffiliateRow, centsToMoney, toIso } from '../db/rows.js';
+import { type AffiliateRow, toDate } from '../db/rows.js';
 import { fulltextQuery, MIN_WORD_CHARS, searchWords, trigramQuery } from './affiliateSearch.js';
+import { conflictsAs } from './uniqueConflict.js';
 
-export interface AffiliateTotals {
+interface AffiliateTotals {
   conversions: number;
   commissionsCents: number;
   paidCents: number;
@@ -15,9 +18,9 @@ export interface AffiliateTotals {
 const NO_TOTALS: AffiliateTotals = { conversions: 0, commissionsCents: 0, paidCents: 0 };
 
 /** product §3.4: e-mails are unique within a campaign, compared trimmed and case-insensitively. */
-export const emailKey = (email: string) => email.trim().toLowerCase();
+const emailKey = (email: string) => email.trim().toLowerCase();
 /** product §3.3: referral codes are unique across campaigns on their upper-cased form. */
-export const referralKey = (code: string) => code.toUpperCase();
+const referralKey = (code: string) => code.toUpperCase();
 
 /** Lower-cased name, e-mail and referral code: LIKE over it decides the list's `search` (spec 4.2). */
 function searchKey(fields: { name: string | null; email: string; referralId: string }): string {
@@ -33,7 +36,16 @@ export interface AffiliateFields {
   status: AffiliateStatus;
 }
 
-/** A whole row for a new affiliate, keys derived here (also used by tests that insert directly). */
+/** An affiliate as stored, without its totals: what an update starts from. */
+export interface AffiliateRecord extends AffiliateFields {
+  id: number;
+  createdAt: Date;
+}
+
+/** Which unique index guards which field (the 409 texts never say where, spec 4.1.4). */
+const UNIQUE_FIELDS = { referral_key: 'referralId', email_key: 'email' } as const;
+
+/** A whole row for a new affiliate, keys derived here (also used by tests and the benchmark that insert directly). */
 export function newAffiliateRow(
   campaignId: number,
   fields: AffiliateFields,
@@ -65,55 +77,47 @@ function derivedColumns(fields: AffiliateFields) {
   };
 }
 
-/** The row as the API shows it (no password hash, no derived search text). */
-export function visibleRow(id: number, row: Omit<AffiliateRow, 'id'>): PublicRow {
-  const { password_hash: _hash, search_key: _search, search_words: _words, updated_at: _updated, ...visible } = row;
-  return { id, ...visible };
-}
+const PUBLIC_COLUMNS = ['id', 'email', 'referral_id', 'name', 'phone', 'status', 'created_at'] as const;
+type PublicRow = Pick<AffiliateRow, (typeof PUBLIC_COLUMNS)[number]>;
 
-/** A row as it reads after `updateAffiliateRow` wrote these fields. */
-export function withFields(row: PublicRow, fields: AffiliateFields): PublicRow {
-  const { search_key: _search, search_words: _words, ...columns } = derivedColumns(fields);
-  return { ...row, ...columns };
-}
-
-/** Current fields of a row, for a partial update to start from. */
-export function fieldsOf(row: PublicRow): AffiliateFields {
-  return { email: row.email, referralId: row.referral_id, name: row.name, phone: row.phone, status: row.status };
-}
-
-export function toAffiliate(row: PublicRow, totals: AffiliateTotals = NO_TOTALS): Affiliate {
+function recordOf(row: PublicRow): AffiliateRecord {
   return {
-    id: row.id,
-    ...(row.name !== null && { name: row.name }),
+    id: Number(row.id),
     email: row.email,
-    ...(row.phone !== null && { phone: row.phone }),
     referralId: row.referral_id,
+    name: row.name,
+    phone: row.phone,
     status: row.status,
-    createdAt: toIso(row.created_at),
-    totalConversions: totals.conversions,
-    totalCommissions: centsToMoney(totals.commissionsCents),
-    totalPaid: centsToMoney(totals.paidCents),
+    createdAt: toDate(row.created_at),
   };
 }
 
-const PUBLIC_COLUMNS = [
-  'id',
-  'campaign_id',
-  'email',
-  'email_key',
-  'referral_id',
-  'referral_key',
-  'name',
-  'phone',
-  'status',
-  'created_at',
-] as const;
-export type PublicRow = Omit<AffiliateRow, 'password_hash' | 'search_key' | 'search_words' | 'updated_at'>;
+function toAffiliate(record: AffiliateRecord, totals: AffiliateTotals = NO_TOTALS): Affiliate {
+  return {
+    id: record.id,
+    ...(record.name !== null && { name: record.name }),
+    email: record.email,
+    ...(record.phone !== null && { phone: record.phone }),
+    referralId: record.referralId,
+    status: record.status,
+    createdAt: record.createdAt.toISOString(),
+    totalConversions: totals.conversions,
+    totalCommissions: fromCents(totals.commissionsCents),
+    totalPaid: fromCents(totals.paidCents),
+  };
+}
 
-export async function insertAffiliate(trx: Trx, row: Omit<AffiliateRow, 'id'>): Promise<number> {
-  const [id] = await trx('affiliates').insert(row);
-  return Number(id);
+/** Stores a new affiliate; a taken e-mail or referral code is a UniqueConflict. Answers it as the API shows it. */
+export async function insertAffiliate(
+  trx: Trx,
+  campaignId: number,
+  fields: AffiliateFields,
+  passwordHash: string,
+  now: Date,
+): Promise<Affiliate> {
+  const row = newAffiliateRow(campaignId, fields, passwordHash, now);
+  const [id] = await conflictsAs(UNIQUE_FIELDS, () => trx('affiliates').insert(row));
+  return toAffiliate(recordOf({ ...row, id: Number(id) }));
 }
 
 /** The totals of one affiliate, as `totalsFor` counts them, as columns of one row. */
@@ -137,51 +141,52 @@ WHERE a.campaign_id = ? AND a.id = ?`;
  * spec 4.3: one affiliate and its totals (spec 2.1) in one statement, so a read by id is one
  * round trip to the database rather than three, as a prepared statement.
  */
-export async function findAffiliateWithTotals(
-  db: Db,
-  campaignId: number,
-  id: number,
-): Promise<{ row: PublicRow; totals: AffiliateTotals } | undefined> {
+export async function findAffiliate(db: Db, campaignId: number, id: number): Promise<Affiliate | undefined> {
   const [found] = await preparedRead<RowWithTotals>(db, ONE_WITH_TOTALS, [id, id, campaignId, id]);
   if (!found) return undefined;
   const { t_conversions, t_commissions, t_paid, ...row } = found;
-  return {
-    row,
-    totals: {
-      conversions: Number(t_conversions),
-      commissionsCents: Number(t_commissions ?? 0),
-      paidCents: Number(t_paid ?? 0),
-    },
-  };
+  return toAffiliate(recordOf(row), {
+    conversions: Number(t_conversions),
+    commissionsCents: Number(t_commissions ?? 0),
+    paidCents: Number(t_paid ?? 0),
+  });
 }
 
 /** Locks the row (MySQL; SQLite serialises writers anyway) for a read-modify-write of non-unique fields. */
-export async function findAffiliateForUpdate(trx: Trx, campaignId: number, id: number): Promise<PublicRow | undefined> {
-  return trx<AffiliateRow>('affiliates')
+export async function lockAffiliate(trx: Trx, campaignId: number, id: number): Promise<AffiliateRecord | undefined> {
+  const row = await trx<AffiliateRow>('affiliates')
     .where({ campaign_id: campaignId, id })
     .forUpdate()
     .first<PublicRow | undefined>(...PUBLIC_COLUMNS);
+  return row && recordOf(row);
 }
 
-/** Writes every field (and its derived keys); a new password hash only when given. */
-export async function updateAffiliateRow(
+/** The affiliate with its totals (spec 2.1) as they stand in this transaction. */
+export async function withTotals(db: Db | Trx, record: AffiliateRecord): Promise<Affiliate> {
+  return toAffiliate(record, (await totalsFor(db, [record.id])).get(record.id));
+}
+
+/** Writes every field (and its derived keys); a new password hash only when given. A taken e-mail or code is a UniqueConflict. */
+export async function updateAffiliate(
   trx: Trx,
   campaignId: number,
   id: number,
   fields: AffiliateFields,
   passwordHash: string | undefined,
   now: Date,
-): Promise<number> {
-  return trx('affiliates')
-    .where({ campaign_id: campaignId, id })
-    .update({
-      ...derivedColumns(fields),
-      updated_at: now,
-      ...(passwordHash !== undefined && { password_hash: passwordHash }),
-    });
+): Promise<void> {
+  await conflictsAs(UNIQUE_FIELDS, () =>
+    trx('affiliates')
+      .where({ campaign_id: campaignId, id })
+      .update({
+        ...derivedColumns(fields),
+        updated_at: now,
+        ...(passwordHash !== undefined && { password_hash: passwordHash }),
+      }),
+  );
 }
 
-export async function deleteAffiliateRow(trx: Trx, campaignId: number, id: number): Promise<number> {
+export async function deleteAffiliate(trx: Trx, campaignId: number, id: number): Promise<number> {
   return trx('affiliates').where({ campaign_id: campaignId, id }).delete();
 }
 
@@ -227,27 +232,19 @@ async function whereSearch(db: Db, query: Knex.QueryBuilder, search: string): Pr
   query.andWhereRaw(`search_key LIKE ? ESCAPE '!'`, [likePattern(term)]);
 }
 
-export async function listAffiliateRows(
+/** A page of the campaign's affiliates, newest first, each with its totals (spec 2.1). */
+export async function listAffiliates(
   db: Db,
   campaignId: number,
   filter: { status?: AffiliateStatus; search?: string; page: number; limit: number },
-): Promise<{ rows: PublicRow[]; total: number }> {
+): Promise<{ affiliates: Affiliate[]; total: number }> {
   const base = db<AffiliateRow>('affiliates').where('campaign_id', campaignId);
   if (filter.status) base.andWhere('status', filter.status);
   if (filter.search) await whereSearch(db, base, filter.search);
   const filtered = Boolean(filter.status || filter.search);
   // Deferred join: the offset walks the (campaign_id[, status], created_at, id) index only, and
   // full rows are read for the page's ids alone, however deep the page.
-  const pageIds = base
-    .clone()
-    .select('id')
-    // product §3.2: newest first.
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(filter.limit)
-    .offset((filter.page - 1) * filter.limit);
+  const pageIds = newestFirstPage(base.clone(), '', filter).select('id');
   const [total, rows] = await Promise.all([
     // Unfiltered, the campaign's live affiliate counter is the exact total: no scan to count.
     filtered
@@ -267,11 +264,16 @@ export async function listAffiliateRows(
         { column: 'a.id', order: 'desc' },
       ]),
   ]);
-  return { rows, total };
+  const records = rows.map(recordOf);
+  const totals = await totalsFor(
+    db,
+    records.map((record) => record.id),
+  );
+  return { affiliates: records.map((record) => toAffiliate(record, totals.get(record.id))), total };
 }
 
 /** spec 2.1 totals for a page of affiliates: two grouped queries, whatever the page size. */
-export async function totalsFor(db: Db | Trx, affiliateIds: number[]): Promise<Map<number, AffiliateTotals>> {
+async function totalsFor(db: Db | Trx, affiliateIds: number[]): Promise<Map<number, AffiliateTotals>> {
   const totals = new Map<number, AffiliateTotals>();
   if (affiliateIds.length === 0) return totals;
   const [conversions, payouts] = await Promise.all([
@@ -307,41 +309,4 @@ export async function totalsFor(db: Db | Trx, affiliateIds: number[]): Promise<M
   }
   for (const row of payouts) entry(Number(row.affiliate_id)).paidCents = Number(row.paid ?? 0);
   return totals;
-}
-
-/**
- * Takes one slot of the plan's affiliate limit (spec 4.1.5) with a single conditional UPDATE:
- * concurrent creates queue on the campaign row and can never overshoot.
- */
-export async function reserveAffiliateSlot(trx: Trx, campaignId: number): Promise<boolean> {
-  const changed = await trx('campaigns')
-    .where('id', campaignId)
-    .andWhereRaw(
-      'affiliate_count < COALESCE((SELECT max_affiliates FROM plans WHERE plans.id = campaigns.plan_id), 4294967295)',
-    )
-    .increment('affiliate_count', 1);
-  return changed > 0;
-}
-
-export async function releaseAffiliateSlot(trx: Trx, campaignId: number): Promise<void> {
-  await trx('campaigns').where('id', campaignId).andWhere('affiliate_count', '>', 0).decrement('affiliate_count', 1);
-}
-
-export async function affiliateUsage(
-  db: Db | Trx,
-  campaignId: number,
-): Promise<{ count: number; max: number | null; plan: string }> {
-  const row = await db('campaigns')
-    .join('plans', 'plans.id', 'campaigns.plan_id')
-    .where('campaigns.id', campaignId)
-    .first<{ affiliate_count: number; max_affiliates: number | null; name: string }>(
-      'campaigns.affiliate_count',
-      'plans.max_affiliates',
-      'plans.name',
-    );
-  return {
-    count: Number(row?.affiliate_count ?? 0),
-    max: row?.max_affiliates ?? null,
-    plan: row?.name ?? '',
-  };
 }

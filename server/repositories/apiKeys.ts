@@ -1,9 +1,8 @@
 import type { ApiKeyInfo } from '../../shared/schemas/campaign.js';
 import type { Db, Trx } from '../db/knex.js';
-import { type ApiKeyRow, toIso } from '../db/rows.js';
-import type { CampaignWithPlanRow } from './campaigns.js';
+import { type ApiKeyRow, type CampaignRow, toDate, toIso } from '../db/rows.js';
 
-export function toApiKeyInfo(row: ApiKeyRow): ApiKeyInfo {
+function toApiKeyInfo(row: ApiKeyRow): ApiKeyInfo {
   return {
     id: row.id,
     name: row.name,
@@ -19,7 +18,7 @@ export function toApiKeyInfo(row: ApiKeyRow): ApiKeyInfo {
 export async function insertApiKey(
   db: Db | Trx,
   key: { campaignId: number; name: string | null; hash: string; prefix: string; lastFour: string },
-): Promise<ApiKeyRow> {
+): Promise<ApiKeyInfo> {
   const row: Omit<ApiKeyRow, 'id'> = {
     campaign_id: key.campaignId,
     name: key.name,
@@ -32,7 +31,7 @@ export async function insertApiKey(
     revoked_at: null,
   };
   const [id] = await db('api_keys').insert(row);
-  return { id: Number(id), ...row };
+  return toApiKeyInfo({ id: Number(id), ...row });
 }
 
 export async function listApiKeys(db: Db | Trx, campaignId?: number): Promise<ApiKeyInfo[]> {
@@ -49,24 +48,46 @@ export async function revokeApiKey(db: Db | Trx, id: number): Promise<boolean> {
   return changed > 0;
 }
 
-export async function findApiKey(db: Db | Trx, id: number): Promise<ApiKeyRow | undefined> {
-  return db<ApiKeyRow>('api_keys').where({ id }).first();
+export async function findApiKey(db: Db | Trx, id: number): Promise<ApiKeyInfo | undefined> {
+  const row = await db<ApiKeyRow>('api_keys').where({ id }).first();
+  return row && toApiKeyInfo(row);
 }
 
-export type ApiKeyWithCampaignRow = CampaignWithPlanRow & {
+/** A key and what authenticating with it grants: its campaign, that campaign's plan limits and commission rule. */
+export interface KeyWithCampaign {
+  key: { id: number; status: ApiKeyRow['status']; lastUsedAt: Date | null };
+  campaign: {
+    id: number;
+    publicId: string;
+    planName: string;
+    maxAffiliates: number | null;
+    maxMonthlyConversions: number | null;
+    commissionType: CampaignRow['commission_type'];
+    /** Hundredths: of a percent, or of a real (centavos). */
+    commissionValue: number;
+  };
+}
+
+type KeyWithCampaignRow = Pick<CampaignRow, 'id' | 'public_id' | 'commission_type' | 'commission_value'> & {
+  plan_name: string;
+  max_affiliates: number | null;
+  max_monthly_conversions: number | null;
   key_id: number;
-  key_status: 'active' | 'revoked';
+  key_status: ApiKeyRow['status'];
   key_last_used_at: ApiKeyRow['last_used_at'];
 };
 
 /** The key and its campaign in one query, by the key's SHA-256 hash. */
-export async function findApiKeyByHash(db: Db | Trx, hash: string): Promise<ApiKeyWithCampaignRow | undefined> {
-  return db('api_keys')
+export async function findApiKeyByHash(db: Db | Trx, hash: string): Promise<KeyWithCampaign | undefined> {
+  const row = await db('api_keys')
     .join('campaigns', 'campaigns.id', 'api_keys.campaign_id')
     .join('plans', 'plans.id', 'campaigns.plan_id')
     .where('api_keys.key_hash', hash)
-    .first<ApiKeyWithCampaignRow | undefined>(
-      'campaigns.*',
+    .first<KeyWithCampaignRow | undefined>(
+      'campaigns.id',
+      'campaigns.public_id',
+      'campaigns.commission_type',
+      'campaigns.commission_value',
       'plans.name as plan_name',
       'plans.max_affiliates',
       'plans.max_monthly_conversions',
@@ -74,6 +95,23 @@ export async function findApiKeyByHash(db: Db | Trx, hash: string): Promise<ApiK
       'api_keys.status as key_status',
       'api_keys.last_used_at as key_last_used_at',
     );
+  if (!row) return undefined;
+  return {
+    key: {
+      id: Number(row.key_id),
+      status: row.key_status,
+      lastUsedAt: row.key_last_used_at === null ? null : toDate(row.key_last_used_at),
+    },
+    campaign: {
+      id: Number(row.id),
+      publicId: row.public_id,
+      planName: row.plan_name,
+      maxAffiliates: row.max_affiliates === null ? null : Number(row.max_affiliates),
+      maxMonthlyConversions: row.max_monthly_conversions === null ? null : Number(row.max_monthly_conversions),
+      commissionType: row.commission_type,
+      commissionValue: Number(row.commission_value),
+    },
+  };
 }
 
 export async function touchApiKey(db: Db | Trx, id: number, at: Date): Promise<void> {

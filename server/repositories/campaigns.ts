@@ -1,14 +1,24 @@
+import { fromCents } from '../../shared/money.js';
 import type { Campaign } from '../../shared/schemas/campaign.js';
+import { inChunks } from '../db/bulk.js';
 import type { Db, Trx } from '../db/knex.js';
-import { type CampaignRow, centsToMoney, type PlanRow, toIso } from '../db/rows.js';
+import { type CampaignRow, type PlanRow, toIso } from '../db/rows.js';
+import { conflictsAs } from './uniqueConflict.js';
 
-export type CampaignWithPlanRow = CampaignRow & {
+type CampaignWithPlanRow = CampaignRow & {
   plan_name: string;
   max_affiliates: number | null;
   max_monthly_conversions: number | null;
 };
 
-export function toCampaign(row: CampaignWithPlanRow): Campaign {
+/** A campaign, its plan's limits and its live affiliate count. */
+export interface CampaignWithLimits {
+  campaign: Campaign;
+  limits: { maxAffiliates: number | null; maxMonthlyConversions: number | null };
+  affiliateCount: number;
+}
+
+function toCampaign(row: CampaignWithPlanRow): Campaign {
   return {
     id: row.id,
     publicId: row.public_id,
@@ -16,15 +26,15 @@ export function toCampaign(row: CampaignWithPlanRow): Campaign {
     plan: row.plan_name,
     commissionType: row.commission_type,
     // Stored in hundredths: of a percent, or of a real (centavos).
-    commissionValue: centsToMoney(row.commission_value),
+    commissionValue: fromCents(row.commission_value),
     cookieDays: row.cookie_days,
     autoApproveDays: row.auto_approve_days === null ? null : Number(row.auto_approve_days),
-    payoutMinimum: centsToMoney(row.payout_minimum_cents),
+    payoutMinimum: fromCents(row.payout_minimum_cents),
     createdAt: toIso(row.created_at),
   };
 }
 
-export function campaignsWithPlan(db: Db | Trx) {
+function campaignsWithPlan(db: Db | Trx) {
   return db<CampaignRow>('campaigns')
     .join<PlanRow>('plans', 'plans.id', 'campaigns.plan_id')
     .select<CampaignWithPlanRow[]>(
@@ -41,14 +51,21 @@ export async function listCampaigns(db: Db | Trx): Promise<Campaign[]> {
 }
 
 /** By integer id or by public id. */
-export async function findCampaign(db: Db | Trx, ref: string | number): Promise<CampaignWithPlanRow | undefined> {
+export async function findCampaign(db: Db | Trx, ref: string | number): Promise<CampaignWithLimits | undefined> {
   const query = campaignsWithPlan(db);
   if (typeof ref === 'number' || /^\d+$/.test(ref)) {
     query.where('campaigns.id', Number(ref)).orWhere('campaigns.public_id', String(ref));
   } else {
     query.where('campaigns.public_id', ref);
   }
-  return query.first();
+  const row = await query.first();
+  return (
+    row && {
+      campaign: toCampaign(row),
+      limits: { maxAffiliates: row.max_affiliates, maxMonthlyConversions: row.max_monthly_conversions },
+      affiliateCount: Number(row.affiliate_count),
+    }
+  );
 }
 
 export async function insertCampaign(
@@ -63,29 +80,53 @@ export async function insertCampaign(
     createdAt: Date;
   },
 ): Promise<number> {
-  const [id] = await db('campaigns').insert({
-    public_id: campaign.publicId,
-    name: campaign.name,
-    plan_id: campaign.planId,
-    commission_type: campaign.commissionType,
-    commission_value: campaign.commissionHundredths,
-    cookie_days: campaign.cookieDays,
-    affiliate_count: 0,
-    created_at: campaign.createdAt,
-  });
+  const [id] = await conflictsAs({ public_id: 'publicId' }, () =>
+    db('campaigns').insert({
+      public_id: campaign.publicId,
+      name: campaign.name,
+      plan_id: campaign.planId,
+      commission_type: campaign.commissionType,
+      commission_value: campaign.commissionHundredths,
+      cookie_days: campaign.cookieDays,
+      affiliate_count: 0,
+      created_at: campaign.createdAt,
+    }),
+  );
   return Number(id);
 }
 
+/** What `campaigns update` may change; each absent field stays as it is. */
 export interface CampaignChanges {
-  plan_id?: number;
-  commission_type?: 'percent' | 'fixed';
-  commission_value?: number;
-  auto_approve_days?: number | null;
-  payout_minimum_cents?: number;
+  planId?: number;
+  commissionType?: 'percent' | 'fixed';
+  /** Hundredths: of a percent, or of a real (centavos). */
+  commissionHundredths?: number;
+  /** null: no hold period. */
+  autoApproveDays?: number | null;
+  payoutMinimumCents?: number;
 }
 
-export async function updateCampaignRow(db: Db | Trx, id: number, changes: CampaignChanges): Promise<number> {
-  return db('campaigns').where('id', id).update(changes);
+export async function updateCampaign(db: Db | Trx, id: number, changes: CampaignChanges): Promise<number> {
+  const columns: Partial<CampaignRow> = {};
+  if (changes.planId !== undefined) columns.plan_id = changes.planId;
+  if (changes.commissionType !== undefined) columns.commission_type = changes.commissionType;
+  if (changes.commissionHundredths !== undefined) columns.commission_value = changes.commissionHundredths;
+  if (changes.autoApproveDays !== undefined) columns.auto_approve_days = changes.autoApproveDays;
+  if (changes.payoutMinimumCents !== undefined) columns.payout_minimum_cents = changes.payoutMinimumCents;
+  return db('campaigns').where('id', id).update(columns);
+}
+
+/** Campaign ids by public id, for the key-less SDK endpoint (product §3.11). */
+export async function findCampaignIdsByPublicIds(
+  db: Db | Trx,
+  publicIds: readonly string[],
+): Promise<Map<string, number>> {
+  const rows = await inChunks(publicIds, (part) =>
+    db<CampaignRow>('campaigns')
+      .whereIn('public_id', part)
+      .select<Pick<CampaignRow, 'id' | 'public_id'>[]>('id', 'public_id'),
+  );
+  return new Map(rows.map((row) => [row.public_id, Number(row.id)]));
 }
 
 /** Campaigns with a hold period, for the auto-approve worker. */

@@ -1,8 +1,31 @@
+import { chunks } from '../db/bulk.js';
 import type { Trx } from '../db/knex.js';
 import type { ClawbackRow } from '../db/rows.js';
 
+/** A refunded conversion's commission, owed back once the payout it sat in is paid. */
+export interface NewClawback {
+  campaignId: number;
+  affiliateId: number;
+  conversionId: number;
+  /** The payout the conversion sat in. */
+  sourcePayoutId: number;
+  amountCents: number;
+  reason: string | null;
+  createdAt: Date;
+}
+
 /** The unique index on conversion_id means one clawback per conversion, whatever races. */
-export async function insertClawback(trx: Trx, row: Omit<ClawbackRow, 'id'>): Promise<void> {
+export async function insertClawback(trx: Trx, clawback: NewClawback): Promise<void> {
+  const row: Omit<ClawbackRow, 'id'> = {
+    campaign_id: clawback.campaignId,
+    affiliate_id: clawback.affiliateId,
+    conversion_id: clawback.conversionId,
+    source_payout_id: clawback.sourcePayoutId,
+    netted_payout_id: null,
+    amount_cents: clawback.amountCents,
+    reason: clawback.reason,
+    created_at: clawback.createdAt,
+  };
   await trx('clawbacks').insert(row).onConflict('conversion_id').ignore();
 }
 
@@ -22,11 +45,8 @@ export async function nettableClawbackIds(trx: Trx, affiliateId: number): Promis
 
 /** Nets the clawbacks no other payout took meanwhile; answers the sum this payout took. */
 export async function markNetted(trx: Trx, ids: readonly number[], payoutId: number): Promise<number> {
-  for (let start = 0; start < ids.length; start += 500) {
-    await trx('clawbacks')
-      .whereIn('id', ids.slice(start, start + 500))
-      .whereNull('netted_payout_id')
-      .update({ netted_payout_id: payoutId });
+  for (const part of chunks(ids)) {
+    await trx('clawbacks').whereIn('id', part).whereNull('netted_payout_id').update({ netted_payout_id: payoutId });
   }
   const [row] = await trx('clawbacks')
     .where('netted_payout_id', payoutId)

@@ -1,10 +1,13 @@
 import type { Knex } from 'knex';
+import { fromCents } from '../../shared/money.js';
 import type { Conversion, ConversionStatus, SettableConversionStatus } from '../../shared/schemas/conversion.js';
+import { chunks, inChunks } from '../db/bulk.js';
 import { type Db, engineOf, type Trx } from '../db/knex.js';
-import { centsToMoney, type ConversionRow, toIso } from '../db/rows.js';
+import { countRows, newestFirstPage } from '../db/pages.js';
+import { type ConversionRow, toIso } from '../db/rows.js';
 
 /** A conversion with its affiliate's referral code: what the API shows. */
-export type ConversionView = Pick<
+type ConversionView = Pick<
   ConversionRow,
   | 'id'
   | 'campaign_id'
@@ -21,8 +24,27 @@ export type ConversionView = Pick<
   | 'refund_reason'
 > & { referral_id: string };
 
-/** Enough of a conversion to judge a transition. */
-export type ConversionState = Pick<ConversionRow, 'id' | 'affiliate_id' | 'status' | 'payout_id' | 'commission_cents'>;
+/** Enough of a conversion to judge a transition, and to claw its commission back. */
+export interface ConversionState {
+  id: number;
+  affiliateId: number;
+  status: ConversionRow['status'];
+  payoutId: number | null;
+  commissionCents: number;
+}
+
+const STATE_COLUMNS = ['id', 'affiliate_id', 'status', 'payout_id', 'commission_cents'] as const;
+type StateRow = Pick<ConversionRow, (typeof STATE_COLUMNS)[number]>;
+
+function toState(row: StateRow): ConversionState {
+  return {
+    id: Number(row.id),
+    affiliateId: Number(row.affiliate_id),
+    status: row.status,
+    payoutId: row.payout_id === null ? null : Number(row.payout_id),
+    commissionCents: Number(row.commission_cents),
+  };
+}
 
 const COLUMNS = [
   'c.id',
@@ -41,16 +63,15 @@ const COLUMNS = [
   'c.refund_reason',
 ];
 
-const IN_CHUNK = 500;
-
-export function toConversion(row: ConversionView): Conversion {
+/** The one mapping of a stored conversion to the API's (answers and webhooks alike). */
+function toConversion(row: ConversionView): Conversion {
   return {
     id: Number(row.id),
     affiliateId: Number(row.affiliate_id),
     referralId: row.referral_id,
     orderId: row.order_id,
-    orderValue: centsToMoney(row.order_value_cents),
-    commission: centsToMoney(row.commission_cents),
+    orderValue: fromCents(row.order_value_cents),
+    commission: fromCents(row.commission_cents),
     status: row.status,
     payoutId: row.payout_id === null ? null : Number(row.payout_id),
     occurredAt: toIso(row.occurred_at),
@@ -70,33 +91,40 @@ function withAffiliate(db: Db | Trx) {
  * `pending → rejected`, `approved → rejected` while in no payout. The services judge the same
  * rule in code (conversionRules.ts); this is its SQL, the condition of every conditional update.
  */
-export function whereMayBecome(query: Knex.QueryBuilder, to: SettableConversionStatus): Knex.QueryBuilder {
+function whereMayBecome(query: Knex.QueryBuilder, to: SettableConversionStatus): Knex.QueryBuilder {
   if (to === 'approved') return query.where('status', 'pending');
   return query.where((q) =>
     q.where('status', 'pending').orWhere((approved) => approved.where('status', 'approved').whereNull('payout_id')),
   );
 }
 
-export async function findConversion(db: Db | Trx, campaignId: number, id: number) {
-  return withAffiliate(db)
+export async function findConversion(db: Db | Trx, campaignId: number, id: number): Promise<Conversion | undefined> {
+  const row = await withAffiliate(db)
     .where({ 'c.campaign_id': campaignId, 'c.id': id })
     .first<ConversionView | undefined>(COLUMNS);
+  return row && toConversion(row);
 }
 
-export async function findConversions(db: Db | Trx, campaignId: number, ids: readonly number[]) {
-  const rows: ConversionView[] = [];
-  for (let start = 0; start < ids.length; start += IN_CHUNK) {
-    rows.push(
-      ...(await withAffiliate(db)
-        .where('c.campaign_id', campaignId)
-        .whereIn('c.id', ids.slice(start, start + IN_CHUNK))
-        .select<ConversionView[]>(COLUMNS)),
-    );
-  }
-  return rows;
+export async function findConversions(db: Db | Trx, campaignId: number, ids: readonly number[]): Promise<Conversion[]> {
+  const rows = await inChunks(ids, (part) =>
+    withAffiliate(db).where('c.campaign_id', campaignId).whereIn('c.id', part).select<ConversionView[]>(COLUMNS),
+  );
+  return rows.map(toConversion);
 }
 
-export async function listConversionRows(
+/** Conversions of a campaign by order id (unique per campaign), in id order. */
+export async function findConversionsByOrderIds(
+  db: Db | Trx,
+  campaignId: number,
+  orderIds: readonly string[],
+): Promise<Conversion[]> {
+  const rows = await inChunks(orderIds, (part) =>
+    withAffiliate(db).where('c.campaign_id', campaignId).whereIn('c.order_id', part).select<ConversionView[]>(COLUMNS),
+  );
+  return rows.map(toConversion).sort((a, b) => a.id - b.id);
+}
+
+export async function listConversions(
   db: Db,
   campaignId: number,
   filter: {
@@ -108,28 +136,19 @@ export async function listConversionRows(
     page: number;
     limit: number;
   },
-): Promise<{ rows: ConversionView[]; total: number }> {
+): Promise<{ conversions: Conversion[]; total: number }> {
   const base = db('conversions as c').where('c.campaign_id', campaignId);
   if (filter.status) base.andWhere('c.status', filter.status);
   if (filter.affiliateId !== undefined) base.andWhere('c.affiliate_id', filter.affiliateId);
   if (filter.orderId !== undefined) base.andWhere('c.order_id', filter.orderId);
   if (filter.from) base.andWhere('c.created_at', '>=', filter.from);
   if (filter.to) base.andWhere('c.created_at', '<', filter.to);
-  const [counted, rows] = await Promise.all([
-    base.clone().count<{ n: number | string }[]>({ n: '*' }),
-    base
-      .clone()
-      .join('affiliates as a', 'a.id', 'c.affiliate_id')
-      .select<ConversionView[]>(COLUMNS)
-      // Newest first, as every list (product §3.2).
-      .orderBy([
-        { column: 'c.created_at', order: 'desc' },
-        { column: 'c.id', order: 'desc' },
-      ])
-      .limit(filter.limit)
-      .offset((filter.page - 1) * filter.limit),
+  const page = base.clone().join('affiliates as a', 'a.id', 'c.affiliate_id');
+  const [total, rows] = await Promise.all([
+    countRows(base.clone()),
+    newestFirstPage(page, 'c.', filter).select<ConversionView[]>(COLUMNS),
   ]);
-  return { rows, total: Number(counted[0]?.n ?? 0) };
+  return { conversions: rows.map(toConversion), total };
 }
 
 /** Row locks (MySQL; SQLite has one writer at a time) on the campaign's conversions among `ids`. */
@@ -138,11 +157,14 @@ export async function lockConversions(
   campaignId: number,
   ids: readonly number[],
 ): Promise<ConversionState[]> {
-  return trx('conversions')
-    .where('campaign_id', campaignId)
-    .whereIn('id', ids)
-    .forUpdate()
-    .select<ConversionState[]>('id', 'affiliate_id', 'status', 'payout_id', 'commission_cents');
+  const rows = await inChunks(ids, (part) =>
+    trx('conversions')
+      .where('campaign_id', campaignId)
+      .whereIn('id', part)
+      .forUpdate()
+      .select<StateRow[]>(...STATE_COLUMNS),
+  );
+  return rows.map(toState);
 }
 
 export async function lockConversionByOrder(
@@ -150,13 +172,14 @@ export async function lockConversionByOrder(
   campaignId: number,
   orderId: string,
 ): Promise<ConversionState | undefined> {
-  return trx('conversions')
+  const row = await trx('conversions')
     .where({ campaign_id: campaignId, order_id: orderId })
     .forUpdate()
-    .first<ConversionState | undefined>('id', 'affiliate_id', 'status', 'payout_id', 'commission_cents');
+    .first<StateRow | undefined>(...STATE_COLUMNS);
+  return row && toState(row);
 }
 
-/** One conditional UPDATE: only rows that may still make the move change (product §3.9). */
+/** A conditional UPDATE (one per CHUNK ids): only rows that may still make the move change (product §3.9). */
 export async function moveConversions(
   trx: Trx,
   campaignId: number,
@@ -164,9 +187,12 @@ export async function moveConversions(
   to: SettableConversionStatus,
   now: Date,
 ): Promise<number> {
-  if (ids.length === 0) return 0;
-  const query = trx('conversions').where('campaign_id', campaignId).whereIn('id', ids);
-  return whereMayBecome(query, to).update({ status: to, updated_at: now });
+  let changed = 0;
+  for (const part of chunks(ids)) {
+    const query = trx('conversions').where('campaign_id', campaignId).whereIn('id', part);
+    changed += await whereMayBecome(query, to).update({ status: to, updated_at: now });
+  }
+  return changed;
 }
 
 /**
@@ -179,8 +205,8 @@ export async function markRefunded(
   refund: { at: Date; reason: string | null },
 ): Promise<number> {
   const query = trx('conversions').where({ id: conversion.id, status: conversion.status });
-  if (conversion.payout_id === null) query.whereNull('payout_id');
-  else query.where('payout_id', conversion.payout_id);
+  if (conversion.payoutId === null) query.whereNull('payout_id');
+  else query.where('payout_id', conversion.payoutId);
   return query.update({
     status: 'rejected',
     refunded_at: refund.at,

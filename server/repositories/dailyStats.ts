@@ -1,48 +1,53 @@
 import type { Db, Trx } from '../db/knex.js';
-import { type AffiliateDailyStatsRow, type DbDate, toDate } from '../db/rows.js';
-import { insertRows } from '../db/multiRowInsert.js';
+import { insertRows } from '../db/bulk.js';
+import type { AffiliateDailyStatsRow } from '../db/rows.js';
 
 /** The affiliate's activity summed over a range of days, with what the report shows of it. */
-export interface AffiliateTotalsRow {
-  affiliate_id: number;
-  referral_id: string;
+export interface AffiliateTotals {
+  affiliateId: number;
+  referralId: string;
   name: string | null;
-  page_views: number;
+  pageViews: number;
   leads: number;
   conversions: number;
-  revenue_cents: number;
-  commission_cents: number;
+  revenueCents: number;
+  commissionCents: number;
 }
+
+type AffiliateTotalsRow = Omit<AffiliateDailyStatsRow, 'campaign_id' | 'day'> & {
+  referral_id: string;
+  name: string | null;
+};
 
 const COUNTERS = ['page_views', 'leads', 'conversions', 'revenue_cents', 'commission_cents'] as const;
 
-/** `YYYY-MM-DD` of an instant, in UTC: the report's unit of time. */
-export function utcDay(at: DbDate): string {
-  return toDate(at).toISOString().slice(0, 10);
+/** `YYYY-MM-DD` of an instant (a Date, or ISO text), in UTC: the report's unit of time. */
+export function utcDay(at: Date | string): string {
+  return (typeof at === 'string' ? new Date(at) : at).toISOString().slice(0, 10);
 }
 
 /** A stored tracking event as the counters see it: conversions carry their order value and commission. */
 export interface StoredEvent {
-  campaign_id: number;
-  affiliate_id: number;
-  event_type: string;
-  occurred_at: DbDate;
-  order_value_cents: number | string | null;
-  commission_cents: number | string | null;
+  campaignId: number;
+  affiliateId: number;
+  eventType: string;
+  occurredAt: Date;
+  orderValueCents: number | null;
+  commissionCents: number | null;
 }
 
 /** Sums stored events per (campaign, day, affiliate), in primary-key order. */
 function dailyTotals(events: readonly StoredEvent[]): AffiliateDailyStatsRow[] {
   const rows = new Map<string, AffiliateDailyStatsRow>();
   for (const event of events) {
-    const day = utcDay(event.occurred_at);
-    const key = `${event.campaign_id}\n${day}\n${event.affiliate_id}`;
+    const day = utcDay(event.occurredAt);
+    const key = `${event.campaignId}\n${day}\n${event.affiliateId}`;
     let row = rows.get(key);
     if (!row) {
       row = {
-        campaign_id: Number(event.campaign_id),
+        campaign_id: event.campaignId,
         day,
-        affiliate_id: Number(event.affiliate_id),
+        affiliate_id: event.affiliateId,
         page_views: 0,
         leads: 0,
         conversions: 0,
@@ -51,12 +56,12 @@ function dailyTotals(events: readonly StoredEvent[]): AffiliateDailyStatsRow[] {
       };
       rows.set(key, row);
     }
-    if (event.event_type === 'page_view') row.page_views++;
-    else if (event.event_type === 'lead') row.leads++;
-    else if (event.commission_cents !== null) {
+    if (event.eventType === 'page_view') row.page_views++;
+    else if (event.eventType === 'lead') row.leads++;
+    else if (event.commissionCents !== null) {
       row.conversions++;
-      row.revenue_cents += Number(event.order_value_cents);
-      row.commission_cents += Number(event.commission_cents);
+      row.revenue_cents += event.orderValueCents ?? 0;
+      row.commission_cents += event.commissionCents;
     }
   }
   // The same lock order in every transaction keeps concurrent intakes from deadlocking here.
@@ -90,7 +95,7 @@ export async function affiliateTotals(
   campaignId: number,
   fromDay: string,
   toDay: string,
-): Promise<AffiliateTotalsRow[]> {
+): Promise<AffiliateTotals[]> {
   const sums = db('affiliate_daily_stats')
     .where('campaign_id', campaignId)
     .whereBetween('day', [fromDay, toDay])
@@ -107,13 +112,13 @@ export async function affiliateTotals(
     .join('affiliates as a', 'a.id', 's.affiliate_id')
     .select<AffiliateTotalsRow[]>('s.*', 'a.referral_id', 'a.name');
   return rows.map((row) => ({
-    affiliate_id: Number(row.affiliate_id),
-    referral_id: row.referral_id,
+    affiliateId: Number(row.affiliate_id),
+    referralId: row.referral_id,
     name: row.name,
-    page_views: Number(row.page_views),
+    pageViews: Number(row.page_views),
     leads: Number(row.leads),
     conversions: Number(row.conversions),
-    revenue_cents: Number(row.revenue_cents),
-    commission_cents: Number(row.commission_cents),
+    revenueCents: Number(row.revenue_cents),
+    commissionCents: Number(row.commission_cents),
   }));
 }

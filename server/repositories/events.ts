@@ -1,11 +1,8 @@
 import type { TrackingEvent } from '../../shared/schemas/event.js';
 import { jsonText } from '../../shared/schemas/jsonShape.js';
 import type { Db, Trx } from '../db/knex.js';
-import { insertRows } from '../db/multiRowInsert.js';
-import type { AffiliateRow, CampaignRow } from '../db/rows.js';
-
-/** Values per `IN (...)` list: far below both engines' bound-parameter limits (32,766 SQLite, 65,535 MySQL). */
-const IN_CHUNK = 500;
+import { inChunks, insertRows } from '../db/bulk.js';
+import type { AffiliateRow, ConversionRow, TrackingEventRow } from '../db/rows.js';
 
 /** A tracking event to store, as the intake knows it. */
 export interface NewTrackingEvent {
@@ -68,79 +65,45 @@ function conversionRow(c: NewConversion): ConversionInsert {
   };
 }
 
-interface TrackingEventInsert {
-  campaign_id: number;
-  affiliate_id: number;
-  event_type: string;
-  event_id: string | null;
-  order_id: string | null;
-  session_id: string | null;
-  properties: string | null;
-  device_info: string | null;
-  intake_id: string;
-  occurred_at: Date;
-  created_at: Date;
-}
-
-interface ConversionInsert {
-  campaign_id: number;
-  affiliate_id: number;
-  tracking_event_id: number;
-  order_id: string;
-  order_value_cents: number;
-  commission_cents: number;
-  status: 'pending';
-  payout_id: null;
-  properties: string | null;
-  occurred_at: Date;
-  created_at: Date;
-  updated_at: Date;
-}
+type TrackingEventInsert = Omit<TrackingEventRow, 'id'>;
+/** A refund's columns keep their defaults (NULL) on a new conversion. */
+type ConversionInsert = Omit<ConversionRow, 'id' | 'refunded_at' | 'refund_reason'>;
 
 /** What a stored tracking event says about itself, enough to tell which request row it was. */
 export interface StoredEventKey {
   id: number;
-  campaign_id: number;
-  event_id: string | null;
-  order_id: string | null;
+  campaignId: number;
+  eventId: string | null;
+  orderId: string | null;
 }
 
-export type ReferralTarget = Pick<AffiliateRow, 'id' | 'campaign_id' | 'referral_key' | 'status'>;
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
-  return out;
+/** The affiliate behind a referral code, as attribution needs it. */
+export interface ReferralTarget {
+  id: number;
+  campaignId: number;
+  /** The code upper-cased: the form codes are unique and matched on. */
+  referralKey: string;
+  status: AffiliateRow['status'];
 }
+
+const TARGET_COLUMNS = ['id', 'campaign_id', 'referral_key', 'status'] as const;
 
 /** The affiliates behind upper-cased referral codes (unique across campaigns, product §3.3). */
 export async function findAffiliatesByReferralKeys(
   db: Db | Trx,
   referralKeys: readonly string[],
 ): Promise<ReferralTarget[]> {
-  const found: ReferralTarget[] = [];
-  for (const keys of chunks(referralKeys, IN_CHUNK)) {
-    const rows = await db<AffiliateRow>('affiliates')
+  const rows = await inChunks(referralKeys, (keys) =>
+    db<AffiliateRow>('affiliates')
       .whereIn('referral_key', keys)
-      .select<ReferralTarget[]>('id', 'campaign_id', 'referral_key', 'status');
-    found.push(...rows);
-  }
-  return found;
-}
-
-/** Campaign ids by public id, for the key-less SDK endpoint (product §3.11). */
-export async function findCampaignIdsByPublicIds(
-  db: Db | Trx,
-  publicIds: readonly string[],
-): Promise<Map<string, number>> {
-  const ids = new Map<string, number>();
-  for (const part of chunks(publicIds, IN_CHUNK)) {
-    const rows = await db<CampaignRow>('campaigns')
-      .whereIn('public_id', part)
-      .select<Pick<CampaignRow, 'id' | 'public_id'>[]>('id', 'public_id');
-    for (const row of rows) ids.set(row.public_id, Number(row.id));
-  }
-  return ids;
+      .select<Pick<AffiliateRow, (typeof TARGET_COLUMNS)[number]>[]>(...TARGET_COLUMNS),
+  );
+  return rows.map((row) => ({
+    id: Number(row.id),
+    campaignId: Number(row.campaign_id),
+    referralKey: row.referral_key,
+    status: row.status,
+  }));
 }
 
 /**
@@ -184,12 +147,19 @@ const CONVERSION_COLUMNS = [
   'updated_at',
 ] as const satisfies readonly (keyof ConversionInsert)[];
 
+const KEY_COLUMNS = ['id', 'campaign_id', 'event_id', 'order_id'] as const;
+
 /** The rows this request actually stored: the ones carrying its intake id. */
 export async function trackingEventsOfIntake(trx: Trx, intakeId: string): Promise<StoredEventKey[]> {
   const rows = await trx('tracking_events')
     .where('intake_id', intakeId)
-    .select<StoredEventKey[]>('id', 'campaign_id', 'event_id', 'order_id');
-  return rows.map((row) => ({ ...row, id: Number(row.id), campaign_id: Number(row.campaign_id) }));
+    .select<Pick<TrackingEventRow, (typeof KEY_COLUMNS)[number]>[]>(...KEY_COLUMNS);
+  return rows.map((row) => ({
+    id: Number(row.id),
+    campaignId: Number(row.campaign_id),
+    eventId: row.event_id,
+    orderId: row.order_id,
+  }));
 }
 
 /** Which of these event ids the campaign already holds (to name why a row was ignored). */
@@ -198,15 +168,13 @@ export async function existingEventIds(
   campaignId: number,
   eventIds: readonly string[],
 ): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (const part of chunks(eventIds, IN_CHUNK)) {
-    const rows = await trx('tracking_events')
+  const rows = await inChunks(eventIds, (part) =>
+    trx('tracking_events')
       .where('campaign_id', campaignId)
       .whereIn('event_id', part)
-      .select<{ event_id: string }[]>('event_id');
-    for (const row of rows) found.add(row.event_id);
-  }
-  return found;
+      .select<{ event_id: string }[]>('event_id'),
+  );
+  return new Set(rows.map((row) => row.event_id));
 }
 
 export async function insertConversions(trx: Trx, conversions: readonly NewConversion[]): Promise<void> {

@@ -1,9 +1,12 @@
+import { fromCents } from '../../shared/money.js';
 import type { Payout, PayoutStatus } from '../../shared/schemas/payout.js';
+import { inChunks } from '../db/bulk.js';
 import type { Db, Trx } from '../db/knex.js';
-import { centsToMoney, type DbDate, type PayoutRow, toIso } from '../db/rows.js';
+import { countRows, newestFirstPage } from '../db/pages.js';
+import { type DbDate, type PayoutRow, toIso } from '../db/rows.js';
 
 /** A payout with its affiliate's name and e-mail: what the API shows. */
-export type PayoutView = PayoutRow & { affiliate_name: string | null; affiliate_email: string };
+type PayoutView = PayoutRow & { affiliate_name: string | null; affiliate_email: string };
 
 const COLUMNS = [
   'p.id',
@@ -20,18 +23,16 @@ const COLUMNS = [
   'p.failed_at',
 ];
 
-const IN_CHUNK = 500;
-
-export function toPayout(row: PayoutView, conversionIds: number[]): Payout {
+function toPayout(row: PayoutView, conversionIds: number[]): Payout {
   const at = (value: DbDate | null) => (value === null ? null : toIso(value));
   return {
     id: Number(row.id),
     affiliateId: Number(row.affiliate_id),
     affiliateName: row.affiliate_name,
     affiliateEmail: row.affiliate_email,
-    amount: centsToMoney(row.amount_cents),
-    commissionAmount: centsToMoney(row.commission_cents),
-    clawbackAmount: centsToMoney(row.clawback_cents),
+    amount: fromCents(row.amount_cents),
+    commissionAmount: fromCents(row.commission_cents),
+    clawbackAmount: fromCents(row.clawback_cents),
     currency: 'BRL',
     status: row.status,
     conversionIds,
@@ -45,53 +46,56 @@ function withAffiliate(db: Db | Trx) {
   return db('payouts as p').join('affiliates as a', 'a.id', 'p.affiliate_id');
 }
 
-export async function findPayout(db: Db | Trx, campaignId: number, id: number) {
-  return withAffiliate(db).where({ 'p.campaign_id': campaignId, 'p.id': id }).first<PayoutView | undefined>(COLUMNS);
+/** The payout with the conversions it covers, as the API shows it. */
+export async function findPayout(db: Db | Trx, campaignId: number, id: number): Promise<Payout | undefined> {
+  const row = await withAffiliate(db)
+    .where({ 'p.campaign_id': campaignId, 'p.id': id })
+    .first<PayoutView | undefined>(COLUMNS);
+  return row && toPayout(row, (await conversionIdsOf(db, [id])).get(id) ?? []);
 }
 
-export async function listPayoutRows(
+export async function listPayouts(
   db: Db,
   campaignId: number,
   filter: { affiliateId?: number; status?: PayoutStatus; page: number; limit: number },
-): Promise<{ rows: PayoutView[]; total: number }> {
+): Promise<{ payouts: Payout[]; total: number }> {
   const base = db('payouts as p').where('p.campaign_id', campaignId);
   if (filter.affiliateId !== undefined) base.andWhere('p.affiliate_id', filter.affiliateId);
   if (filter.status) base.andWhere('p.status', filter.status);
-  const [counted, rows] = await Promise.all([
-    base.clone().count<{ n: number | string }[]>({ n: '*' }),
-    base
-      .clone()
-      .join('affiliates as a', 'a.id', 'p.affiliate_id')
-      .select<PayoutView[]>(COLUMNS)
-      .orderBy([
-        { column: 'p.created_at', order: 'desc' },
-        { column: 'p.id', order: 'desc' },
-      ])
-      .limit(filter.limit)
-      .offset((filter.page - 1) * filter.limit),
+  const page = base.clone().join('affiliates as a', 'a.id', 'p.affiliate_id');
+  const [total, rows] = await Promise.all([
+    countRows(base.clone()),
+    newestFirstPage(page, 'p.', filter).select<PayoutView[]>(COLUMNS),
   ]);
-  return { rows, total: Number(counted[0]?.n ?? 0) };
+  const ids = await conversionIdsOf(
+    db,
+    rows.map((row) => Number(row.id)),
+  );
+  return { payouts: rows.map((row) => toPayout(row, ids.get(Number(row.id)) ?? [])), total };
 }
 
 /** The conversions each payout covered (kept after a failed payout released them), ascending. */
-export async function conversionIdsOf(db: Db | Trx, payoutIds: readonly number[]): Promise<Map<number, number[]>> {
+async function conversionIdsOf(db: Db | Trx, payoutIds: readonly number[]): Promise<Map<number, number[]>> {
   const ids = new Map<number, number[]>(payoutIds.map((id) => [id, []]));
-  for (let start = 0; start < payoutIds.length; start += IN_CHUNK) {
-    const rows = await db('payout_conversions')
-      .whereIn('payout_id', payoutIds.slice(start, start + IN_CHUNK))
+  const rows = await inChunks(payoutIds, (part) =>
+    db('payout_conversions')
+      .whereIn('payout_id', part)
       .orderBy(['payout_id', 'conversion_id'])
-      .select<{ payout_id: number; conversion_id: number }[]>('payout_id', 'conversion_id');
-    for (const row of rows) ids.get(Number(row.payout_id))?.push(Number(row.conversion_id));
-  }
+      .select<{ payout_id: number; conversion_id: number }[]>('payout_id', 'conversion_id'),
+  );
+  for (const row of rows) ids.get(Number(row.payout_id))?.push(Number(row.conversion_id));
   return ids;
 }
 
+/** A payout of nothing yet: `takeApprovedConversions` and `setPayoutAmounts` fill it. */
 export async function insertPendingPayout(
   trx: Trx,
-  row: { campaign_id: number; affiliate_id: number; created_at: Date },
+  payout: { campaignId: number; affiliateId: number; createdAt: Date },
 ): Promise<number> {
   const [id] = await trx('payouts').insert({
-    ...row,
+    campaign_id: payout.campaignId,
+    affiliate_id: payout.affiliateId,
+    created_at: payout.createdAt,
     amount_cents: 0,
     commission_cents: 0,
     clawback_cents: 0,

@@ -1,8 +1,9 @@
 import type { Plan } from '../../shared/schemas/campaign.js';
 import type { Db, Trx } from '../db/knex.js';
 import type { PlanRow } from '../db/rows.js';
+import { conflictsAs } from './uniqueConflict.js';
 
-export function toPlan(row: PlanRow): Plan {
+function toPlan(row: PlanRow): Plan {
   return {
     id: row.id,
     name: row.name,
@@ -25,11 +26,13 @@ export async function insertPlan(
   db: Db | Trx,
   plan: { name: string; maxAffiliates: number | null; maxMonthlyConversions: number | null },
 ): Promise<Plan> {
-  const [id] = await db('plans').insert({
-    name: plan.name,
-    max_affiliates: plan.maxAffiliates,
-    max_monthly_conversions: plan.maxMonthlyConversions,
-    created_at: new Date(),
-  });
+  const [id] = await conflictsAs({ name: 'planName' }, () =>
+    db('plans').insert({
+      name: plan.name,
+      max_affiliates: plan.maxAffiliates,
+      max_monthly_conversions: plan.maxMonthlyConversions,
+      created_at: new Date(),
+    }),
+  );
   return { id: Number(id), ...plan };
 }

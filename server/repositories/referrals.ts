@@ -2,8 +2,14 @@ import type { Db, Trx } from '../db/knex.js';
 import type { AffiliateRow } from '../db/rows.js';
 
 export interface ReferralInCampaign {
-  cookie_days: number;
+  cookieDays: number;
   /** Null when no affiliate of the campaign has the code. */
+  referralId: string | null;
+  status: AffiliateRow['status'] | null;
+}
+
+interface ReferralRow {
+  cookie_days: number;
   referral_id: string | null;
   status: AffiliateRow['status'] | null;
 }
@@ -23,6 +29,6 @@ export async function findReferralInCampaign(
       join.on('a.campaign_id', '=', 'c.id').andOn('a.referral_key', '=', db.raw('?', [referralKey]));
     })
     .where('c.public_id', publicId)
-    .first<ReferralInCampaign | undefined>('c.cookie_days', 'a.referral_id', 'a.status');
-  return row && { ...row, cookie_days: Number(row.cookie_days) };
+    .first<ReferralRow | undefined>('c.cookie_days', 'a.referral_id', 'a.status');
+  return row && { cookieDays: Number(row.cookie_days), referralId: row.referral_id, status: row.status };
 }

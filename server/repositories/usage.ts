@@ -1,5 +1,10 @@
 import type { Db, Trx } from '../db/knex.js';
 
+/**
+ * The plan limits' counters: the campaign's live affiliate count (product §2, spec 4.1.5) and
+ * each month's conversions (product §3.8), each changed only by a conditional update.
+ */
+
 /** product §3.8: months are calendar months in UTC. */
 export function monthKey(at: Date): string {
   return at.toISOString().slice(0, 7);
@@ -52,4 +57,41 @@ export async function reserveConversions(
     await ensureMonthlyUsage(trx, campaignId, at);
   }
   return { ok: false, current: 0 };
+}
+
+/**
+ * Takes one slot of the plan's affiliate limit (spec 4.1.5) with a single conditional UPDATE:
+ * concurrent creates queue on the campaign row and can never overshoot.
+ */
+export async function reserveAffiliateSlot(trx: Trx, campaignId: number): Promise<boolean> {
+  const changed = await trx('campaigns')
+    .where('id', campaignId)
+    .andWhereRaw(
+      'affiliate_count < COALESCE((SELECT max_affiliates FROM plans WHERE plans.id = campaigns.plan_id), 4294967295)',
+    )
+    .increment('affiliate_count', 1);
+  return changed > 0;
+}
+
+export async function releaseAffiliateSlot(trx: Trx, campaignId: number): Promise<void> {
+  await trx('campaigns').where('id', campaignId).andWhere('affiliate_count', '>', 0).decrement('affiliate_count', 1);
+}
+
+export async function affiliateUsage(
+  db: Db | Trx,
+  campaignId: number,
+): Promise<{ count: number; max: number | null; plan: string }> {
+  const row = await db('campaigns')
+    .join('plans', 'plans.id', 'campaigns.plan_id')
+    .where('campaigns.id', campaignId)
+    .first<{ affiliate_count: number; max_affiliates: number | null; name: string }>(
+      'campaigns.affiliate_count',
+      'plans.max_affiliates',
+      'plans.name',
+    );
+  return {
+    count: Number(row?.affiliate_count ?? 0),
+    max: row?.max_affiliates ?? null,
+    plan: row?.name ?? '',
+  };
 }

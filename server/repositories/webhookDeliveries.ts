@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DeliveryStatus } from '../../shared/schemas/webhook.js';
 import type { Knex } from 'knex';
 import { type Db, engineOf, type Trx } from '../db/knex.js';
-import type { DbDate } from '../db/rows.js';
+import { type DbDate, toDate } from '../db/rows.js';
 
 /** A delivery this daemon holds the lease of, with what it needs to send it. */
 export interface ClaimedDelivery {
@@ -15,7 +15,7 @@ export interface ClaimedDelivery {
   url: string;
   secretEnc: string;
   previousSecretEnc: string | null;
-  previousSecretExpiresAt: DbDate | null;
+  previousSecretExpiresAt: Date | null;
 }
 
 function claimable(query: Knex.QueryBuilder, now: Date): Knex.QueryBuilder {
@@ -100,7 +100,7 @@ export async function claimDueDeliveries(
     url: row.url,
     secretEnc: row.secret_enc,
     previousSecretEnc: row.previous_secret_enc,
-    previousSecretExpiresAt: row.previous_secret_expires_at,
+    previousSecretExpiresAt: row.previous_secret_expires_at === null ? null : toDate(row.previous_secret_expires_at),
   }));
 }
 

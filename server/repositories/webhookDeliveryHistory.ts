@@ -1,5 +1,6 @@
 import type { Delivery, ListDeliveriesQuery } from '../../shared/schemas/webhook.js';
 import type { Db } from '../db/knex.js';
+import { countRows, newestFirstPage } from '../db/pages.js';
 import { toIso } from '../db/rows.js';
 import type { WebhookAttemptRow, WebhookDeliveryRow } from '../db/webhookRows.js';
 
@@ -67,22 +68,23 @@ export async function listDeliveries(
     base.andWhere('status', query.status);
     page.andWhere('d.status', query.status);
   }
-  const [counted, rows] = await Promise.all([
-    base.count<{ n: number | string }[]>({ n: '*' }),
-    page
-      .orderBy([
-        { column: 'd.created_at', order: 'desc' },
-        { column: 'd.id', order: 'desc' },
-      ])
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit)
-      .select<DeliveryListRow[]>(LIST_COLUMNS),
+  const [total, rows] = await Promise.all([
+    countRows(base),
+    newestFirstPage(page, 'd.', query).select<DeliveryListRow[]>(LIST_COLUMNS),
   ]);
-  return { deliveries: await withAttempts(db, rows), total: Number(counted[0]?.n ?? 0) };
+  return { deliveries: await withAttempts(db, rows), total };
 }
 
-export async function findDelivery(db: Db, endpointId: number, deliveryId: number): Promise<Delivery | undefined> {
-  const rows = await deliveriesOf(db, endpointId).andWhere('d.id', deliveryId).select<DeliveryListRow[]>(LIST_COLUMNS);
+/** An endpoint's delivery, by its id or by the id of the message it carries. */
+export async function findDelivery(
+  db: Db,
+  endpointId: number,
+  which: { id: number } | { messageId: string },
+): Promise<Delivery | undefined> {
+  const query = deliveriesOf(db, endpointId);
+  if ('id' in which) query.andWhere('d.id', which.id);
+  else query.andWhere('m.message_id', which.messageId);
+  const rows = await query.select<DeliveryListRow[]>(LIST_COLUMNS);
   const [delivery] = await withAttempts(db, rows);
   return delivery;
 }

@@ -1,14 +1,16 @@
 import type { Webhook, WebhookEventType } from '../../shared/schemas/webhook.js';
+import { inChunks } from '../db/bulk.js';
 import type { Db, Trx } from '../db/knex.js';
+import { countRows, newestFirstPage } from '../db/pages.js';
 import { toIso } from '../db/rows.js';
 import type { WebhookEndpointRow } from '../db/webhookRows.js';
 
-export function eventsOf(row: Pick<WebhookEndpointRow, 'events'>): WebhookEventType[] {
+function eventsOf(row: Pick<WebhookEndpointRow, 'events'>): WebhookEventType[] {
   return JSON.parse(row.events) as WebhookEventType[];
 }
 
 /** The endpoint as the API answers it: never a secret (issue 11: shown on creation only). */
-export function toWebhook(row: WebhookEndpointRow): Webhook {
+function toWebhook(row: WebhookEndpointRow): Webhook {
   return {
     id: Number(row.id),
     url: row.url,
@@ -21,47 +23,80 @@ export function toWebhook(row: WebhookEndpointRow): Webhook {
   };
 }
 
-export async function insertEndpoint(db: Db | Trx, row: Omit<WebhookEndpointRow, 'id'>): Promise<number> {
+/** A new endpoint, enabled, signing with `secretEnc` (the sealed secret). */
+export async function insertEndpoint(
+  db: Db | Trx,
+  endpoint: {
+    campaignId: number;
+    url: string;
+    events: readonly WebhookEventType[];
+    description: string | null;
+    secretEnc: string;
+    createdAt: Date;
+  },
+): Promise<Webhook> {
+  const row: Omit<WebhookEndpointRow, 'id'> = {
+    campaign_id: endpoint.campaignId,
+    url: endpoint.url,
+    events: JSON.stringify(endpoint.events),
+    description: endpoint.description,
+    status: 'enabled',
+    disabled_reason: null,
+    secret_enc: endpoint.secretEnc,
+    previous_secret_enc: null,
+    previous_secret_expires_at: null,
+    failing_since: null,
+    created_at: endpoint.createdAt,
+    updated_at: endpoint.createdAt,
+  };
   const [id] = await db('webhook_endpoints').insert(row);
-  return Number(id);
+  return toWebhook({ id: Number(id), ...row });
 }
 
-export async function findEndpoint(
-  db: Db | Trx,
-  campaignId: number,
-  id: number,
-): Promise<WebhookEndpointRow | undefined> {
-  return db<WebhookEndpointRow>('webhook_endpoints').where({ campaign_id: campaignId, id }).first();
+export async function findEndpoint(db: Db | Trx, campaignId: number, id: number): Promise<Webhook | undefined> {
+  const row = await db<WebhookEndpointRow>('webhook_endpoints').where({ campaign_id: campaignId, id }).first();
+  return row && toWebhook(row);
 }
 
 export async function listEndpoints(
   db: Db,
   campaignId: number,
   page: { page: number; limit: number },
-): Promise<{ rows: WebhookEndpointRow[]; total: number }> {
+): Promise<{ webhooks: Webhook[]; total: number }> {
   const base = db<WebhookEndpointRow>('webhook_endpoints').where('campaign_id', campaignId);
-  const [counted, rows] = await Promise.all([
-    base.clone().count<{ n: number | string }[]>({ n: '*' }),
-    base
-      .clone()
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(page.limit)
-      .offset((page.page - 1) * page.limit)
-      .select('*'),
+  const [total, rows] = await Promise.all([
+    countRows(base.clone()),
+    newestFirstPage(base.clone(), '', page).select<WebhookEndpointRow[]>('*'),
   ]);
-  return { rows, total: Number(counted[0]?.n ?? 0) };
+  return { webhooks: rows.map(toWebhook), total };
+}
+
+/** What an update may change; each absent field stays as it is. */
+export interface EndpointChanges {
+  url?: string;
+  events?: readonly WebhookEventType[];
+  description?: string | null;
+  status?: WebhookEndpointRow['status'];
+  disabledReason?: string | null;
+  /** When deliveries started failing without a success since; null ends the streak. */
+  failingSince?: Date | null;
+  updatedAt: Date;
 }
 
 export async function updateEndpoint(
   db: Db | Trx,
   campaignId: number,
   id: number,
-  changes: Partial<Omit<WebhookEndpointRow, 'id' | 'campaign_id' | 'created_at'>>,
+  changes: EndpointChanges,
 ): Promise<number> {
-  return db('webhook_endpoints').where({ campaign_id: campaignId, id }).update(changes);
+  const columns: Partial<WebhookEndpointRow> = { updated_at: changes.updatedAt };
+  if (changes.url !== undefined) columns.url = changes.url;
+  if (changes.events !== undefined) columns.events = JSON.stringify(changes.events);
+  if (changes.description !== undefined) columns.description = changes.description;
+  if (changes.status !== undefined) columns.status = changes.status;
+  if (changes.disabledReason !== undefined) columns.disabled_reason = changes.disabledReason;
+  if (changes.failingSince !== undefined) columns.failing_since = changes.failingSince;
+  return db('webhook_endpoints').where({ campaign_id: campaignId, id }).update(columns);
 }
 
 /** Deliveries and attempts cascade with it: a deleted endpoint gets nothing more. */
@@ -91,13 +126,20 @@ export async function rotateEndpointSecret(
     });
 }
 
+/** An enabled endpoint and what it subscribes to: what the outbox routes by. */
+export interface Subscriber {
+  id: number;
+  campaignId: number;
+  events: readonly WebhookEventType[];
+}
+
 /** Enabled endpoints of these campaigns, for the outbox's fan-out. */
-export async function enabledEndpointsOf(
-  trx: Trx,
-  campaignIds: readonly number[],
-): Promise<Pick<WebhookEndpointRow, 'id' | 'campaign_id' | 'events'>[]> {
-  return trx<WebhookEndpointRow>('webhook_endpoints')
-    .whereIn('campaign_id', campaignIds)
-    .andWhere('status', 'enabled')
-    .select('id', 'campaign_id', 'events');
+export async function enabledEndpointsOf(trx: Trx, campaignIds: readonly number[]): Promise<Subscriber[]> {
+  const rows = await inChunks(campaignIds, (part) =>
+    trx<WebhookEndpointRow>('webhook_endpoints')
+      .whereIn('campaign_id', part)
+      .andWhere('status', 'enabled')
+      .select('id', 'campaign_id', 'events'),
+  );
+  return rows.map((row) => ({ id: Number(row.id), campaignId: Number(row.campaign_id), events: eventsOf(row) }));
 }

@@ -6,29 +6,25 @@ import type {
   ListAffiliatesQuery,
   UpdateAffiliateInput,
 } from '../../shared/schemas/affiliate.js';
-import { inTransaction, isUniqueViolation, violatedIndex } from '../db/knex.js';
+import { inTransaction } from '../db/knex.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import {
-  affiliateUsage,
-  deleteAffiliateRow,
-  fieldsOf,
-  findAffiliateWithTotals,
-  findAffiliateForUpdate,
+  type AffiliateFields,
+  deleteAffiliate,
+  findAffiliate,
   insertAffiliate,
-  listAffiliateRows,
-  newAffiliateRow,
-  releaseAffiliateSlot,
-  reserveAffiliateSlot,
-  toAffiliate,
-  totalsFor,
-  updateAffiliateRow,
-  visibleRow,
-  withFields,
+  listAffiliates,
+  lockAffiliate,
+  updateAffiliate,
+  withTotals,
 } from '../repositories/affiliates.js';
-import { enqueueWebhookEvent } from '../repositories/webhookOutbox.js';
+import { UniqueConflict } from '../repositories/uniqueConflict.js';
+import { affiliateUsage, releaseAffiliateSlot, reserveAffiliateSlot } from '../repositories/usage.js';
 import type { ServiceDeps } from './deps.js';
+import { pageOf } from './pages.js';
 import { passwordHasher } from './passwordHasher.js';
 import { randomReferralCode } from './random.js';
+import type { Outbox } from './webhooks/outbox.js';
 
 export interface AffiliateService {
   create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate>;
@@ -38,16 +34,13 @@ export interface AffiliateService {
   remove(campaignId: number, id: number): Promise<void>;
 }
 
-/** Which unique index a violation hit; the 409 texts never say where (spec 4.1.4). */
+/** A taken e-mail or referral code is a 409; the texts never say which campaign holds it (spec 4.1.4). */
 function conflictOf(err: unknown): ConflictError | undefined {
-  if (!isUniqueViolation(err)) return undefined;
-  const index = violatedIndex(err);
-  if (index.includes('referral_key')) return new ConflictError(MESSAGES.referralTaken);
-  if (index.includes('email_key')) return new ConflictError(MESSAGES.emailTaken);
-  return undefined;
+  if (!(err instanceof UniqueConflict)) return undefined;
+  return new ConflictError(err.field === 'referralId' ? MESSAGES.referralTaken : MESSAGES.emailTaken);
 }
 
-export function affiliateService({ db, config, now }: ServiceDeps): AffiliateService {
+export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbox): AffiliateService {
   const hasher = passwordHasher(config.bcryptRounds, config.bcryptConcurrency);
 
   async function create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate> {
@@ -55,33 +48,25 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
     const passwordHash = await hasher.hash(input.password);
     // product §3.3: generated codes are retried on collision; a code the merchant chose is a 409.
     for (let attempt = 1; ; attempt++) {
-      const createdAt = now();
-      const row = newAffiliateRow(
-        campaignId,
-        {
-          email: input.email,
-          referralId: input.referralId ?? randomReferralCode(),
-          name: input.name ?? null,
-          phone: input.phone ?? null,
-          // product §3.1: active unless the body says otherwise.
-          status: input.status ?? 'active',
-        },
-        passwordHash,
-        createdAt,
-      );
+      const fields: AffiliateFields = {
+        email: input.email,
+        referralId: input.referralId ?? randomReferralCode(),
+        name: input.name ?? null,
+        phone: input.phone ?? null,
+        // product §3.1: active unless the body says otherwise.
+        status: input.status ?? 'active',
+      };
       try {
-        const id = await inTransaction(db, async (trx) => {
+        return await inTransaction(db, async (trx) => {
           if (!(await reserveAffiliateSlot(trx, campaignId))) {
             const usage = await affiliateUsage(trx, campaignId);
             throw new ForbiddenError(MESSAGES.affiliateLimit(usage.plan, usage.count, usage.max ?? usage.count));
           }
-          const created = await insertAffiliate(trx, row);
+          const affiliate = await insertAffiliate(trx, campaignId, fields, passwordHash, now());
           // The webhook message commits, or rolls back, with the affiliate (docs/webhooks.md).
-          const affiliate = toAffiliate(visibleRow(created, row));
-          await enqueueWebhookEvent(trx, campaignId, 'affiliate.created', affiliate, createdAt);
-          return created;
+          await outbox.record(trx, [{ campaignId, type: 'affiliate.created', data: affiliate }]);
+          return affiliate;
         });
-        return toAffiliate(visibleRow(id, row));
       } catch (err) {
         const conflict = conflictOf(err);
         if (!conflict) throw err;
@@ -92,43 +77,33 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
   }
 
   async function list(campaignId: number, query: ListAffiliatesQuery): Promise<AffiliateList> {
-    const { rows, total } = await listAffiliateRows(db, campaignId, query);
-    const totals = await totalsFor(
-      db,
-      rows.map((row) => row.id),
-    );
-    return {
-      affiliates: rows.map((row) => toAffiliate(row, totals.get(row.id))),
-      total,
-      page: query.page,
-      limit: query.limit,
-      totalPages: Math.ceil(total / query.limit),
-    };
+    const { affiliates, total } = await listAffiliates(db, campaignId, query);
+    return { affiliates, ...pageOf(query, total) };
   }
 
   async function get(campaignId: number, id: number): Promise<Affiliate> {
-    const found = await findAffiliateWithTotals(db, campaignId, id);
+    const found = await findAffiliate(db, campaignId, id);
     if (!found) throw new NotFoundError(MESSAGES.affiliateNotFound);
-    return toAffiliate(found.row, found.totals);
+    return found;
   }
 
   async function update(campaignId: number, id: number, input: UpdateAffiliateInput): Promise<Affiliate> {
     const passwordHash = input.password === undefined ? undefined : await hasher.hash(input.password);
     try {
       return await inTransaction(db, async (trx) => {
-        const current = await findAffiliateForUpdate(trx, campaignId, id);
+        const current = await lockAffiliate(trx, campaignId, id);
         if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
         // spec 4.4: fields not sent stay unchanged.
-        const fields = { ...fieldsOf(current) };
-        if (input.email !== undefined) fields.email = input.email.trim();
-        if (input.referralId !== undefined) fields.referralId = input.referralId;
-        if (input.name !== undefined) fields.name = input.name;
-        if (input.phone !== undefined) fields.phone = input.phone;
-        if (input.status !== undefined) fields.status = input.status;
-        const at = now();
-        await updateAffiliateRow(trx, campaignId, id, fields, passwordHash, at);
-        const affiliate = toAffiliate(withFields(current, fields), (await totalsFor(trx, [id])).get(id));
-        await enqueueWebhookEvent(trx, campaignId, 'affiliate.updated', affiliate, at);
+        const fields: AffiliateFields = {
+          email: input.email === undefined ? current.email : input.email.trim(),
+          referralId: input.referralId ?? current.referralId,
+          name: input.name === undefined ? current.name : input.name,
+          phone: input.phone === undefined ? current.phone : input.phone,
+          status: input.status ?? current.status,
+        };
+        await updateAffiliate(trx, campaignId, id, fields, passwordHash, now());
+        const affiliate = await withTotals(trx, { ...current, ...fields });
+        await outbox.record(trx, [{ campaignId, type: 'affiliate.updated', data: affiliate }]);
         return affiliate;
       });
     } catch (err) {
@@ -140,13 +115,13 @@ export function affiliateService({ db, config, now }: ServiceDeps): AffiliateSer
   async function remove(campaignId: number, id: number): Promise<void> {
     await inTransaction(db, async (trx) => {
       // affiliate.deleted carries the affiliate as it was, so it is read first.
-      const current = await findAffiliateForUpdate(trx, campaignId, id);
+      const current = await lockAffiliate(trx, campaignId, id);
       if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
-      const affiliate = toAffiliate(current, (await totalsFor(trx, [id])).get(id));
-      const deleted = await deleteAffiliateRow(trx, campaignId, id);
+      const affiliate = await withTotals(trx, current);
+      const deleted = await deleteAffiliate(trx, campaignId, id);
       if (deleted === 0) throw new NotFoundError(MESSAGES.affiliateNotFound);
       await releaseAffiliateSlot(trx, campaignId);
-      await enqueueWebhookEvent(trx, campaignId, 'affiliate.deleted', affiliate, now());
+      await outbox.record(trx, [{ campaignId, type: 'affiliate.deleted', data: affiliate }]);
     });
   }
 

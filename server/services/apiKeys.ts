@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { ApiKeyInfo } from '../../shared/schemas/campaign.js';
 import { NotFoundError } from '../errors.js';
-import { findApiKey, insertApiKey, listApiKeys, revokeApiKey, toApiKeyInfo } from '../repositories/apiKeys.js';
+import { findApiKey, insertApiKey, listApiKeys, revokeApiKey } from '../repositories/apiKeys.js';
 import { findCampaign } from '../repositories/campaigns.js';
 import type { ServiceDeps } from './deps.js';
 import { randomBase62 } from './random.js';
 
 /** product §2: `afk_` + 32 base62 characters; stored only as a SHA-256 hash. */
-export const API_KEY_PREFIX = 'afk_';
+const API_KEY_PREFIX = 'afk_';
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
@@ -28,31 +28,31 @@ const campaignNotFound = (ref: string | number) =>
 export function apiKeyService({ db }: ServiceDeps): ApiKeyService {
   return {
     async create(input) {
-      const campaign = await findCampaign(db, input.campaign);
-      if (!campaign) throw campaignNotFound(input.campaign);
+      const found = await findCampaign(db, input.campaign);
+      if (!found) throw campaignNotFound(input.campaign);
       const key = API_KEY_PREFIX + randomBase62(32);
-      const row = await insertApiKey(db, {
-        campaignId: campaign.id,
+      const info = await insertApiKey(db, {
+        campaignId: found.campaign.id,
         name: input.name?.trim() || null,
         hash: hashApiKey(key),
         prefix: key.slice(0, API_KEY_PREFIX.length + 4),
         lastFour: key.slice(-4),
       });
-      return { ...toApiKeyInfo(row), key };
+      return { ...info, key };
     },
 
     async revoke(id) {
       await revokeApiKey(db, id);
-      const row = await findApiKey(db, id);
-      if (!row) throw new NotFoundError(`API key ${id} not found: see \`affiliated keys list\``);
-      return toApiKeyInfo(row);
+      const info = await findApiKey(db, id);
+      if (!info) throw new NotFoundError(`API key ${id} not found: see \`affiliated keys list\``);
+      return info;
     },
 
     async list(campaign) {
       if (campaign === undefined) return listApiKeys(db);
-      const row = await findCampaign(db, campaign);
-      if (!row) throw campaignNotFound(campaign);
-      return listApiKeys(db, row.id);
+      const found = await findCampaign(db, campaign);
+      if (!found) throw campaignNotFound(campaign);
+      return listApiKeys(db, found.campaign.id);
     },
   };
 }

@@ -1,5 +1,4 @@
-import { toDate } from '../db/rows.js';
-import { type ApiKeyWithCampaignRow, findApiKeyByHash, touchApiKey } from '../repositories/apiKeys.js';
+import { findApiKeyByHash, type KeyWithCampaign, touchApiKey } from '../repositories/apiKeys.js';
 import type { ServiceDeps } from './deps.js';
 
 export interface AuthenticatedCampaign {
@@ -32,12 +31,12 @@ export function apiKeyAuthenticator({ db, config, logger }: ServiceDeps): ApiKey
   const cache = new Map<string, { lookup: KeyLookup; expires: number }>();
   const touched = new Map<number, number>();
 
-  function touch(row: ApiKeyWithCampaignRow, now: number): void {
-    const last = touched.get(row.key_id) ?? (row.key_last_used_at ? toDate(row.key_last_used_at).getTime() : 0);
+  function touch({ key }: KeyWithCampaign, now: number): void {
+    const last = touched.get(key.id) ?? key.lastUsedAt?.getTime() ?? 0;
     if (now - last < TOUCH_INTERVAL_MS) return;
-    touched.set(row.key_id, now);
-    touchApiKey(db, row.key_id, new Date(now)).catch((err: unknown) => {
-      logger.warn('could not record key use', { keyId: row.key_id, code: (err as { code?: string }).code });
+    touched.set(key.id, now);
+    touchApiKey(db, key.id, new Date(now)).catch((err: unknown) => {
+      logger.warn('could not record key use', { keyId: key.id, code: (err as { code?: string }).code });
     });
   }
 
@@ -45,32 +44,21 @@ export function apiKeyAuthenticator({ db, config, logger }: ServiceDeps): ApiKey
     async lookup(hash, now = Date.now()) {
       const cached = cache.get(hash);
       if (cached && cached.expires > now) return cached.lookup;
-      const row = await findApiKeyByHash(db, hash);
-      const lookup = toLookup(row);
+      const found = await findApiKeyByHash(db, hash);
+      const lookup = toLookup(found);
       if (cacheMs > 0) {
         if (cache.size > 10_000) cache.clear();
         cache.set(hash, { lookup, expires: now + cacheMs });
       }
-      if (row && lookup.state === 'active') touch(row, now);
+      if (found && lookup.state === 'active') touch(found, now);
       return lookup;
     },
   };
 }
 
-function toLookup(row: ApiKeyWithCampaignRow | undefined): KeyLookup {
-  if (!row) return { state: 'unknown' };
-  if (row.key_status !== 'active') return { state: 'revoked' };
-  return {
-    state: 'active',
-    auth: {
-      keyId: row.key_id,
-      campaignId: row.id,
-      publicId: row.public_id,
-      planName: row.plan_name,
-      maxAffiliates: row.max_affiliates,
-      maxMonthlyConversions: row.max_monthly_conversions,
-      commissionType: row.commission_type,
-      commissionValue: row.commission_value,
-    },
-  };
+function toLookup(found: KeyWithCampaign | undefined): KeyLookup {
+  if (!found) return { state: 'unknown' };
+  if (found.key.status !== 'active') return { state: 'revoked' };
+  const { id: campaignId, ...campaign } = found.campaign;
+  return { state: 'active', auth: { keyId: found.key.id, campaignId, ...campaign } };
 }

@@ -6,17 +6,16 @@ import {
   PUBLIC_ID,
 } from '../../shared/schemas/campaign.js';
 import { MAX_ORDER_VALUE } from '../../shared/schemas/event.js';
-import { isUniqueViolation } from '../db/knex.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import {
   type CampaignChanges,
   findCampaign,
   insertCampaign,
   listCampaigns,
-  toCampaign,
-  updateCampaignRow,
+  updateCampaign,
 } from '../repositories/campaigns.js';
 import { findPlanByName } from '../repositories/plans.js';
+import { UniqueConflict } from '../repositories/uniqueConflict.js';
 import { readMonthlyUsage } from '../repositories/usage.js';
 import type { ServiceDeps } from './deps.js';
 import { publicIdCandidate } from './slug.js';
@@ -73,35 +72,35 @@ async function changesOf(db: ServiceDeps['db'], input: UpdateCampaignInput): Pro
   if (input.plan !== undefined) {
     const plan = await findPlanByName(db, input.plan);
     if (!plan) throw new NotFoundError(`Plan "${input.plan}" not found: see \`affiliated plans list\``);
-    changes.plan_id = plan.id;
+    changes.planId = plan.id;
   }
   if (input.commission !== undefined) {
     const commission = validCommission(input.commission);
-    changes.commission_type = commission.type;
-    changes.commission_value = toCents(commission.value);
+    changes.commissionType = commission.type;
+    changes.commissionHundredths = toCents(commission.value);
   }
   const days = input.autoApproveDays;
   if (days !== undefined) {
     if (days !== null && (!Number.isInteger(days) || days < 0 || days > MAX_AUTO_APPROVE_DAYS)) {
       throw new ValidationError(`auto-approve days must be a whole number from 0 to ${MAX_AUTO_APPROVE_DAYS}`);
     }
-    changes.auto_approve_days = days;
+    changes.autoApproveDays = days;
   }
   const minimum = input.payoutMinimum;
   if (minimum !== undefined) {
     if (!Number.isFinite(minimum) || minimum < 0 || minimum > MAX_ORDER_VALUE) {
       throw new ValidationError(`payout minimum must be a number from 0 to ${MAX_ORDER_VALUE}`);
     }
-    changes.payout_minimum_cents = toCents(minimum);
+    changes.payoutMinimumCents = toCents(minimum);
   }
   return changes;
 }
 
 export function campaignService({ db, now }: ServiceDeps): CampaignService {
   async function get(ref: string | number): Promise<Campaign> {
-    const row = await findCampaign(db, ref);
-    if (!row) throw notFound(ref);
-    return toCampaign(row);
+    const found = await findCampaign(db, ref);
+    if (!found) throw notFound(ref);
+    return found.campaign;
   }
 
   /** product §2: default plan `free`, commission 10 percent, cookie 30 days. */
@@ -129,7 +128,7 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
         });
         return get(id);
       } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
+        if (!(err instanceof UniqueConflict)) throw err;
         if (input.publicId !== undefined) throw new ConflictError(`Public id "${publicId}" is already used`);
         if (attempt >= 25) throw err;
       }
@@ -137,13 +136,13 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
   }
 
   async function withUsage(campaignId: number): Promise<CampaignWithUsage> {
-    const row = await findCampaign(db, campaignId);
-    if (!row) throw notFound(campaignId);
+    const found = await findCampaign(db, campaignId);
+    if (!found) throw notFound(campaignId);
     const usage = await readMonthlyUsage(db, campaignId, now());
     return {
-      ...toCampaign(row),
-      limits: { maxAffiliates: row.max_affiliates, maxMonthlyConversions: row.max_monthly_conversions },
-      usage: { month: usage.month, affiliates: row.affiliate_count, conversions: usage.conversions },
+      ...found.campaign,
+      limits: found.limits,
+      usage: { month: usage.month, affiliates: found.affiliateCount, conversions: usage.conversions },
     };
   }
 
@@ -158,7 +157,7 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
     if (Object.keys(changes).length === 0) {
       throw new ValidationError('nothing to update: give a plan, a commission, a hold period or a payout minimum');
     }
-    await updateCampaignRow(db, campaign.id, changes);
+    await updateCampaign(db, campaign.id, changes);
     return get(campaign.id);
   }
 

@@ -15,15 +15,15 @@ import {
   countPendingBefore,
   findConversion,
   findConversions,
-  listConversionRows,
+  listConversions,
   lockConversions,
   lockPendingBefore,
   moveConversions,
-  toConversion,
 } from '../repositories/conversions.js';
 import { judgeTransition } from './conversionRules.js';
 import type { ServiceDeps } from './deps.js';
-import type { LifecycleRecorder } from './lifecycleEvents.js';
+import { pageOf } from './pages.js';
+import type { Outbox, OutboxEvent } from './webhooks/outbox.js';
 
 export interface ConversionService {
   list(campaignId: number, query: ListConversionsQuery): Promise<ConversionList>;
@@ -36,16 +36,16 @@ export interface ConversionService {
   approvePendingBefore(campaignId: number, cutoff: Date, limit: number): Promise<number>;
 }
 
-/** Conversions locked and changed per transaction: short locks, and both engines' IN-list limits. */
-const CHUNK = 500;
+/** Conversions locked and changed per transaction: locks are held briefly, and a long run commits as it goes. */
+const PER_TRANSACTION = 500;
 
 const eventOf = { approved: 'conversion.approved', rejected: 'conversion.rejected' } as const;
 
-export function conversionService({ db, now: clock }: ServiceDeps, record: LifecycleRecorder): ConversionService {
+export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbox): ConversionService {
   /**
    * Moves the campaign's conversions among `ids` to `to` inside `trx`: row locks, the rule,
    * one conditional update, then the rows as they are now, so each id's outcome is what
-   * happened to it, and one lifecycle event per changed conversion.
+   * happened to it, and one outbox event per changed conversion.
    */
   async function moveInTransaction(
     trx: Trx,
@@ -54,34 +54,36 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
     to: SettableConversionStatus,
   ): Promise<BulkResult[]> {
     const rows = await lockConversions(trx, campaignId, ids);
-    const locked = new Map(rows.map((row) => [Number(row.id), row]));
+    const locked = new Map(rows.map((row) => [row.id, row]));
     const movable = ids.filter((id) => {
       const row = locked.get(id);
-      return row && judgeTransition({ status: row.status, payoutId: row.payout_id }, to).kind === 'move';
+      return row && judgeTransition(row, to).kind === 'move';
     });
     await moveConversions(trx, campaignId, movable, to, clock());
     const after = await findConversions(trx, campaignId, [...locked.keys()]);
-    const now = new Map(after.map((row) => [Number(row.id), row]));
+    const now = new Map(after.map((conversion) => [conversion.id, conversion]));
     const moved = new Set(movable);
     const results: BulkResult[] = [];
+    const changes: OutboxEvent[] = [];
     for (const id of ids) {
-      const row = now.get(id);
-      if (!row) {
+      const conversion = now.get(id);
+      if (!conversion) {
         results.push({ id, outcome: 'not_found', status: null, message: MESSAGES.conversionNotFound });
         continue;
       }
-      if (moved.has(id) && row.status === to) {
+      if (moved.has(id) && conversion.status === to) {
         results.push({ id, outcome: 'updated', status: to });
-        await record(trx, { type: eventOf[to], campaignId, conversion: toConversion(row) });
+        changes.push({ type: eventOf[to], campaignId, data: conversion });
         continue;
       }
-      const judgement = judgeTransition({ status: row.status, payoutId: row.payout_id }, to);
+      const judgement = judgeTransition(conversion, to);
       results.push(
         judgement.kind === 'conflict'
-          ? { id, outcome: 'conflict', status: row.status, message: judgement.message }
-          : { id, outcome: 'unchanged', status: row.status },
+          ? { id, outcome: 'conflict', status: conversion.status, message: judgement.message }
+          : { id, outcome: 'unchanged', status: conversion.status },
       );
     }
+    await outbox.record(trx, changes);
     return results;
   }
 
@@ -95,8 +97,8 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
   async function bulkByIds(campaignId: number, ids: readonly number[], to: SettableConversionStatus) {
     const unique = [...new Set(ids)];
     const results: BulkResult[] = [];
-    for (let start = 0; start < unique.length; start += CHUNK) {
-      const part = unique.slice(start, start + CHUNK);
+    for (let start = 0; start < unique.length; start += PER_TRANSACTION) {
+      const part = unique.slice(start, start + PER_TRANSACTION);
       const moved = await inLockingTransaction(db, (trx) => moveInTransaction(trx, campaignId, part, to));
       results.push(...moved);
     }
@@ -112,7 +114,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
   ): Promise<BulkResult[]> {
     const results: BulkResult[] = [];
     while (results.length < limit) {
-      const take = Math.min(CHUNK, limit - results.length);
+      const take = Math.min(PER_TRANSACTION, limit - results.length);
       const part = await inLockingTransaction(db, async (trx) => {
         const ids = await lockPendingBefore(trx, campaignId, { ...filter, limit: take });
         return moveInTransaction(trx, campaignId, ids, to);
@@ -125,24 +127,18 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
 
   return {
     async list(campaignId, query) {
-      const { rows, total } = await listConversionRows(db, campaignId, {
+      const { conversions, total } = await listConversions(db, campaignId, {
         ...query,
         from: query.from === undefined ? undefined : new Date(query.from),
         to: query.to === undefined ? undefined : new Date(query.to),
       });
-      return {
-        conversions: rows.map(toConversion),
-        total,
-        page: query.page,
-        limit: query.limit,
-        totalPages: Math.ceil(total / query.limit),
-      };
+      return { conversions, ...pageOf(query, total) };
     },
 
     async get(campaignId, id) {
-      const row = await findConversion(db, campaignId, id);
-      if (!row) throw new NotFoundError(MESSAGES.conversionNotFound);
-      return toConversion(row);
+      const conversion = await findConversion(db, campaignId, id);
+      if (!conversion) throw new NotFoundError(MESSAGES.conversionNotFound);
+      return conversion;
     },
 
     async update(campaignId, id, to) {
@@ -150,17 +146,16 @@ export function conversionService({ db, now: clock }: ServiceDeps, record: Lifec
         // A payout that fails meanwhile can make a refused move legal: judge again, a few times.
         for (let attempt = 1; ; attempt++) {
           const changed = await moveConversions(trx, campaignId, [id], to, clock());
-          const row = await findConversion(trx, campaignId, id);
-          if (!row) throw new NotFoundError(MESSAGES.conversionNotFound);
-          const conversion = toConversion(row);
+          const conversion = await findConversion(trx, campaignId, id);
+          if (!conversion) throw new NotFoundError(MESSAGES.conversionNotFound);
           if (changed > 0) {
-            await record(trx, { type: eventOf[to], campaignId, conversion });
+            await outbox.record(trx, [{ type: eventOf[to], campaignId, data: conversion }]);
             return conversion;
           }
           const judgement = judgeTransition(conversion, to);
           if (judgement.kind === 'unchanged') return conversion;
           if (judgement.kind === 'conflict') throw new ConflictError(judgement.message);
-          if (attempt >= 3) throw new ConflictError(MESSAGES.illegalTransition('Conversion', row.status, to));
+          if (attempt >= 3) throw new ConflictError(MESSAGES.illegalTransition('Conversion', conversion.status, to));
         }
       });
     },

@@ -1,7 +1,6 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/knex.js';
 import type { Logger } from '../logger.js';
-import { recordLifecycleWebhook } from '../repositories/webhookOutbox.js';
 import { type AffiliateService, affiliateService } from './affiliates.js';
 import { type ApiKeyService, apiKeyService } from './apiKeys.js';
 import { type ApiKeyAuthenticator, apiKeyAuthenticator } from './auth.js';
@@ -9,9 +8,8 @@ import { autoApproveWorker } from './autoApprove.js';
 import { type CampaignService, campaignService } from './campaigns.js';
 import { type ConversionService, conversionService } from './conversions.js';
 import type { ServiceDeps, Worker } from './deps.js';
-import { type EventService, eventService } from './events.js';
+import { type EventService, eventService } from './events/service.js';
 import { type HealthService, healthService } from './health.js';
-import type { LifecycleRecorder } from './lifecycleEvents.js';
 import { type PayoutService, payoutService } from './payouts.js';
 import { type PlanService, planService } from './plans.js';
 import { type ReferenceService, referenceService } from './reference.js';
@@ -19,6 +17,7 @@ import { type ReportService, reportService } from './reports.js';
 import { type RefundService, refundService } from './refunds.js';
 import { type SdkService, sdkService } from './sdk.js';
 import { type WebhookService, webhookService } from './webhooks/endpoints.js';
+import { webhookOutbox } from './webhooks/outbox.js';
 import { lazySecretBox } from './webhooks/secretBox.js';
 import { createWebhookWorker } from './webhooks/worker.js';
 
@@ -54,25 +53,25 @@ export function createServices(options: {
   const deps: ServiceDeps = { ...options, now: options.now ?? (() => new Date()) };
   const box = lazySecretBox(deps.config, deps.db);
   const webhookWorker = createWebhookWorker({ ...deps, box });
-  // Conversion and payout changes are written to the webhook outbox inside their transaction.
-  const lifecycle: LifecycleRecorder = recordLifecycleWebhook;
-  const conversions = conversionService(deps, lifecycle);
-  const events = eventService(deps);
+  // Every change a service makes is reported through this one outbox, inside its transaction.
+  const outbox = webhookOutbox(deps);
+  const conversions = conversionService(deps, outbox);
+  const events = eventService(deps, outbox);
   return {
     authenticator: apiKeyAuthenticator(deps),
-    affiliates: affiliateService(deps),
+    affiliates: affiliateService(deps, outbox),
     events,
     campaigns: campaignService(deps),
     apiKeys: apiKeyService(deps),
     plans: planService(deps),
     health: healthService(deps),
     reference: referenceService(),
-    webhooks: webhookService({ ...deps, box, wake: webhookWorker.wake }),
+    webhooks: webhookService({ ...deps, box, wake: webhookWorker.wake }, outbox),
     reports: reportService(deps),
     sdk: sdkService(deps),
     conversions,
-    refunds: refundService(deps, lifecycle),
-    payouts: payoutService(deps, lifecycle),
+    refunds: refundService(deps, outbox),
+    payouts: payoutService(deps, outbox),
     // The intake writer's requests are answered before the pool they write through closes.
     workers: [webhookWorker, autoApproveWorker(deps, conversions), events.worker],
   };

@@ -9,25 +9,24 @@ import type {
 } from '../../shared/schemas/payout.js';
 import { type Db, inLockingTransaction, type Trx } from '../db/knex.js';
 import { ConflictError, HttpError, NotFoundError } from '../errors.js';
-import { findAffiliateForUpdate } from '../repositories/affiliates.js';
+import { lockAffiliate } from '../repositories/affiliates.js';
 import { payoutMinimumCents } from '../repositories/campaigns.js';
 import { markNetted, nettableClawbackIds, releaseNetted } from '../repositories/clawbacks.js';
-import { findConversions, toConversion } from '../repositories/conversions.js';
+import { findConversions } from '../repositories/conversions.js';
 import {
-  conversionIdsOf,
   findPayout,
   insertPendingPayout,
-  listPayoutRows,
+  listPayouts,
   markConversionsPaid,
   payableAffiliateIds,
   releaseConversions,
   setPayoutAmounts,
   settlePayout,
   takeApprovedConversions,
-  toPayout,
 } from '../repositories/payouts.js';
 import type { ServiceDeps } from './deps.js';
-import type { LifecycleRecorder } from './lifecycleEvents.js';
+import { pageOf } from './pages.js';
+import type { Outbox } from './webhooks/outbox.js';
 
 export interface PayoutService {
   list(campaignId: number, query: ListPayoutsQuery): Promise<PayoutList>;
@@ -40,11 +39,11 @@ export interface PayoutService {
   update(campaignId: number, id: number, to: UpdatePayoutInput['status']): Promise<Payout>;
 }
 
-export function payoutService({ db, now: clock }: ServiceDeps, record: LifecycleRecorder): PayoutService {
+export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox): PayoutService {
   async function load(trx: Db | Trx, campaignId: number, id: number): Promise<Payout> {
-    const row = await findPayout(trx, campaignId, id);
-    if (!row) throw new NotFoundError(MESSAGES.payoutNotFound);
-    return toPayout(row, (await conversionIdsOf(trx, [id])).get(id) ?? []);
+    const payout = await findPayout(trx, campaignId, id);
+    if (!payout) throw new NotFoundError(MESSAGES.payoutNotFound);
+    return payout;
   }
 
   /**
@@ -54,15 +53,11 @@ export function payoutService({ db, now: clock }: ServiceDeps, record: Lifecycle
    */
   async function create(campaignId: number, affiliateId: number): Promise<Payout> {
     return inLockingTransaction(db, async (trx) => {
-      if (!(await findAffiliateForUpdate(trx, campaignId, affiliateId))) {
+      if (!(await lockAffiliate(trx, campaignId, affiliateId))) {
         throw new NotFoundError(MESSAGES.affiliateNotFound);
       }
       const now = clock();
-      const id = await insertPendingPayout(trx, {
-        campaign_id: campaignId,
-        affiliate_id: affiliateId,
-        created_at: now,
-      });
+      const id = await insertPendingPayout(trx, { campaignId, affiliateId, createdAt: now });
       const taken = await takeApprovedConversions(trx, campaignId, affiliateId, id, now);
       if (taken.count === 0) throw new ConflictError(MESSAGES.nothingToPay(affiliateId));
       const clawbackCents = await markNetted(trx, await nettableClawbackIds(trx, affiliateId), id);
@@ -79,7 +74,7 @@ export function payoutService({ db, now: clock }: ServiceDeps, record: Lifecycle
       }
       await setPayoutAmounts(trx, id, { commission: taken.commissionCents, clawback: clawbackCents });
       const payout = await load(trx, campaignId, id);
-      await record(trx, { type: 'payout.created', campaignId, payout });
+      await outbox.record(trx, [{ type: 'payout.created', campaignId, data: payout }]);
       return payout;
     });
   }
@@ -95,34 +90,25 @@ export function payoutService({ db, now: clock }: ServiceDeps, record: Lifecycle
       if (to === 'paid') {
         const paidIds = await markConversionsPaid(trx, id, now);
         const payout = await load(trx, campaignId, id);
-        await record(trx, { type: 'payout.paid', campaignId, payout });
-        for (const row of await findConversions(trx, campaignId, paidIds)) {
-          await record(trx, { type: 'conversion.paid', campaignId, conversion: toConversion(row) });
-        }
+        const paid = await findConversions(trx, campaignId, paidIds);
+        await outbox.record(trx, [
+          { type: 'payout.paid', campaignId, data: payout },
+          ...paid.map((conversion) => ({ type: 'conversion.paid' as const, campaignId, data: conversion })),
+        ]);
         return payout;
       }
       await releaseConversions(trx, id, now);
       await releaseNetted(trx, id);
       const payout = await load(trx, campaignId, id);
-      await record(trx, { type: 'payout.failed', campaignId, payout });
+      await outbox.record(trx, [{ type: 'payout.failed', campaignId, data: payout }]);
       return payout;
     });
   }
 
   return {
     async list(campaignId, query) {
-      const { rows, total } = await listPayoutRows(db, campaignId, query);
-      const ids = await conversionIdsOf(
-        db,
-        rows.map((row) => Number(row.id)),
-      );
-      return {
-        payouts: rows.map((row) => toPayout(row, ids.get(Number(row.id)) ?? [])),
-        total,
-        page: query.page,
-        limit: query.limit,
-        totalPages: Math.ceil(total / query.limit),
-      };
+      const { payouts, total } = await listPayouts(db, campaignId, query);
+      return { payouts, ...pageOf(query, total) };
     },
 
     get: (campaignId, id) => load(db, campaignId, id),

@@ -1,7 +1,7 @@
 import type { Plan } from '../../shared/schemas/campaign.js';
-import { isUniqueViolation } from '../db/knex.js';
 import { ConflictError, ValidationError } from '../errors.js';
 import { insertPlan, listPlans } from '../repositories/plans.js';
+import { UniqueConflict } from '../repositories/uniqueConflict.js';
 import type { ServiceDeps } from './deps.js';
 
 export interface PlanService {
@@ -19,7 +19,7 @@ export function planService({ db }: ServiceDeps): PlanService {
       try {
         return await insertPlan(db, { ...input, name });
       } catch (err) {
-        if (isUniqueViolation(err)) throw new ConflictError(`A plan named "${name}" already exists`);
+        if (err instanceof UniqueConflict) throw new ConflictError(`A plan named "${name}" already exists`);
         throw err;
       }
     },

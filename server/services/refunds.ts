@@ -3,9 +3,9 @@ import type { Conversion, RefundInput } from '../../shared/schemas/conversion.js
 import { inLockingTransaction } from '../db/knex.js';
 import { NotFoundError } from '../errors.js';
 import { insertClawback } from '../repositories/clawbacks.js';
-import { findConversion, lockConversionByOrder, markRefunded, toConversion } from '../repositories/conversions.js';
+import { findConversion, lockConversionByOrder, markRefunded } from '../repositories/conversions.js';
 import type { ServiceDeps } from './deps.js';
-import type { LifecycleRecorder } from './lifecycleEvents.js';
+import type { Outbox } from './webhooks/outbox.js';
 
 export interface RefundService {
   /** `POST /v1/refunds`: the order's conversion, rejected; a clawback if its commission was paid out. */
@@ -19,7 +19,7 @@ export interface RefundService {
  * not changed. A refund of a rejected conversion changes nothing. One transaction, under the
  * conversion's row lock.
  */
-export function refundService({ db, now: clock }: ServiceDeps, record: LifecycleRecorder): RefundService {
+export function refundService({ db, now: clock }: ServiceDeps, outbox: Outbox): RefundService {
   return {
     async refund(campaignId, input) {
       return inLockingTransaction(db, async (trx) => {
@@ -30,23 +30,21 @@ export function refundService({ db, now: clock }: ServiceDeps, record: Lifecycle
           const now = clock();
           const reason = input.reason ?? null;
           changed = (await markRefunded(trx, locked, { at: now, reason })) > 0;
-          if (changed && locked.payout_id !== null) {
+          if (changed && locked.payoutId !== null) {
             await insertClawback(trx, {
-              campaign_id: campaignId,
-              affiliate_id: Number(locked.affiliate_id),
-              conversion_id: Number(locked.id),
-              source_payout_id: Number(locked.payout_id),
-              netted_payout_id: null,
-              amount_cents: Number(locked.commission_cents),
+              campaignId,
+              affiliateId: locked.affiliateId,
+              conversionId: locked.id,
+              sourcePayoutId: locked.payoutId,
+              amountCents: locked.commissionCents,
               reason,
-              created_at: now,
+              createdAt: now,
             });
           }
         }
-        const row = await findConversion(trx, campaignId, Number(locked.id));
-        if (!row) throw new NotFoundError(MESSAGES.conversionNotFound);
-        const conversion = toConversion(row);
-        if (changed) await record(trx, { type: 'conversion.rejected', campaignId, conversion });
+        const conversion = await findConversion(trx, campaignId, locked.id);
+        if (!conversion) throw new NotFoundError(MESSAGES.conversionNotFound);
+        if (changed) await outbox.record(trx, [{ type: 'conversion.rejected', campaignId, data: conversion }]);
         return conversion;
       });
     },

@@ -1,6 +1,6 @@
 import { MESSAGES } from '../../shared/errors.js';
+import { fromCents } from '../../shared/money.js';
 import type { AffiliateReport, AffiliateReportQuery, AffiliateReportRow } from '../../shared/schemas/report.js';
-import { centsToMoney } from '../db/rows.js';
 import { ValidationError } from '../errors.js';
 import { affiliateTotals, utcDay } from '../repositories/dailyStats.js';
 import type { ServiceDeps } from './deps.js';
@@ -11,7 +11,7 @@ export interface ReportService {
 }
 
 /** The default range: the last 30 days up to today, both ends included. */
-export const DEFAULT_REPORT_DAYS = 30;
+const DEFAULT_REPORT_DAYS = 30;
 const DAY_MS = 86_400_000;
 
 interface Sums {
@@ -34,13 +34,13 @@ function counts(sums: Sums) {
     leads: sums.leads,
     conversions: sums.conversions,
     conversionRate: rate(sums.conversions, sums.pageViews),
-    revenue: centsToMoney(sums.revenueCents),
-    commissions: centsToMoney(sums.commissionCents),
+    revenue: fromCents(sums.revenueCents),
+    commissions: fromCents(sums.commissionCents),
   };
 }
 
 /** The range's first and last UTC day: both given, one given, or the last 30 days up to `now`. */
-export function reportRange(query: AffiliateReportQuery, now: Date): { from: string; to: string } {
+function reportRange(query: AffiliateReportQuery, now: Date): { from: string; to: string } {
   const shift = (day: string, days: number) => utcDay(new Date(Date.parse(day) + days * DAY_MS));
   const to = query.to === undefined ? utcDay(now) : utcDay(query.to);
   const from = query.from === undefined ? shift(to, -(DEFAULT_REPORT_DAYS - 1)) : utcDay(query.from);
@@ -62,22 +62,15 @@ export function reportService({ db, now }: ServiceDeps): ReportService {
       const affiliates: AffiliateReportRow[] = rows
         .sort(
           (a, b) =>
-            b.revenue_cents - a.revenue_cents ||
+            b.revenueCents - a.revenueCents ||
             b.conversions - a.conversions ||
             b.leads - a.leads ||
-            b.page_views - a.page_views ||
-            a.affiliate_id - b.affiliate_id,
+            b.pageViews - a.pageViews ||
+            a.affiliateId - b.affiliateId,
         )
-        .map((row) => {
-          const sums: Sums = {
-            pageViews: row.page_views,
-            leads: row.leads,
-            conversions: row.conversions,
-            revenueCents: row.revenue_cents,
-            commissionCents: row.commission_cents,
-          };
+        .map(({ affiliateId, referralId, name, ...sums }) => {
           for (const key of Object.keys(total) as (keyof Sums)[]) total[key] += sums[key];
-          return { affiliateId: row.affiliate_id, referralId: row.referral_id, name: row.name, ...counts(sums) };
+          return { affiliateId, referralId, name, ...counts(sums) };
         });
       return { from, to, affiliates, totals: counts(total) };
     },

@@ -34,8 +34,8 @@ export function sdkService({ db }: ServiceDeps): SdkService {
       const key = REFERRAL_CODE.test(code) ? code.toUpperCase() : '';
       const found = await findReferralInCampaign(db, publicId, key);
       if (!found) throw new ValidationError([`campaign ${CAMPAIGN_UNKNOWN}`]);
-      const active = found.status === 'active' && found.referral_id !== null;
-      return { referralId: active ? found.referral_id : null, active, cookieDays: found.cookie_days };
+      const active = found.status === 'active' && found.referralId !== null;
+      return { referralId: active ? found.referralId : null, active, cookieDays: found.cookieDays };
     },
   };
 }

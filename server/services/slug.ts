@@ -6,7 +6,7 @@ import { randomPublicId } from './random.js';
  * dropped, anything else not a letter or digit becomes one `-`. Too short a name gets a
  * random id instead.
  */
-export function slugOf(name: string): string | undefined {
+function slugOf(name: string): string | undefined {
   const slug = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { intakeWriterForTests } from '../../server/services/events/service.js';
 import { MESSAGES } from '../../shared/errors.js';
 import { createMerchant, type Merchant, useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
@@ -21,7 +22,7 @@ describe(`group commit of event intake (${ENGINE})`, () => {
 
   /** Sends every request while the writer is held, then lets one flush take them all. */
   async function inOneFlush(requests: (() => Promise<Reply>)[]): Promise<Reply[]> {
-    const writer = t.daemon.services.events.writer;
+    const writer = intakeWriterForTests(t.daemon.services.events);
     const before = writer.stats();
     const release = writer.hold();
     const replies: Promise<Reply>[] = [];

@@ -5,9 +5,10 @@ import { createLogger } from '../../server/logger.js';
 import { autoApproveWorker } from '../../server/services/autoApprove.js';
 import { type ConversionService, conversionService } from '../../server/services/conversions.js';
 import type { ServiceDeps } from '../../server/services/index.js';
-import type { LifecycleEvent } from '../../server/services/lifecycleEvents.js';
 import { payoutService } from '../../server/services/payouts.js';
 import { refundService } from '../../server/services/refunds.js';
+import type { Outbox, OutboxEvent } from '../../server/services/webhooks/outbox.js';
+import type { Conversion } from '../../shared/schemas/conversion.js';
 import { createMerchant, type Merchant, servicesFor, testConfig } from '../helpers/daemon.js';
 import { cleanTables, createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { addAffiliate } from '../helpers/events.js';
@@ -19,17 +20,19 @@ const DAY = 86_400_000;
  * Concurrency of the lifecycle, as two daemons on one database would meet it: on MySQL each
  * "daemon" is its own connection pool with its own services. A SQLite file serves one daemon
  * (better-sqlite3 waits for a lock synchronously, so a second pool in the same process would
- * only block the first), so there both share the one connection and their transactions interleave. Every event a change records is kept, so a
- * conversion approved twice would show as two events.
+ * only block the first), so there both share the one connection and their transactions interleave. Every event a change
+ * records through the outbox is kept, so a conversion approved twice would show as two events.
  */
 describe(`conversion and payout races (${ENGINE})`, () => {
   let t: TestDatabase;
   let second: Db;
-  let events: LifecycleEvent[];
+  let events: OutboxEvent[];
   let shop: Merchant;
   let affiliateId: number;
-  const record = async (_trx: unknown, event: LifecycleEvent) => {
-    events.push(event);
+  const outbox: Outbox = {
+    record: async (_trx, recorded) => {
+      events.push(...recorded);
+    },
   };
   const logger = createLogger('silent');
   const depsOf = (db: Db, now: () => Date = () => new Date()): ServiceDeps => ({
@@ -40,8 +43,8 @@ describe(`conversion and payout races (${ENGINE})`, () => {
   });
   const daemons = () =>
     [t.db, second].map((db) => ({
-      conversions: conversionService(depsOf(db), record),
-      payouts: payoutService(depsOf(db), record),
+      conversions: conversionService(depsOf(db), outbox),
+      payouts: payoutService(depsOf(db), outbox),
     }));
   const holdPeriod = (days: number) => servicesFor(t.db).campaigns.update(shop.campaignId, { autoApproveDays: days });
 
@@ -155,7 +158,7 @@ describe(`conversion and payout races (${ENGINE})`, () => {
   it('refunds racing a payout: a refunded conversion taken by the payout is clawed back, one left out is not', async () => {
     const [a, b] = daemons();
     if (!a || !b) throw new Error('two daemons');
-    const refunds = refundService(depsOf(second), record);
+    const refunds = refundService(depsOf(second), outbox);
     for (let round = 0; round < 3; round++) {
       const ids = await addConversions(t.db, shop.campaignId, affiliateId, Array(30).fill(125), { status: 'approved' });
       const orders = await t.db('conversions').whereIn('id', ids).orderBy('id').pluck('order_id');
@@ -193,7 +196,7 @@ describe(`conversion and payout races (${ENGINE})`, () => {
         t.db,
         conversionService(
           depsOf(t.db, () => now),
-          record,
+          outbox,
         ),
         () => now,
       );
@@ -234,7 +237,7 @@ describe(`conversion and payout races (${ENGINE})`, () => {
       for (const id of rejected) expect(states.get(id)?.status, `conversion ${id}`).to.equal('rejected');
       expect([...states.values()].filter((s) => s.status === 'approved')).to.have.length(ids.length - rejected.length);
       const approvedEvents = events.filter((e) => e.type === 'conversion.approved');
-      const approvedIds = approvedEvents.map((e) => ('conversion' in e ? e.conversion.id : 0));
+      const approvedIds = approvedEvents.map((e) => (e.data as Conversion).id);
       expect(new Set(approvedIds).size).to.equal(approvedIds.length);
       expect((first ?? 0) + (secondRun ?? 0)).to.equal(approvedIds.length);
       // Rejected first, or approved first and then rejected: every id is accounted for once.
@@ -242,7 +245,7 @@ describe(`conversion and payout races (${ENGINE})`, () => {
     });
 
     it('stops between chunks and waits for the run in hand', async () => {
-      const job = worker(t.db, conversionService(depsOf(t.db), record), () => new Date());
+      const job = worker(t.db, conversionService(depsOf(t.db), outbox), () => new Date());
       job.start();
       await job.stop();
       await job.stop();

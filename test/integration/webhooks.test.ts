@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { recordLifecycleWebhook } from '../../server/repositories/webhookOutbox.js';
+import { webhookOutbox } from '../../server/services/webhooks/outbox.js';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { createMerchant, type Merchant, useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
@@ -183,9 +183,10 @@ describe(`webhooks API and delivery (${ENGINE})`, () => {
 
     it('a lifecycle change (payout.paid) is sent if its transaction commits, never if it rolls back', async () => {
       const { secret } = await register(['payout.paid']);
-      const event = { type: 'payout.paid' as const, campaignId: shop.campaignId, payout: { id: 9, amount: 12.5 } };
+      const outbox = webhookOutbox({ now: () => new Date() });
+      const events = [{ type: 'payout.paid' as const, campaignId: shop.campaignId, data: { id: 9, amount: 12.5 } }];
       const rolledBack = t.db.transaction(async (trx) => {
-        await recordLifecycleWebhook(trx, event);
+        await outbox.record(trx, events);
         throw new Error('the payout failed to save');
       });
       expect(
@@ -195,7 +196,7 @@ describe(`webhooks API and delivery (${ENGINE})`, () => {
         ),
       ).to.equal('the payout failed to save');
       expect(await t.db('webhook_messages').count({ n: '*' }).first()).to.deep.equal({ n: 0 });
-      await t.db.transaction((trx) => recordLifecycleWebhook(trx, event));
+      await t.db.transaction((trx) => outbox.record(trx, events));
       const [request] = await receiver.waitFor(1);
       if (!request) throw new Error('no request');
       expect(verifyWith(secret, request)).to.deep.include({ type: 'payout.paid', data: { id: 9, amount: 12.5 } });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { commissionCents } from '../../server/services/eventRecords.js';
+import { commissionCents } from '../../server/services/events/records.js';
 import { eventsRequestSchema, MAX_ORDER_VALUE } from '../../shared/schemas/event.js';
 import { parseWith } from '../../shared/schemas/validation.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createGroupCommitter, type Outcome } from '../../server/services/groupCommit.js';
+import { createGroupCommitter, type Outcome } from '../../server/services/events/groupCommit.js';
 
 /** The queue alone, with a flush that records what it was given (the database part is in test/integration/groupCommit.test.ts). */
 describe('group commit queue', () => {

@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
-import { SEARCH_WORDS_CHARS, searchWords } from '../../repositories/affiliateSearch.js';
 
 /**
- * The list's `search` on each engine's text index (server/repositories/affiliateSearch.ts).
+ * The list's `search` on each engine's text index (today's queries: server/repositories/affiliateSearch.ts).
  *
  * SQLite: an external-content FTS5 table with the trigram tokenizer over `affiliates.search_key`,
  * kept by triggers (cascaded deletes fire them too), rebuilt from the existing rows.
@@ -10,9 +9,34 @@ import { SEARCH_WORDS_CHARS, searchWords } from '../../repositories/affiliateSea
  * Both engines: `affiliates.search_words`, written by the repository with every row. MySQL /
  * MariaDB: a FULLTEXT index over it, created with stopwords off (InnoDB keeps that setting with
  * the index), so no suffix such as `com` or `the` is left out. Existing rows are filled here,
- * with the words as the repository builds them today.
+ * with the words as the repository built them when this migration landed.
  */
 const isMysql = (knex: Knex) => knex.client.config.client === 'mysql2';
+
+/*
+ * The words as this migration fills them, fixed here: a landed migration imports no live code,
+ * so it does the same on every database whatever the repository does later.
+ */
+
+/** Suffixes are cut here. */
+const SUFFIX_CHARS = 12;
+/** InnoDB's `innodb_ft_min_token_size` default. */
+const MIN_WORD_CHARS = 3;
+/** At most 541 letters and digits in `search_key`, each starting at most one suffix and a space. */
+const SEARCH_WORDS_CHARS = 541 * (SUFFIX_CHARS + 1);
+
+const WORD = /[\p{L}\p{Nd}]+/gu;
+
+/** `search_words` for a row's `search_key` (already lower-cased): every suffix of 3 or more characters of each word, cut to 12. */
+function searchWords(searchKey: string): string {
+  const suffixes = new Set<string>();
+  for (const chars of (searchKey.match(WORD) ?? []).map((word) => Array.from(word))) {
+    for (let i = 0; i + MIN_WORD_CHARS <= chars.length; i++) {
+      suffixes.add(chars.slice(i, i + SUFFIX_CHARS).join(''));
+    }
+  }
+  return [...suffixes].join(' ');
+}
 
 const TRIGGERS = [
   `CREATE TRIGGER affiliates_fts_insert AFTER INSERT ON affiliates BEGIN

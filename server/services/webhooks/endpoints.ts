@@ -12,25 +12,25 @@ import type {
 } from '../../../shared/schemas/webhook.js';
 import { generateSecret } from '../../../shared/webhooks/signature.js';
 import { inTransaction } from '../../db/knex.js';
-import type { WebhookEndpointRow } from '../../db/webhookRows.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import { findDelivery, listDeliveries, retryDelivery } from '../../repositories/webhookDeliveryHistory.js';
 import {
   deleteEndpoint,
+  type EndpointChanges,
   findEndpoint,
   insertEndpoint,
   listEndpoints,
   rotateEndpointSecret,
-  toWebhook,
   updateEndpoint,
 } from '../../repositories/webhookEndpoints.js';
-import { enqueueTestMessage } from '../../repositories/webhookOutbox.js';
-import { privateAddressOf } from './address.js';
 import type { ServiceDeps } from '../deps.js';
+import { pageOf } from '../pages.js';
+import { privateAddressOf } from './address.js';
+import type { WebhookOutbox } from './outbox.js';
 import type { SecretBox } from './secretBox.js';
 
 /** issue 11: during a rotation the previous secret keeps signing for 24 hours. */
-export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export interface WebhookService {
   create(campaignId: number, input: CreateWebhookInput): Promise<WebhookWithSecret>;
@@ -50,7 +50,10 @@ export interface WebhookServiceDeps extends ServiceDeps {
   wake?: () => void;
 }
 
-export function webhookService({ db, config, now: clock, box, wake }: WebhookServiceDeps): WebhookService {
+export function webhookService(
+  { db, config, now: clock, box, wake }: WebhookServiceDeps,
+  outbox: WebhookOutbox,
+): WebhookService {
   const { allowPrivateNetworks } = config.webhooks;
   /** Registration check; the worker checks the resolved address again at every attempt. */
   async function checkDestination(url: string): Promise<void> {
@@ -59,65 +62,48 @@ export function webhookService({ db, config, now: clock, box, wake }: WebhookSer
     if (address !== undefined) throw new ValidationError([MESSAGES.webhookPrivateUrl(address)]);
   }
 
-  async function endpoint(campaignId: number, id: number): Promise<WebhookEndpointRow> {
-    const row = await findEndpoint(db, campaignId, id);
-    if (!row) throw new NotFoundError(MESSAGES.webhookNotFound);
-    return row;
+  async function endpoint(campaignId: number, id: number): Promise<Webhook> {
+    const webhook = await findEndpoint(db, campaignId, id);
+    if (!webhook) throw new NotFoundError(MESSAGES.webhookNotFound);
+    return webhook;
   }
 
   /** A disabled endpoint gets nothing, a test or a retry included. */
-  async function enabledEndpoint(campaignId: number, id: number): Promise<WebhookEndpointRow> {
-    const row = await endpoint(campaignId, id);
-    if (row.status !== 'enabled') throw new ConflictError(MESSAGES.webhookDisabled);
-    return row;
+  async function enabledEndpoint(campaignId: number, id: number): Promise<Webhook> {
+    const webhook = await endpoint(campaignId, id);
+    if (webhook.status !== 'enabled') throw new ConflictError(MESSAGES.webhookDisabled);
+    return webhook;
   }
 
   async function create(campaignId: number, input: CreateWebhookInput): Promise<WebhookWithSecret> {
     await checkDestination(input.url);
     const secret = generateSecret();
-    const now = clock();
-    const row: Omit<WebhookEndpointRow, 'id'> = {
-      campaign_id: campaignId,
+    const webhook = await insertEndpoint(db, {
+      campaignId,
       url: input.url,
-      events: JSON.stringify(input.events),
+      events: input.events,
       description: input.description ?? null,
-      status: 'enabled',
-      disabled_reason: null,
-      secret_enc: await box.seal(secret),
-      previous_secret_enc: null,
-      previous_secret_expires_at: null,
-      failing_since: null,
-      created_at: now,
-      updated_at: now,
-    };
-    const id = await insertEndpoint(db, row);
-    return { ...toWebhook({ id, ...row }), secret };
+      secretEnc: await box.seal(secret),
+      createdAt: clock(),
+    });
+    return { ...webhook, secret };
   }
 
   async function list(campaignId: number, query: ListWebhooksQuery): Promise<WebhookList> {
-    const { rows, total } = await listEndpoints(db, campaignId, query);
-    return {
-      webhooks: rows.map(toWebhook),
-      total,
-      page: query.page,
-      limit: query.limit,
-      totalPages: Math.ceil(total / query.limit),
-    };
+    const { webhooks, total } = await listEndpoints(db, campaignId, query);
+    return { webhooks, ...pageOf(query, total) };
   }
 
   async function update(campaignId: number, id: number, input: UpdateWebhookInput): Promise<Webhook> {
     if (input.url !== undefined) await checkDestination(input.url);
-    const changes: Partial<WebhookEndpointRow> = { updated_at: clock() };
-    if (input.url !== undefined) changes.url = input.url;
-    if (input.events !== undefined) changes.events = JSON.stringify(input.events);
-    if (input.description !== undefined) changes.description = input.description;
-    if (input.status !== undefined) {
-      changes.status = input.status;
-      // Enabled again by the merchant: a fresh start, the old failing streak forgotten.
-      if (input.status === 'enabled') Object.assign(changes, { disabled_reason: null, failing_since: null });
+    const changes: EndpointChanges = { ...input, updatedAt: clock() };
+    // Enabled again by the merchant: a fresh start, the old failing streak forgotten.
+    if (input.status === 'enabled') {
+      changes.disabledReason = null;
+      changes.failingSince = null;
     }
     if ((await updateEndpoint(db, campaignId, id, changes)) === 0) throw new NotFoundError(MESSAGES.webhookNotFound);
-    return toWebhook(await endpoint(campaignId, id));
+    return endpoint(campaignId, id);
   }
 
   async function remove(campaignId: number, id: number): Promise<void> {
@@ -136,23 +122,17 @@ export function webhookService({ db, config, now: clock, box, wake }: WebhookSer
       now,
     );
     if (rotated === 0) throw new NotFoundError(MESSAGES.webhookNotFound);
-    return { ...toWebhook(await endpoint(campaignId, id)), secret };
+    return { ...(await endpoint(campaignId, id)), secret };
   }
 
   async function deliveries(campaignId: number, id: number, query: ListDeliveriesQuery): Promise<DeliveryList> {
     await endpoint(campaignId, id);
     const { deliveries: page, total } = await listDeliveries(db, id, query);
-    return {
-      deliveries: page,
-      total,
-      page: query.page,
-      limit: query.limit,
-      totalPages: Math.ceil(total / query.limit),
-    };
+    return { deliveries: page, ...pageOf(query, total) };
   }
 
-  async function delivery(endpointId: number, deliveryId: number): Promise<Delivery> {
-    const found = await findDelivery(db, endpointId, deliveryId);
+  async function delivery(endpointId: number, which: { id: number } | { messageId: string }): Promise<Delivery> {
+    const found = await findDelivery(db, endpointId, which);
     if (!found) throw new NotFoundError(MESSAGES.deliveryNotFound);
     return found;
   }
@@ -161,31 +141,20 @@ export function webhookService({ db, config, now: clock, box, wake }: WebhookSer
     await enabledEndpoint(campaignId, id);
     if ((await retryDelivery(db, id, deliveryId, clock())) === 0) throw new NotFoundError(MESSAGES.deliveryNotFound);
     wake?.();
-    return delivery(id, deliveryId);
+    return delivery(id, { id: deliveryId });
   }
 
   async function sendTest(campaignId: number, id: number): Promise<Delivery> {
-    const row = await enabledEndpoint(campaignId, id);
-    const deliveryId = await inTransaction(db, (trx) =>
-      enqueueTestMessage(
-        trx,
-        campaignId,
-        row.id,
-        {
-          webhookId: Number(row.id),
-          message: 'A test event from affiliated: your endpoint receives and verifies webhooks.',
-        },
-        clock(),
-      ),
-    );
+    const webhook = await enabledEndpoint(campaignId, id);
+    const messageId = await inTransaction(db, (trx) => outbox.recordTest(trx, campaignId, webhook.id));
     wake?.();
-    return delivery(id, deliveryId);
+    return delivery(id, { messageId });
   }
 
   return {
     create,
     list,
-    get: async (campaignId, id) => toWebhook(await endpoint(campaignId, id)),
+    get: endpoint,
     update,
     remove,
     rotateSecret,

@@ -48,7 +48,7 @@ export function secretBox(key: Buffer): SyncBox {
 }
 
 /** The key file kept beside a SQLite database: a copy of the database alone does not reveal secrets. */
-export function keyFileOf(sqliteFile: string): string {
+function keyFileOf(sqliteFile: string): string {
   return `${sqliteFile}.webhook-key`;
 }
 

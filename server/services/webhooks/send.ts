@@ -4,7 +4,7 @@ import { signatureHeader } from '../../../shared/webhooks/signature.js';
 import { guardedLookup, hostOf, isPrivateAddress, PrivateAddressError } from './address.js';
 
 /** issue 11: a 2xx within 10 s is success; anything else is a failed attempt. */
-export const ATTEMPT_TIMEOUT_MS = 10_000;
+const ATTEMPT_TIMEOUT_MS = 10_000;
 /** The first 1 KB of an answer is kept with the attempt. */
 const RESPONSE_BYTES = 1024;
 

@@ -1,5 +1,4 @@
 import { inTransaction } from '../../db/knex.js';
-import { toDate } from '../../db/rows.js';
 import { safeStack } from '../../logger.js';
 import {
   type ClaimedDelivery,
@@ -19,8 +18,8 @@ export interface WebhookWorker extends Worker {
 }
 
 /** issue 11: an endpoint whose deliveries have all failed for 5 days is disabled. */
-export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
-export const DISABLED_REASON =
+const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+const DISABLED_REASON =
   'Disabled automatically: every delivery attempt failed for 5 days. Fix the receiver, then enable the endpoint again.';
 
 export interface WorkerOptions extends ServiceDeps {
@@ -69,7 +68,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     if (current === undefined) return undefined;
     const { previousSecretEnc, previousSecretExpiresAt } = delivery;
     const previous =
-      previousSecretEnc !== null && previousSecretExpiresAt !== null && toDate(previousSecretExpiresAt) > now
+      previousSecretEnc !== null && previousSecretExpiresAt !== null && previousSecretExpiresAt > now
         ? await box.open(previousSecretEnc)
         : undefined;
     return previous === undefined ? [current] : [current, previous];

@@ -5,12 +5,14 @@ import {
   namedCampaigns,
   type EventsResponse,
   type TrackingEvent,
-} from '../../shared/schemas/event.js';
-import { ValidationError } from '../errors.js';
-import { findCampaignIdsByPublicIds } from '../repositories/events.js';
-import type { AuthenticatedCampaign } from './auth.js';
-import type { ServiceDeps, Worker } from './deps.js';
-import { createEventIntake, type EventIntake } from './eventIntake.js';
+} from '../../../shared/schemas/event.js';
+import { ValidationError } from '../../errors.js';
+import { findCampaignIdsByPublicIds } from '../../repositories/campaigns.js';
+import type { AuthenticatedCampaign } from '../auth.js';
+import type { ServiceDeps, Worker } from '../deps.js';
+import type { WebhookOutbox } from '../webhooks/outbox.js';
+import { createEventIntake, type EventIntake } from './intake.js';
+import type { ConversionRules } from './records.js';
 
 export interface EventService {
   /** `POST /v1/events` (spec 4.6): events of the key's campaign. */
@@ -23,8 +25,6 @@ export interface EventService {
    * with `auth`, an existing campaign without.
    */
   campaignIssues(auth: AuthenticatedCampaign | undefined, body: unknown): Promise<string[]>;
-  /** The group-commit writer both endpoints share: its flush counts, and a hold for tests. */
-  writer: Pick<EventIntake, 'hold' | 'queued' | 'stats'>;
   /** Stops after the writer has answered every request it holds (the daemon stops it before the pool closes). */
   worker: Worker;
 }
@@ -44,9 +44,36 @@ function refuseCampaigns(events: readonly TrackingEvent[], accepts: (publicId: s
   if (messages.length > 0) throw new ValidationError(messages);
 }
 
+/** The group-commit writer behind an event service, as tests see it: hold it, wait for requests, count flushes. */
+export type IntakeWriterHandle = Pick<EventIntake, 'hold' | 'queued' | 'stats'>;
+
+/** Kept beside the services rather than in them, so the daemon's interface has no test hook. */
+const writers = new WeakMap<EventService, IntakeWriterHandle>();
+
+/**
+ * Tests only: the writer behind a daemon's event service, to put chosen requests in one flush
+ * (`hold`, then `queued`) and to count flushes (`stats`).
+ */
+export function intakeWriterForTests(events: EventService): IntakeWriterHandle {
+  const writer = writers.get(events);
+  if (!writer) throw new Error('this event service was not built by eventService()');
+  return writer;
+}
+
+/** What intake applies to the key's conversions: the campaign's commission rule and monthly limit. */
+function conversionRulesOf(auth: AuthenticatedCampaign): ConversionRules {
+  return {
+    campaignId: auth.campaignId,
+    planName: auth.planName,
+    maxMonthlyConversions: auth.maxMonthlyConversions,
+    commissionType: auth.commissionType,
+    commissionValue: auth.commissionValue,
+  };
+}
+
 /** Both endpoints answer `{ success, received, accepted, skipped }`. */
-export function eventService({ db }: ServiceDeps): EventService {
-  const intake = createEventIntake(db);
+export function eventService({ db }: ServiceDeps, outbox: WebhookOutbox): EventService {
+  const intake = createEventIntake(db, outbox);
   const campaignIds = new Map<string, { id: number; expires: number }>();
 
   async function resolveCampaigns(publicIds: readonly string[], now = Date.now()): Promise<Map<string, number>> {
@@ -68,9 +95,7 @@ export function eventService({ db }: ServiceDeps): EventService {
     return known;
   }
 
-  return {
-    writer: { hold: intake.hold, queued: intake.queued, stats: intake.stats },
-
+  const service: EventService = {
     async campaignIssues(auth, body) {
       const named = namedCampaigns(body);
       if (named.length === 0) return [];
@@ -82,13 +107,13 @@ export function eventService({ db }: ServiceDeps): EventService {
       const known = await resolveCampaigns([...new Set(named.map(({ publicId }) => publicId))]);
       return named.filter(({ publicId }) => !known.has(publicId)).map(({ index }) => issue(index, CAMPAIGN_UNKNOWN));
     },
+
     worker: { name: 'event intake', start: () => undefined, stop: () => intake.drained() },
 
     async track(auth, { events }) {
       // product §3.5: campaign_id must be the key's campaign.
       refuseCampaigns(events, (publicId) => publicId === auth.publicId, campaignMismatch(auth.publicId));
-      // The authenticated campaign carries its plan limit and commission rule: they are the rules.
-      return intake(events, () => auth.campaignId, auth);
+      return intake(events, () => auth.campaignId, conversionRulesOf(auth));
     },
 
     async trackFromBrowser({ events }) {
@@ -99,4 +124,6 @@ export function eventService({ db }: ServiceDeps): EventService {
       return intake(events, (event) => known.get(event.campaign_id) ?? 0, undefined);
     },
   };
+  writers.set(service, { hold: intake.hold, queued: intake.queued, stats: intake.stats });
+  return service;
 }

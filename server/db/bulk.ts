@@ -1,8 +1,30 @@
 import type { Knex } from 'knex';
 import { engineOf, type Trx } from './knex.js';
 
-/** Rows per statement: 500 rows of up to 12 columns stay within both engines' bound-parameter limits. */
-export const INSERT_CHUNK_ROWS = 500;
+/**
+ * Statements over many rows or values, for every repository: multi-row inserts, and reads or
+ * writes whose `IN (...)` list could be long, cut into statements both engines accept.
+ */
+
+/**
+ * Values per `IN (...)` list and rows per multi-row INSERT: 500 rows of up to 13 columns stay far
+ * below both engines' bound-parameter limits (32,766 on SQLite, 65,535 on MySQL).
+ */
+const CHUNK = 500;
+
+/** `items` in consecutive slices of at most `size`. */
+export function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
+  return out;
+}
+
+/** A statement with an `IN (...)` list of `values`, once per CHUNK of them; the answers in order. */
+export async function inChunks<V, R>(values: readonly V[], query: (part: V[]) => Promise<readonly R[]>): Promise<R[]> {
+  const found: R[] = [];
+  for (const part of chunks(values)) found.push(...(await query(part)));
+  return found;
+}
 
 /** What a row that hits a unique key does: nothing (kept out), or add its counters to the stored row's. */
 export type OnConflict = { ignore: true } | { key: readonly string[]; increment: readonly string[] };
@@ -19,9 +41,9 @@ function conflictClauses(mysql: boolean, onConflict: OnConflict | undefined): { 
 }
 
 /**
- * Multi-row INSERT written by hand, INSERT_CHUNK_ROWS rows a statement: at 500 rows Knex's
- * builder (quoting every column of every row) costs about as much CPU as the statement itself.
- * `table` and `columns` are constants of the caller, never input; values are bound.
+ * Multi-row INSERT written by hand, CHUNK rows a statement: at 500 rows Knex's builder (quoting
+ * every column of every row) costs about as much CPU as the statement itself. `table` and
+ * `columns` are constants of the caller, never input; values are bound.
  */
 export async function insertRows<R, C extends keyof R & string>(
   trx: Trx,
@@ -33,8 +55,7 @@ export async function insertRows<R, C extends keyof R & string>(
   const { verb, tail } = conflictClauses(engineOf(trx) === 'mysql', onConflict);
   const tuple = `(${columns.map(() => '?').join(', ')})`;
   const head = `${verb} INTO ${table} (${columns.join(', ')}) VALUES `;
-  for (let start = 0; start < rows.length; start += INSERT_CHUNK_ROWS) {
-    const part = rows.slice(start, start + INSERT_CHUNK_ROWS);
+  for (const part of chunks(rows)) {
     const bindings: unknown[] = [];
     for (const row of part) for (const column of columns) bindings.push(row[column]);
     await trx.raw(`${head}${part.map(() => tuple).join(', ')}${tail}`, bindings as Knex.RawBinding[]);

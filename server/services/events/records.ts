@@ -1,6 +1,6 @@
-import type { TrackingEvent } from '../../shared/schemas/event.js';
-import { moneyToCents } from '../db/rows.js';
-import type { NewConversion, NewTrackingEvent } from '../repositories/events.js';
+import { toCents } from '../../../shared/money.js';
+import type { SkipReason, TrackingEvent } from '../../../shared/schemas/event.js';
+import type { NewConversion, NewTrackingEvent } from '../../repositories/events.js';
 
 /** The campaign rule of product §2, as stored: percent in hundredths of a percent, fixed in centavos. */
 export interface ConversionRules {
@@ -9,6 +9,22 @@ export interface ConversionRules {
   maxMonthlyConversions: number | null;
   commissionType: 'percent' | 'fixed';
   commissionValue: number;
+}
+
+/** One request's validated events, waiting for a flush. */
+export interface IntakeJob {
+  events: readonly TrackingEvent[];
+  /** The campaign of each event, by index. */
+  campaignIds: readonly number[];
+  /** The key's campaign rules; undefined for the browser endpoint (no conversions). */
+  rules: ConversionRules | undefined;
+  /** When the request arrived: stamps its rows and picks the month it reserves from. */
+  now: Date;
+}
+
+export interface Skip {
+  index: number;
+  reason: SkipReason;
 }
 
 /** A valid, attributed event that survived in-batch dedupe: what the database is asked to store. */
@@ -53,7 +69,7 @@ export function newConversion(
   rules: ConversionRules,
   now: Date,
 ): NewConversion {
-  const orderValueCents = moneyToCents(candidate.event.properties?.order_value ?? 0);
+  const orderValueCents = toCents(candidate.event.properties?.order_value ?? 0);
   return {
     campaignId: candidate.campaignId,
     affiliateId: candidate.affiliateId,

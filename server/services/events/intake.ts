@@ -1,11 +1,12 @@
-import { MESSAGES } from '../../shared/errors.js';
-import type { EventsResponse, TrackingEvent } from '../../shared/schemas/event.js';
-import { type Db, inTransaction, isDatabaseUnavailable } from '../db/knex.js';
-import { ForbiddenError } from '../errors.js';
-import { ensureMonthlyUsage, monthKey } from '../repositories/usage.js';
-import type { ConversionRules } from './eventRecords.js';
+import { MESSAGES } from '../../../shared/errors.js';
+import type { EventsResponse, TrackingEvent } from '../../../shared/schemas/event.js';
+import { type Db, inTransaction, isDatabaseUnavailable } from '../../db/knex.js';
+import { ForbiddenError } from '../../errors.js';
+import { ensureMonthlyUsage, monthKey } from '../../repositories/usage.js';
+import type { WebhookOutbox } from '../webhooks/outbox.js';
+import { MonthlyLimitReached, type Stored, storeFlush } from './flush.js';
 import { createGroupCommitter, type GroupCommitStats } from './groupCommit.js';
-import { type IntakeJob, MonthlyLimitReached, type Stored, storeFlush } from './intakeFlush.js';
+import type { ConversionRules, IntakeJob } from './records.js';
 
 /** Stores validated events: `(events, campaign of each event, the campaign's conversion rules)`. */
 export interface EventIntake {
@@ -50,12 +51,12 @@ async function ensureUsageRows(db: Db, jobs: readonly IntakeJob[], known: Map<nu
  * One `now` per request: it stamps the rows and picks the calendar month (UTC) whose
  * conversion counter the request reserves from (product §3.8).
  */
-export function createEventIntake(db: Db): EventIntake {
+export function createEventIntake(db: Db, outbox: WebhookOutbox): EventIntake {
   const usageRows = new Map<number, string>();
   const committer = createGroupCommitter<IntakeJob, Stored>(
     async (jobs) => {
       await ensureUsageRows(db, jobs, usageRows);
-      return inTransaction(db, (trx) => storeFlush(trx, jobs, new Date()));
+      return inTransaction(db, (trx) => storeFlush(trx, jobs, outbox));
     },
     {
       maxWeight: FLUSH_EVENTS,

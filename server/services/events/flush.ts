@@ -1,37 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import type { SkipReason, TrackingEvent } from '../../shared/schemas/event.js';
-import type { Trx } from '../db/knex.js';
-import { addToDailyStats, type StoredEvent } from '../repositories/dailyStats.js';
+import type { Trx } from '../../db/knex.js';
+import { findConversionsByOrderIds } from '../../repositories/conversions.js';
+import { addToDailyStats, type StoredEvent } from '../../repositories/dailyStats.js';
 import {
   existingEventIds,
-  findAffiliatesByReferralKeys,
   insertConversions,
   insertTrackingEventsIgnoringDuplicates,
   type NewConversion,
   type NewTrackingEvent,
-  type ReferralTarget,
   trackingEventsOfIntake,
-} from '../repositories/events.js';
-import { reserveConversions } from '../repositories/usage.js';
-import { enqueueConversionsCreated } from '../repositories/webhookOutbox.js';
+} from '../../repositories/events.js';
+import { reserveConversions } from '../../repositories/usage.js';
+import type { WebhookOutbox } from '../webhooks/outbox.js';
+import { attribute, referralTargets } from './attribution.js';
 import type { Outcome } from './groupCommit.js';
-import { type Candidate, type ConversionRules, newConversion, newTrackingEvent } from './eventRecords.js';
-
-/** One request's validated events, waiting for a flush. */
-export interface IntakeJob {
-  events: readonly TrackingEvent[];
-  /** The campaign of each event, by index. */
-  campaignIds: readonly number[];
-  /** The key's campaign rules; undefined for the browser endpoint (no conversions). */
-  rules: ConversionRules | undefined;
-  /** When the request arrived: stamps its rows and picks the month it reserves from. */
-  now: Date;
-}
-
-export interface Skip {
-  index: number;
-  reason: SkipReason;
-}
+import { type Candidate, type IntakeJob, newConversion, newTrackingEvent, type Skip } from './records.js';
 
 /** What a request learns from its flush. */
 export interface Stored {
@@ -54,60 +37,13 @@ interface Written {
 
 const newIntakeId = () => randomBytes(12).toString('hex');
 
-/**
- * Attribution and in-batch dedupe (product §3.5, §3.7): what is left is what the database
- * is asked to store. Skips are decided in event order, so the first of two duplicates wins.
- */
-export function attribute(job: IntakeJob, affiliates: ReadonlyMap<string, ReferralTarget>) {
-  const candidates: Candidate[] = [];
-  const skipped: Skip[] = [];
-  const seenEventIds = new Set<string>();
-  const seenOrderIds = new Set<string>();
-  job.events.forEach((event, index) => {
-    const campaignId = job.campaignIds[index] ?? 0;
-    const affiliate = affiliates.get(event.affiliate_id.toUpperCase());
-    // Codes are unique across campaigns; another campaign's affiliate is unknown here.
-    if (!affiliate || Number(affiliate.campaign_id) !== campaignId) {
-      skipped.push({ index, reason: 'unknown_affiliate' });
-      return;
-    }
-    if (affiliate.status !== 'active') {
-      skipped.push({ index, reason: 'inactive_affiliate' });
-      return;
-    }
-    const eventKey = event.event_id === undefined ? undefined : `${campaignId}\n${event.event_id}`;
-    const orderId = event.event_type === 'conversion' ? event.properties?.order_id : undefined;
-    const orderKey = orderId === undefined ? undefined : `${campaignId}\n${orderId}`;
-    if (eventKey !== undefined && seenEventIds.has(eventKey)) {
-      skipped.push({ index, reason: 'duplicate_event_id' });
-      return;
-    }
-    if (orderKey !== undefined && seenOrderIds.has(orderKey)) {
-      skipped.push({ index, reason: 'duplicate_order_id' });
-      return;
-    }
-    if (eventKey !== undefined) seenEventIds.add(eventKey);
-    if (orderKey !== undefined) seenOrderIds.add(orderKey);
-    candidates.push({ index, campaignId, affiliateId: Number(affiliate.id), event, orderId });
-  });
-  return { candidates, skipped };
-}
-
-/** The affiliates behind every referral code of the flush, in one read. */
-async function referralTargets(trx: Trx, jobs: readonly IntakeJob[]): Promise<Map<string, ReferralTarget>> {
-  const keys = new Set<string>();
-  for (const job of jobs) for (const event of job.events) keys.add(event.affiliate_id.toUpperCase());
-  const rows = await findAffiliatesByReferralKeys(trx, [...keys]);
-  return new Map(rows.map((row) => [row.referral_key, row]));
-}
-
 const counted = (row: NewTrackingEvent, conversion?: NewConversion): StoredEvent => ({
-  campaign_id: row.campaignId,
-  affiliate_id: row.affiliateId,
-  event_type: row.event.event_type,
-  occurred_at: row.occurredAt,
-  order_value_cents: conversion?.orderValueCents ?? null,
-  commission_cents: conversion?.commissionCents ?? null,
+  campaignId: row.campaignId,
+  affiliateId: row.affiliateId,
+  eventType: row.event.event_type,
+  occurredAt: row.occurredAt,
+  orderValueCents: conversion?.orderValueCents ?? null,
+  commissionCents: conversion?.commissionCents ?? null,
 });
 
 /**
@@ -130,8 +66,8 @@ async function storeWithoutConversions(
   const storedKeys = keyed
     ? new Set(
         (await trackingEventsOfIntake(trx, intakeId))
-          .filter((row) => row.event_id !== null)
-          .map((row) => `${row.campaign_id}\n${row.event_id}`),
+          .filter((stored) => stored.eventId !== null)
+          .map((stored) => `${stored.campaignId}\n${stored.eventId}`),
       )
     : new Set<string>();
   let next = 0;
@@ -171,9 +107,9 @@ async function storeWithConversions(
   await insertTrackingEventsIgnoringDuplicates(trx, rows);
   const byEventId = new Map<string, number>();
   const byOrderId = new Map<string, number>();
-  for (const row of await trackingEventsOfIntake(trx, intakeId)) {
-    if (row.event_id !== null) byEventId.set(`${row.campaign_id}\n${row.event_id}`, row.id);
-    if (row.order_id !== null) byOrderId.set(`${row.campaign_id}\n${row.order_id}`, row.id);
+  for (const stored of await trackingEventsOfIntake(trx, intakeId)) {
+    if (stored.eventId !== null) byEventId.set(`${stored.campaignId}\n${stored.eventId}`, stored.id);
+    if (stored.orderId !== null) byOrderId.set(`${stored.campaignId}\n${stored.orderId}`, stored.id);
   }
 
   const kept: { row: NewTrackingEvent; conversion?: NewConversion }[] = [];
@@ -231,6 +167,31 @@ async function whyIgnored(trx: Trx, ignored: readonly Candidate[]): Promise<Skip
 }
 
 /**
+ * `conversion.created` for the conversions the flush stored, as the conversions API shows them.
+ * Their ids and referral codes take a read, made only for campaigns an endpoint listens to.
+ */
+async function recordConversionsCreated(
+  trx: Trx,
+  outbox: WebhookOutbox,
+  conversions: readonly NewConversion[],
+): Promise<void> {
+  if (conversions.length === 0) return;
+  const heard = await outbox.listening(
+    trx,
+    'conversion.created',
+    conversions.map((c) => c.campaignId),
+  );
+  for (const campaignId of heard) {
+    const orderIds = conversions.filter((c) => c.campaignId === campaignId).map((c) => c.orderId);
+    const stored = await findConversionsByOrderIds(trx, campaignId, orderIds);
+    await outbox.record(
+      trx,
+      stored.map((conversion) => ({ campaignId, type: 'conversion.created', data: conversion })),
+    );
+  }
+}
+
+/**
  * Everything the flush's requests store, in one transaction: one read of their affiliates; the
  * requests without conversions together; each request with conversions on its own, inside a
  * savepoint when it shares the flush, so a request the monthly limit refuses leaves nothing and
@@ -238,7 +199,11 @@ async function whyIgnored(trx: Trx, ignored: readonly Candidate[]): Promise<Skip
  * `conversion.created` in the outbox (docs/webhooks.md), both with the rows they describe.
  * A failure that is no single request's (deadlock, database gone) throws: the caller retries.
  */
-export async function storeFlush(trx: Trx, jobs: readonly IntakeJob[], now: Date): Promise<Outcome<Stored>[]> {
+export async function storeFlush(
+  trx: Trx,
+  jobs: readonly IntakeJob[],
+  outbox: WebhookOutbox,
+): Promise<Outcome<Stored>[]> {
   const affiliates = await referralTargets(trx, jobs);
   const attributed = jobs.map((job) => ({ job, ...attribute(job, affiliates) }));
   const written: Written = { events: [], conversions: [] };
@@ -271,7 +236,7 @@ export async function storeFlush(trx: Trx, jobs: readonly IntakeJob[], now: Date
   }
 
   await addToDailyStats(trx, written.events);
-  await enqueueConversionsCreated(trx, written.conversions, now);
+  await recordConversionsCreated(trx, outbox, written.conversions);
   return attributed.map((request): Outcome<Stored> => {
     const outcome = results.get(request);
     if (!outcome) throw new Error('a request of the flush was not written');
