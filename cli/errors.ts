@@ -1,4 +1,4 @@
-/** A mistake in how the command was called: exit code 2 (product §5). */
+/** A mistake in how the command was called: exit code 2 (docs/cli.md). */
 export class UsageError extends Error {
   override name = 'UsageError';
 }

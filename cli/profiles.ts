@@ -81,7 +81,7 @@ function pick<T>(flag: T | undefined, env: T | undefined, profile: T | undefined
   return [undefined, 'none'];
 }
 
-/** Precedence (issue 5): `--base-url`/`--api-key`, then `AFFILIATED_*` variables, then the profile. */
+/** Precedence (docs/cli.md): `--base-url`/`--api-key`, then `AFFILIATED_*` variables, then the profile. */
 export async function resolveConnection(
   io: Io,
   options: { profile?: string; baseUrl?: string; apiKey?: string },

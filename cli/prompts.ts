@@ -2,7 +2,7 @@ import { CommandFailed, UsageError } from './errors.js';
 import type { Io } from './io.js';
 
 /**
- * Prompts appear only on a terminal and only for what a flag did not give (product §5);
+ * Prompts appear only on a terminal and only for what a flag did not give (docs/cli.md);
  * elsewhere a missing value is a usage error naming the flag. They draw on stderr so stdout
  * stays clean. A cancelled prompt (Ctrl-C, Ctrl-D) is a cancel, not a crash.
  */

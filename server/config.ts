@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
-/** The embedded default store (product §1). */
+/** The embedded default store (README.md#configuration). */
 const DEFAULT_DATABASE_URL = 'sqlite:./data/affiliated.sqlite3';
 
 export type DatabaseConfig =
@@ -61,7 +61,7 @@ const int = (min: number, max: number) =>
         .max(max, { error: `must be at most ${max}` }),
     );
 
-/** issue 11: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+/** docs/webhooks.md: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 const DEFAULT_RETRY_SCHEDULE = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6];
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1e3, m: 6e4, h: 36e5, d: 864e5 };

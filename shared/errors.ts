@@ -1,5 +1,5 @@
 /**
- * The spec's error body (seed-spec §7) and every user-facing message, in one place so that
+ * The spec's error body (spec §7) and every user-facing message, in one place so that
  * the server, the client and the tests quote the same text.
  */
 

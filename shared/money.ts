@@ -1,5 +1,5 @@
 /**
- * Money is BRL held as integer centavos (product §2). Amounts arrive as JSON numbers or CLI
+ * Money is BRL held as integer centavos (spec §11). Amounts arrive as JSON numbers or CLI
  * text; they are rounded to the centavo half up *as written in decimal*: `1.045` is 1.05 and
  * `1.005` is 1.01, although the doubles nearest to them lie below (`(1.045).toFixed(2)` is
  * `1.04`, `Math.round(1.005 * 100)` is 100).

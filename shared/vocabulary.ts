@@ -3,11 +3,11 @@
  * declares its options with them without loading zod (so `affiliated --help` stays fast).
  */
 export const AFFILIATE_STATUSES = ['pending', 'active', 'inactive'] as const;
-/** seed-spec §3.2. */
+/** spec §3.2. */
 export const CONVERSION_STATUSES = ['pending', 'approved', 'rejected', 'paid'] as const;
 export const PAYOUT_STATUSES = ['pending', 'paid', 'failed'] as const;
 export const EVENT_TYPES = ['conversion', 'lead', 'page_view'] as const;
-/** At most this many events a request (product §3.6). */
+/** At most this many events a request (spec §10.6). */
 export const MAX_EVENTS_PER_REQUEST = 1000;
 /** Longest hold period: ten years. */
 export const MAX_AUTO_APPROVE_DAYS = 3650;

@@ -25,7 +25,7 @@ export function knexOptions(database: DatabaseConfig): Knex.Config {
       pool: {
         min: 1,
         max: 1,
-        // product §1 and issue 4: WAL, synchronous=FULL so a 200 means durable, and cascades on.
+        // docs/reliability.md: WAL, synchronous=FULL so a 200 means durable, and cascades on.
         afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) {
           try {
             conn.pragma('journal_mode = WAL');

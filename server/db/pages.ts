@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Pages of a list (product §3.2): newest first, `created_at` descending and then `id`, so rows
+ * Pages of a list (spec §10.2): newest first, `created_at` descending and then `id`, so rows
  * made in the same millisecond keep one order; `alias` is the table's prefix in a join (`c.`).
  */
 export function newestFirstPage(query: Knex.QueryBuilder, alias: string, page: { page: number; limit: number }) {

@@ -16,7 +16,7 @@ const sqliteStatements = new WeakMap<object, Map<string, SqliteStatement>>();
 
 /**
  * Runs a read on one of Knex's pooled connections as a prepared statement, for the hottest
- * reads (issue: get by id spent a fifth of its time compiling and preparing SQL). SQLite: the
+ * reads (get by id spent a fifth of its time compiling and preparing SQL). SQLite: the
  * statement is prepared once per connection and reused. MySQL/MariaDB: mysql2's `execute`,
  * which prepares on the server once per connection and then sends only the bindings.
  * Knex still owns the pool, so transactions, timeouts and broken connections behave as for

@@ -33,7 +33,7 @@ export type HandlerFn<R extends RouteSpec> = (
 /**
  * A rule of validation that needs the request's context (the key's campaign, the database): it
  * reads the input as it arrived, valid or not, and names each failure, so that one 400 lists
- * them with the schema's (product §3.6). It asks a service; the rule lives there.
+ * them with the schema's (spec §10.6). It asks a service; the rule lives there.
  */
 export type ContextCheck<R extends RouteSpec> = (
   input: { auth: RouteInput<R>['auth']; body: unknown },
@@ -44,7 +44,7 @@ export type Handler<R extends RouteSpec> = HandlerFn<R> | { check: ContextCheck<
 
 export type Handlers<G extends RouteGroup> = { [K in keyof G]: Handler<G[K]> };
 
-/** Path ids are the only path parameters: a bad one is the spec's 4.3 message, as it is. */
+/** Path ids are the only path parameters: a bad one is the message of spec §4.3, as it is. */
 function validateParams(route: RouteSpec, ctx: Context): unknown {
   if (!route.params) return undefined;
   const result = parseWith(route.params, { ...ctx.params });
@@ -92,7 +92,7 @@ function handle(route: RouteSpec, handler: Handler<RouteSpec>, services: Service
   const contentType = spec && isContentResponse(spec) ? spec.contentType : undefined;
   const { check, handle: run } = typeof handler === 'function' ? { check: undefined, handle: handler } : handler;
   return async function respond(ctx: Context): Promise<void> {
-    // product §3.6: every failed rule is one message of a single 400, context rules included.
+    // spec §10.6: every failed rule is one message of a single 400, context rules included.
     const failures: string[] = [];
     const input = {
       params: validateParams(route, ctx),

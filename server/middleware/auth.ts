@@ -21,7 +21,7 @@ export function apiKeyHash(ctx: Context): string | undefined {
 }
 
 /**
- * spec §5 and product §3.12. `affiliates` routes answer a revoked key with 401
+ * spec §5 and §10.12. `affiliates` routes answer a revoked key with 401
  * `Invalid or inactive API Key`; `events` routes with 403 `API Key is revoked or inactive`.
  */
 export function requireApiKey(authenticator: ApiKeyAuthenticator, flavour: 'affiliates' | 'events') {

@@ -4,7 +4,7 @@ import { MESSAGES } from '../../shared/errors.js';
 import { jsonShapeIssues } from '../../shared/schemas/jsonShape.js';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
 
-/** product §3.6: 2 MiB a body. */
+/** spec §10.6: 2 MiB a body. */
 export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 /** No route reads deeper than a dozen levels; past this, a body is refused before any code walks it. */
 export const BODY_MAX_DEPTH = 32;
@@ -21,7 +21,7 @@ function hasBody(ctx: Context): boolean {
 }
 
 /**
- * Reads a JSON body: anything but JSON is 415, past the limit 413, unparsable 400 (product §3.13).
+ * Reads a JSON body: anything but JSON is 415, past the limit 413, unparsable 400 (spec §10.13).
  * A request without a body leaves `ctx.request.body` undefined, for validation to name.
  */
 export function jsonBody(limitBytes = BODY_LIMIT_BYTES) {

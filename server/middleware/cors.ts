@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import type { RouteTable } from '../http/routeTable.js';
 
 /**
- * CORS for the routes the contract opens to browsers (product §3.11: the SDK routes only).
+ * CORS for the routes the contract opens to browsers (spec §10.11: the SDK routes only).
  * Mounted before the rate limit so that a browser can read a 429 and its Retry-After too; a
  * preflight is answered here and never counted.
  */

@@ -8,7 +8,7 @@ import type { Logger } from '../logger.js';
 import { apiKeyHash } from './auth.js';
 
 /**
- * Fixed one-minute window (product §3.10) for koa-ratelimit's redis driver. Its limiter
+ * Fixed one-minute window (spec §10.10) for koa-ratelimit's redis driver. Its limiter
  * (async-ratelimiter) defines a sliding-log `ratelimiter` command only when the client has
  * none, so defining ours first keeps the library's middleware, headers and 429 while making
  * the window fixed and shared by every daemon on the same Redis.
@@ -35,7 +35,7 @@ type Bucket = Exclude<RateLimitBucket, 'none'>;
 const RESET = 'X-RateLimit-Reset';
 
 /**
- * koa-ratelimit sends an epoch; product §3.10 wants whole seconds until the window resets. Both
+ * koa-ratelimit sends an epoch; spec §10.10 wants whole seconds until the window resets. Both
  * drivers' epochs are already rounded (Redis to whole seconds, memory on a clock that drifts
  * from Date.now), so rounding up again could say 61 for a 60-second window: never say more
  * than the window.
@@ -47,7 +47,7 @@ function secondsUntil(epochSeconds: unknown, windowSeconds: number, now = Date.n
 }
 
 /**
- * spec §8 and product §3.10: `/v1/events` per API key, `/v1/sdk/events` per client IP, every
+ * spec §8 and §10.10: `/v1/events` per API key, `/v1/sdk/events` per client IP, every
  * other route per API key (per IP without one). Counting happens before authentication.
  */
 export function rateLimit(config: Config, logger: Logger, table: RouteTable, redis?: Redis): Middleware {

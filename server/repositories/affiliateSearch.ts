@@ -1,5 +1,5 @@
 /**
- * The list's `search` (spec 4.2: a case-insensitive partial match over name, e-mail and
+ * The list's `search` (spec §4.2: a case-insensitive partial match over name, e-mail and
  * referral code at once) on each engine's own text index. Both engines answer exactly what
  * `search_key LIKE '%term%'` answers; the index only narrows the rows that LIKE then checks:
  *

@@ -17,12 +17,12 @@ interface AffiliateTotals {
 
 const NO_TOTALS: AffiliateTotals = { conversions: 0, commissionsCents: 0, paidCents: 0 };
 
-/** product §3.4: e-mails are unique within a campaign, compared trimmed and case-insensitively. */
+/** spec §10.4: e-mails are unique within a campaign, compared trimmed and case-insensitively. */
 const emailKey = (email: string) => email.trim().toLowerCase();
-/** product §3.3: referral codes are unique across campaigns on their upper-cased form. */
+/** spec §10.3: referral codes are unique across campaigns on their upper-cased form. */
 const referralKey = (code: string) => code.toUpperCase();
 
-/** Lower-cased name, e-mail and referral code: LIKE over it decides the list's `search` (spec 4.2). */
+/** Lower-cased name, e-mail and referral code: LIKE over it decides the list's `search` (spec §4.2). */
 function searchKey(fields: { name: string | null; email: string; referralId: string }): string {
   return [fields.name ?? '', emailKey(fields.email), fields.referralId].join('\n').toLowerCase();
 }
@@ -42,7 +42,7 @@ export interface AffiliateRecord extends AffiliateFields {
   createdAt: Date;
 }
 
-/** Which unique index guards which field (the 409 texts never say where, spec 4.1.4). */
+/** Which unique index guards which field (the 409 texts never say where, spec §4.1.4). */
 const UNIQUE_FIELDS = { referral_key: 'referralId', email_key: 'email' } as const;
 
 /** A whole row for a new affiliate, keys derived here (also used by tests and the benchmark that insert directly). */
@@ -138,7 +138,7 @@ CROSS JOIN (SELECT SUM(amount_cents) AS t_paid FROM payouts WHERE affiliate_id =
 WHERE a.campaign_id = ? AND a.id = ?`;
 
 /**
- * spec 4.3: one affiliate and its totals (spec 2.1) in one statement, so a read by id is one
+ * spec §4.3: one affiliate and its totals (spec §2.1) in one statement, so a read by id is one
  * round trip to the database rather than three, as a prepared statement.
  */
 export async function findAffiliate(db: Db, campaignId: number, id: number): Promise<Affiliate | undefined> {
@@ -161,7 +161,7 @@ export async function lockAffiliate(trx: Trx, campaignId: number, id: number): P
   return row && recordOf(row);
 }
 
-/** The affiliate with its totals (spec 2.1) as they stand in this transaction. */
+/** The affiliate with its totals (spec §2.1) as they stand in this transaction. */
 export async function withTotals(db: Db | Trx, record: AffiliateRecord): Promise<Affiliate> {
   return toAffiliate(record, (await totalsFor(db, [record.id])).get(record.id));
 }
@@ -212,7 +212,7 @@ function fulltextMinWord(db: Db): Promise<number> {
 }
 
 /**
- * `search` (spec 4.2): LIKE over `search_key` decides, the engine's text index (when the term
+ * `search` (spec §4.2): LIKE over `search_key` decides, the engine's text index (when the term
  * allows it) narrows the rows LIKE reads. See affiliateSearch.ts for what each index serves.
  */
 async function whereSearch(db: Db, query: Knex.QueryBuilder, search: string): Promise<void> {
@@ -232,7 +232,7 @@ async function whereSearch(db: Db, query: Knex.QueryBuilder, search: string): Pr
   query.andWhereRaw(`search_key LIKE ? ESCAPE '!'`, [likePattern(term)]);
 }
 
-/** A page of the campaign's affiliates, newest first, each with its totals (spec 2.1). */
+/** A page of the campaign's affiliates, newest first, each with its totals (spec §2.1). */
 export async function listAffiliates(
   db: Db,
   campaignId: number,
@@ -272,7 +272,7 @@ export async function listAffiliates(
   return { affiliates: records.map((record) => toAffiliate(record, totals.get(record.id))), total };
 }
 
-/** spec 2.1 totals for a page of affiliates: two grouped queries, whatever the page size. */
+/** spec §2.1 totals for a page of affiliates: two grouped queries, whatever the page size. */
 async function totalsFor(db: Db | Trx, affiliateIds: number[]): Promise<Map<number, AffiliateTotals>> {
   const totals = new Map<number, AffiliateTotals>();
   if (affiliateIds.length === 0) return totals;

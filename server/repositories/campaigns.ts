@@ -116,7 +116,7 @@ export async function updateCampaign(db: Db | Trx, id: number, changes: Campaign
   return db('campaigns').where('id', id).update(columns);
 }
 
-/** Campaign ids by public id, for the key-less SDK endpoint (product §3.11). */
+/** Campaign ids by public id, for the key-less SDK endpoint (spec §10.11). */
 export async function findCampaignIdsByPublicIds(
   db: Db | Trx,
   publicIds: readonly string[],

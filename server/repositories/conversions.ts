@@ -87,7 +87,7 @@ function withAffiliate(db: Db | Trx) {
 }
 
 /**
- * The statuses a conversion may leave for `to` by hand (product §3.9): `pending → approved`,
+ * The statuses a conversion may leave for `to` by hand (spec §10.9): `pending → approved`,
  * `pending → rejected`, `approved → rejected` while in no payout. The services judge the same
  * rule in code (conversionRules.ts); this is its SQL, the condition of every conditional update.
  */
@@ -179,7 +179,7 @@ export async function lockConversionByOrder(
   return row && toState(row);
 }
 
-/** A conditional UPDATE (one per CHUNK ids): only rows that may still make the move change (product §3.9). */
+/** A conditional UPDATE (one per CHUNK ids): only rows that may still make the move change (spec §10.9). */
 export async function moveConversions(
   trx: Trx,
   campaignId: number,

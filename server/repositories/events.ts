@@ -16,7 +16,7 @@ export interface NewTrackingEvent {
   createdAt: Date;
 }
 
-/** A pending conversion to store (spec 4.6.4), its commission already computed. */
+/** A pending conversion to store (spec §4.6.4), its commission already computed. */
 export interface NewConversion {
   campaignId: number;
   affiliateId: number;
@@ -88,7 +88,7 @@ export interface ReferralTarget {
 
 const TARGET_COLUMNS = ['id', 'campaign_id', 'referral_key', 'status'] as const;
 
-/** The affiliates behind upper-cased referral codes (unique across campaigns, product §3.3). */
+/** The affiliates behind upper-cased referral codes (unique across campaigns, spec §10.3). */
 export async function findAffiliatesByReferralKeys(
   db: Db | Trx,
   referralKeys: readonly string[],
@@ -109,7 +109,7 @@ export async function findAffiliatesByReferralKeys(
 /**
  * Multi-row INSERT IGNORE (MySQL) / INSERT … ON CONFLICT DO NOTHING (SQLite): the unique
  * indexes on (campaign_id, event_id) and (campaign_id, order_id) drop duplicates, including
- * those a concurrent request or another daemon stores at the same moment (product §3.7).
+ * those a concurrent request or another daemon stores at the same moment (spec §10.7).
  */
 export async function insertTrackingEventsIgnoringDuplicates(
   trx: Trx,

@@ -16,7 +16,7 @@ interface ReferralRow {
 
 /**
  * A campaign by public id, with the affiliate of that campaign holding the code (upper-cased:
- * codes are unique on that form, product §3.3). Undefined when the campaign does not exist.
+ * codes are unique on that form, spec §10.3). Undefined when the campaign does not exist.
  * One query: the unique indexes on `public_id` and `referral_key` serve both sides.
  */
 export async function findReferralInCampaign(

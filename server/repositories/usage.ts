@@ -1,11 +1,11 @@
 import type { Db, Trx } from '../db/knex.js';
 
 /**
- * The plan limits' counters: the campaign's live affiliate count (product §2, spec 4.1.5) and
- * each month's conversions (product §3.8), each changed only by a conditional update.
+ * The plan limits' counters: the campaign's live affiliate count (spec §11, spec §4.1.5) and
+ * each month's conversions (spec §10.8), each changed only by a conditional update.
  */
 
-/** product §3.8: months are calendar months in UTC. */
+/** spec §10.8: months are calendar months in UTC. */
 export function monthKey(at: Date): string {
   return at.toISOString().slice(0, 7);
 }
@@ -33,7 +33,7 @@ export async function ensureMonthlyUsage(db: Db | Trx, campaignId: number, at: D
 /**
  * Adds `count` conversions to the month's counter only if the total stays within `max`
  * (null = unlimited). One conditional UPDATE: the row lock it takes serialises concurrent
- * intakes, so the limit holds across requests and daemons (product §3.8). When refused,
+ * intakes, so the limit holds across requests and daemons (spec §10.8). When refused,
  * `current` comes from a locking read, so it is the latest count, not a snapshot's.
  */
 export async function reserveConversions(
@@ -60,7 +60,7 @@ export async function reserveConversions(
 }
 
 /**
- * Takes one slot of the plan's affiliate limit (spec 4.1.5) with a single conditional UPDATE:
+ * Takes one slot of the plan's affiliate limit (spec §4.1.5) with a single conditional UPDATE:
  * concurrent creates queue on the campaign row and can never overshoot.
  */
 export async function reserveAffiliateSlot(trx: Trx, campaignId: number): Promise<boolean> {

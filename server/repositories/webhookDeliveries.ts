@@ -26,7 +26,7 @@ function claimable(query: Knex.QueryBuilder, now: Date): Knex.QueryBuilder {
 }
 
 /**
- * Claims up to `limit` due deliveries of enabled endpoints (issue 11: exactly one daemon each).
+ * Claims up to `limit` due deliveries of enabled endpoints (docs/webhooks.md: exactly one daemon each).
  * On MySQL/MariaDB the candidates are locked with FOR UPDATE SKIP LOCKED, so daemons claiming at
  * once take different rows without waiting; on SQLite (one writer) the conditional UPDATE alone
  * decides. Either way the UPDATE re-checks the lease, and the rows are read back by the token.

@@ -56,7 +56,7 @@ async function withAttempts(db: Db, rows: readonly DeliveryListRow[]): Promise<D
 
 const LIST_COLUMNS = ['d.id', 'd.status', 'd.next_attempt_at', 'd.created_at', 'm.message_id', 'm.event_type'];
 
-/** Newest first (issue 11), each with its attempts in the order they happened. */
+/** Newest first (docs/webhooks.md), each with its attempts in the order they happened. */
 export async function listDeliveries(
   db: Db,
   endpointId: number,

@@ -9,7 +9,7 @@ function eventsOf(row: Pick<WebhookEndpointRow, 'events'>): WebhookEventType[] {
   return JSON.parse(row.events) as WebhookEventType[];
 }
 
-/** The endpoint as the API answers it: never a secret (issue 11: shown on creation only). */
+/** The endpoint as the API answers it: never a secret (docs/webhooks.md: shown on creation only). */
 function toWebhook(row: WebhookEndpointRow): Webhook {
   return {
     id: Number(row.id),

@@ -1,7 +1,7 @@
 import type { contract } from '../../shared/contract/index.js';
 import type { Handlers } from '../http/register.js';
 
-/** spec 4.1 to 4.5. */
+/** spec §4.1 to §4.5. */
 export const affiliateHandlers: Handlers<typeof contract.affiliates> = {
   create: ({ auth, body }, { affiliates }) => affiliates.create(auth.campaignId, body),
   list: ({ auth, query }, { affiliates }) => affiliates.list(auth.campaignId, query),

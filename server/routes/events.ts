@@ -1,7 +1,7 @@
 import type { contract } from '../../shared/contract/index.js';
 import type { Handlers } from '../http/register.js';
 
-/** spec 4.6 and 4.7. */
+/** spec §4.6 and §4.7. */
 export const eventHandlers: Handlers<typeof contract.events> = {
   send: {
     check: ({ auth, body }, { events }) => events.campaignIssues(auth, body),

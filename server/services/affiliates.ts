@@ -34,7 +34,7 @@ export interface AffiliateService {
   remove(campaignId: number, id: number): Promise<void>;
 }
 
-/** A taken e-mail or referral code is a 409; the texts never say which campaign holds it (spec 4.1.4). */
+/** A taken e-mail or referral code is a 409; the texts never say which campaign holds it (spec §4.1.4). */
 function conflictOf(err: unknown): ConflictError | undefined {
   if (!(err instanceof UniqueConflict)) return undefined;
   return new ConflictError(err.field === 'referralId' ? MESSAGES.referralTaken : MESSAGES.emailTaken);
@@ -46,14 +46,14 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
   async function create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate> {
     // Hash outside the transaction: bcrypt's async API runs on the thread pool, and no lock waits for it.
     const passwordHash = await hasher.hash(input.password);
-    // product §3.3: generated codes are retried on collision; a code the merchant chose is a 409.
+    // spec §10.3: generated codes are retried on collision; a code the merchant chose is a 409.
     for (let attempt = 1; ; attempt++) {
       const fields: AffiliateFields = {
         email: input.email,
         referralId: input.referralId ?? randomReferralCode(),
         name: input.name ?? null,
         phone: input.phone ?? null,
-        // product §3.1: active unless the body says otherwise.
+        // spec §10.1: active unless the body says otherwise.
         status: input.status ?? 'active',
       };
       try {
@@ -93,7 +93,7 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
       return await inTransaction(db, async (trx) => {
         const current = await lockAffiliate(trx, campaignId, id);
         if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
-        // spec 4.4: fields not sent stay unchanged.
+        // spec §4.4: fields not sent stay unchanged.
         const fields: AffiliateFields = {
           email: input.email === undefined ? current.email : input.email.trim(),
           referralId: input.referralId ?? current.referralId,
@@ -111,7 +111,7 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
     }
   }
 
-  /** spec 4.5.1: one statement removes the affiliate; foreign keys cascade to every child row. */
+  /** spec §4.5.1: one statement removes the affiliate; foreign keys cascade to every child row. */
   async function remove(campaignId: number, id: number): Promise<void> {
     await inTransaction(db, async (trx) => {
       // affiliate.deleted carries the affiliate as it was, so it is read first.

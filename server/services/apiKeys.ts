@@ -6,7 +6,7 @@ import { findCampaign } from '../repositories/campaigns.js';
 import type { ServiceDeps } from './deps.js';
 import { randomBase62 } from './random.js';
 
-/** product §2: `afk_` + 32 base62 characters; stored only as a SHA-256 hash. */
+/** spec §11: `afk_` + 32 base62 characters; stored only as a SHA-256 hash. */
 const API_KEY_PREFIX = 'afk_';
 
 export function hashApiKey(key: string): string {

@@ -14,7 +14,7 @@ export interface AuthenticatedCampaign {
 
 export type KeyLookup = { state: 'active'; auth: AuthenticatedCampaign } | { state: 'revoked' } | { state: 'unknown' };
 
-/** How often `lastUsedAt` is written at most, per key (issue 2: it may lag). */
+/** How often `lastUsedAt` is written at most, per key (spec §11.3: it may lag). */
 const TOUCH_INTERVAL_MS = 60_000;
 
 export interface ApiKeyAuthenticator {

@@ -103,7 +103,7 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
     return found.campaign;
   }
 
-  /** product §2: default plan `free`, commission 10 percent, cookie 30 days. */
+  /** spec §11: default plan `free`, commission 10 percent, cookie 30 days. */
   async function create(input: CreateCampaignInput): Promise<Campaign> {
     const name = input.name.trim();
     if (!name || name.length > 200) throw new ValidationError('campaign name must be 1 to 200 characters long');
@@ -148,7 +148,7 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
 
   /**
    * A new commission rule applies to conversions that arrive from now on (daemons see it within
-   * API_KEY_CACHE_MS); stored conversions keep theirs (product §2). A new hold period applies to
+   * API_KEY_CACHE_MS); stored conversions keep theirs (spec §11). A new hold period applies to
    * the pending conversions already there, at the next scheduled run.
    */
   async function update(ref: string | number, input: UpdateCampaignInput): Promise<Campaign> {

@@ -4,7 +4,7 @@ import type { ConversionStatus, SettableConversionStatus } from '../../shared/sc
 export type Judgement = { kind: 'move' } | { kind: 'unchanged' } | { kind: 'conflict'; message: string };
 
 /**
- * product §3.9, by hand: `pending → approved`, `pending → rejected`, `approved → rejected`
+ * spec §10.9, by hand: `pending → approved`, `pending → rejected`, `approved → rejected`
  * while in no payout. Asking for the status a conversion already has changes nothing (200).
  * `paid` comes only through a payout, and a paid conversion leaves it only through a refund.
  * repositories/conversions.ts `whereMayBecome` is the same rule as the SQL of the update.

@@ -12,6 +12,6 @@ function randomString(alphabet: string, length: number): string {
 }
 
 export const randomBase62 = (length: number) => randomString(BASE62, length);
-/** product §3.3: generated referral codes are 8 upper-case alphanumerics. */
+/** spec §10.3: generated referral codes are 8 upper-case alphanumerics. */
 export const randomReferralCode = () => randomString(UPPER_ALNUM, 8);
 export const randomPublicId = () => randomString(LOWER_ALNUM, 12);

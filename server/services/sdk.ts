@@ -12,7 +12,7 @@ export interface SdkService {
   lookUpReferral(code: string, publicId: string): Promise<ReferralLookup>;
 }
 
-/** What a referral code can look like (product §3.3); anything else is no code at all. */
+/** What a referral code can look like (spec §10.3); anything else is no code at all. */
 const REFERRAL_CODE = /^[A-Za-z0-9]{2,32}$/;
 
 /** What the key-less browser routes need besides `POST /v1/sdk/events` (see EventService). */

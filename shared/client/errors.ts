@@ -1,10 +1,10 @@
 /**
- * What the API client throws. `ApiError` carries the spec's error body (seed-spec §7) already
+ * What the API client throws. `ApiError` carries the spec's error body (spec §7) already
  * split into messages, plus the rate-limit headers so a caller can pace itself or wait.
  * cli/main.ts prints it as `error <status>: <messages>`.
  */
 
-/** `X-RateLimit-*` of an answer (product §3.10: `resetSeconds` is whole seconds until the window resets). */
+/** `X-RateLimit-*` of an answer (spec §10.10: `resetSeconds` is whole seconds until the window resets). */
 export interface RateLimitInfo {
   limit?: number;
   remaining?: number;

@@ -20,7 +20,7 @@ const NO_ACTIVITY = { totalConversions: 0, totalCommissions: 0, totalPaid: 0 };
 
 const common = { tag: 'Affiliates', auth: 'apiKey', rateLimit: 'default' } as const;
 
-/** spec 4.1 to 4.5. */
+/** spec §4.1 to §4.5. */
 export const affiliateRoutes = {
   create: defineRoute({
     ...common,

@@ -1,7 +1,7 @@
 import { MESSAGES } from '../errors.js';
 import type { RouteSpec } from './route.js';
 
-/** A body of 2 MiB (product §3.6): the server's limit, quoted by its 413. */
+/** A body of 2 MiB (spec §10.6): the server's limit, quoted by its 413. */
 const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 
 const NOT_FOUND: Record<string, string> = {

@@ -4,7 +4,7 @@ import { type BodyGuard, defineRoute } from './route.js';
 import { EXAMPLE_ANA, EXAMPLE_CAMPAIGN, EXAMPLE_TIMES } from './examples.js';
 
 /**
- * product §3.11: sales are reported by the merchant's backend, so a conversion anywhere in a
+ * spec §10.11: sales are reported by the merchant's backend, so a conversion anywhere in a
  * browser's body is refused with 403, whatever else the body holds (even before validation).
  */
 const noConversionsFromBrowsers: BodyGuard = (body) => {
@@ -33,7 +33,7 @@ const PAGE_VIEW = {
   },
 };
 
-/** spec 4.6 and 4.7. */
+/** spec §4.6 and §4.7. */
 export const eventRoutes = {
   send: defineRoute({
     operationId: 'sendEvents',

@@ -14,7 +14,7 @@ function jsonSchema(schema: z.ZodType, io: Io): JsonSchema {
   return rest;
 }
 
-/** product §3.6: the daemon reads at most 2 MiB of a body. */
+/** spec §10.6: the daemon reads at most 2 MiB of a body. */
 const BODY_LIMIT_MIB = 2;
 
 const RATE_LIMIT_HEADERS = {

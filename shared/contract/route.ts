@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 
 /**
- * One route of the API as data (issue: one contract, three uses). The server registers and
+ * One route of the API as data (one contract, three uses: docs/architecture.md). The server registers and
  * validates from it, the client derives its calls and answer parsing from it, and the OpenAPI
  * document is generated from it, so the three can never disagree.
  */
@@ -49,7 +49,7 @@ export interface RouteSpec {
   tag: string;
   auth: AuthPolicy;
   rateLimit: RateLimitBucket;
-  /** Open to every origin (product §3.11: only the browser SDK routes). */
+  /** Open to every origin (spec §10.11: only the browser SDK routes). */
   cors?: boolean;
   params?: z.ZodObject;
   query?: z.ZodObject;

@@ -7,7 +7,7 @@ import {
 import { defineRoute } from './route.js';
 import { EXAMPLE_ANA, EXAMPLE_CAMPAIGN } from './examples.js';
 
-/** The key-less routes of the browser tracking script (product §3.11: CORS open on these only). */
+/** The key-less routes of the browser tracking script (spec §10.11: CORS open on these only). */
 export const sdkRoutes = {
   trackerScript: defineRoute({
     operationId: 'getTrackerScript',

@@ -20,7 +20,7 @@ const PASSWORD_BYTES_DOCUMENTED = [
   { maxLength: 18 },
 ];
 
-/** seed-spec §2.1 and product §3.4: 6 to 72 bytes, because bcrypt ignores what lies past 72. */
+/** spec §2.1 and §10.4: 6 to 72 bytes, because bcrypt ignores what lies past 72. */
 export const password = z
   .string()
   .refine((value) => value.length >= 6, { error: 'must be at least 6 characters long', abort: true })
@@ -38,7 +38,7 @@ export const email = trimmed(
   z.email({ error: (issue) => (issue.code === 'invalid_format' ? 'must be a valid email' : undefined) }).max(254),
 );
 
-/** product §3.3: letters and digits only, 2 to 32 characters, stored as sent. */
+/** spec §10.3: letters and digits only, 2 to 32 characters, stored as sent. */
 export const referralId = z
   .string()
   .min(2)
@@ -59,7 +59,7 @@ export const createAffiliateSchema = z.strictObject({
 });
 export type CreateAffiliateInput = z.infer<typeof createAffiliateSchema>;
 
-/** seed-spec §4.4: every field optional; `null` clears `name` or `phone`. */
+/** spec §4.4: every field optional; `null` clears `name` or `phone`. */
 export const updateAffiliateSchema = z.strictObject({
   email: email.optional(),
   password: password.optional(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Path ids (seed-spec §4.3): a numeric string, else 400 `Validation failed (numeric string is expected)`. */
+/** Path ids (spec §4.3): a numeric string, else 400 `Validation failed (numeric string is expected)`. */
 export const NUMERIC_ID = /^\d+$/;
 
 /**
@@ -32,7 +32,7 @@ const integerParam = (description: string, min: number, max?: number) => {
     .meta({ description });
 };
 
-/** `page` and `limit` query parameters (seed-spec §4.2, product §3.2). */
+/** `page` and `limit` query parameters (spec §4.2, §10.2). */
 export const paginationQuery = {
   page: integerParam('Page of results, from 1 (decimal digits)', 1).default(1),
   limit: integerParam('Results per page, 1 to 100 (decimal digits)', 1, 100).default(50),
@@ -45,7 +45,7 @@ export const paginationFields = {
   totalPages: z.number().int(),
 };
 
-/** Money is BRL with two decimals, sent as JSON numbers (product §2). */
+/** Money is BRL with two decimals, sent as JSON numbers (spec §11). */
 export const money = z.number();
 
 export const isoDate = z.string();
@@ -56,7 +56,7 @@ export const deleteResponseSchema = z.object({ success: z.boolean(), message: z.
 export const MAX_ID = 4294967295;
 
 /**
- * A path id (spec 4.3): a numeric string, else 400 `Validation failed (numeric string is
+ * A path id (spec §4.3): a numeric string, else 400 `Validation failed (numeric string is
  * expected)`. An id too large to exist becomes 0, which no row has, so it is the same 404 as
  * any other absent id.
  */
@@ -85,7 +85,7 @@ export const trimmedText = (max: number) => trimmed(z.string().min(1).max(max).m
 
 export const idParams = z.object({ id: idParam });
 
-/** The spec's error body (seed-spec §7). */
+/** The spec's error body (spec §7). */
 export const errorBodySchema = z.object({
   statusCode: z.number().int(),
   message: z.union([z.string(), z.array(z.string())]),

@@ -7,7 +7,7 @@ export { CONVERSION_STATUSES };
 export const conversionStatus = z.enum(CONVERSION_STATUSES);
 export type ConversionStatus = z.infer<typeof conversionStatus>;
 
-/** What a merchant may set by hand; `paid` comes only through a payout (product §3.9). */
+/** What a merchant may set by hand; `paid` comes only through a payout (spec §10.9). */
 export const SETTABLE_CONVERSION_STATUSES = ['approved', 'rejected'] as const;
 export const settableConversionStatus = z.enum(SETTABLE_CONVERSION_STATUSES);
 export type SettableConversionStatus = z.infer<typeof settableConversionStatus>;

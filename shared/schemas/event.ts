@@ -56,7 +56,7 @@ const documentedTimestamp = timestamp.meta({
   description: `ISO 8601 date-time with Z or an offset, between ${EARLIEST_TIMESTAMP} and ${LATEST_TIMESTAMP} once the offset is applied`,
 });
 
-/** `properties` stays open to unlisted fields (seed-spec §2.2); the listed ones are typed. */
+/** `properties` stays open to unlisted fields (spec §2.2); the listed ones are typed. */
 export const eventProperties = z.looseObject({
   order_id: trimmedText(255).optional(),
   order_value: orderValue.optional(),
@@ -76,11 +76,11 @@ export const deviceInfo = z.looseObject({
   screen_height: z.number().int().nonnegative().optional(),
 });
 
-/** product §3.5: a `campaign_id` other than the API key's campaign is a validation error. */
+/** spec §10.5: a `campaign_id` other than the API key's campaign is a validation error. */
 export const CAMPAIGN_MISMATCH = "must be the public id of the API key's campaign";
 /** The mismatch names the right id, so a sender sees at once what to send instead. */
 export const campaignMismatch = (publicId: string) => `${CAMPAIGN_MISMATCH} ("${publicId}")`;
-/** product §3.11: the SDK endpoint names its campaign per event; an unknown one is invalid. */
+/** spec §10.11: the SDK endpoint names its campaign per event; an unknown one is invalid. */
 export const CAMPAIGN_UNKNOWN = 'must be the public id of an existing campaign';
 
 /**
@@ -129,8 +129,8 @@ export const trackingEventSchema = z
   })
   .superRefine(
     (event, ctx) => {
-      // seed-spec §4.6.1: conversions need order_id and order_value in properties. Runs even
-      // when other fields failed (`when`), so one answer names every missing field (product §3.6).
+      // spec §4.6.1: conversions need order_id and order_value in properties. Runs even
+      // when other fields failed (`when`), so one answer names every missing field (spec §10.6).
       const properties: unknown = event.properties;
       if (properties === undefined) {
         ctx.addIssue({ code: 'custom', path: ['properties'], message: REQUIRED_FOR_CONVERSIONS });

@@ -6,7 +6,7 @@ export const MAX_ORDER_VALUE = 10_000_000_000;
 /** The smallest order value worth one centavo once rounded half up as written (shared/money.ts). */
 export const MIN_ORDER_VALUE = 0.005;
 
-/** seed-spec §4.6.6 fixes this text for a string, 0 or a negative; a more precise entry may follow it. */
+/** spec §4.6.6 fixes this text for a string, 0 or a negative; a more precise entry may follow it. */
 export const POSITIVE = 'must be a positive number';
 export const ORDER_VALUE_MESSAGES = Object.freeze({
   positive: POSITIVE,
@@ -23,7 +23,7 @@ function kindOf(input: unknown): string {
 }
 
 /**
- * seed-spec §2.2: positive; product: at least one centavo once rounded. Every value reaches the
+ * spec §2.2: positive, at least one centavo once rounded. Every value reaches the
  * check (not only numbers), so each failure names its own rule: the spec's text for a value that
  * is not positive, then what exactly is wrong with one that is not even a number.
  */

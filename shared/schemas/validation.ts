@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 
 /**
- * Turns zod issues into the spec's validation messages (seed-spec §7): one string per failed rule,
+ * Turns zod issues into the spec's validation messages (spec §7): one string per failed rule,
  * each starting with the path of the field (`email must be a valid email`,
  * `events.3.properties.order_value must be a positive number`).
  *

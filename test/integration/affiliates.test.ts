@@ -14,7 +14,7 @@ const NUMERIC = {
 const EMAIL_TAKEN = { statusCode: 409, message: 'Email is not available', error: 'Conflict' };
 const REFERRAL_TAKEN = { statusCode: 409, message: 'Referral ID is not available', error: 'Conflict' };
 
-describe(`affiliates API, spec 4.1 to 4.5 (${ENGINE})`, () => {
+describe(`affiliates API, spec §4.1 to §4.5 (${ENGINE})`, () => {
   const t = useTestDaemon();
   let shop: Merchant;
   let other: Merchant;
@@ -415,7 +415,7 @@ describe(`affiliates API, spec 4.1 to 4.5 (${ENGINE})`, () => {
     });
   });
 
-  describe('totals (spec 2.1)', () => {
+  describe('totals (spec §2.1)', () => {
     it('counts every conversion, sums approved and paid commissions and paid payouts, exactly', async () => {
       const a = (await create(shop, { email: 'a@x.co' })).body;
       const paid = await insertPayout(t.db, shop.campaignId, a.id, 30, 'paid');

@@ -6,7 +6,7 @@ import { addAffiliate, conversion, pageView } from '../helpers/events.js';
 import { call } from '../helpers/http.js';
 
 /**
- * Dedupe keys compare byte for byte on both engines (product §3.7). MariaDB's and MySQL 8's
+ * Dedupe keys compare byte for byte on both engines (spec §10.7). MariaDB's and MySQL 8's
  * `utf8mb4_bin` are PAD SPACE collations: their unique indexes took `e1` and `e1 ` for the
  * same key, so a second, different conversion was lost and reported as a duplicate.
  */

@@ -19,7 +19,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
     ({ code, id: affiliateId } = await addAffiliate(t.db, merchant.campaignId));
   });
 
-  describe('validation (spec 4.6, product §3.6)', () => {
+  describe('validation (spec §4.6, §10.6)', () => {
     async function expectInvalid(body: unknown, messages: string[]) {
       const reply = await send(body);
       expect(reply.status).to.equal(400);
@@ -104,14 +104,14 @@ describe(`POST /v1/events (${ENGINE})`, () => {
       );
     });
 
-    it('refuses unknown fields on the body and on events (product §3.4)', async () => {
+    it('refuses unknown fields on the body and on events (spec §10.4)', async () => {
       await expectInvalid({ events: [{ ...pageView(merchant.publicId, code), id: 7 }], extra: true }, [
         'property events.0.id should not exist',
         'property extra should not exist',
       ]);
     });
 
-    it('refuses a campaign_id other than the key campaign (product §3.5)', async () => {
+    it('refuses a campaign_id other than the key campaign (spec §10.5)', async () => {
       const other = await createMerchant(t.db);
       await expectInvalid({ events: [pageView(merchant.publicId, code), pageView(other.publicId, code)] }, [
         `events.1.campaign_id must be the public id of the API key's campaign ("${merchant.publicId}")`,
@@ -152,7 +152,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
       expect(await counts()).to.deep.equal({ events: 0, conversions: 0, usage: 0 });
     });
 
-    it('answers an empty events array with 200 and stores nothing (spec 4.6.5)', async () => {
+    it('answers an empty events array with 200 and stores nothing (spec §4.6.5)', async () => {
       const reply = await send({ events: [] });
       expect(reply.status).to.equal(200);
       expect(reply.body).to.deep.equal({ success: true, received: 0, accepted: 0, skipped: [] });
@@ -191,7 +191,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
     });
   });
 
-  describe('storage (spec 4.6.2–4, product §2)', () => {
+  describe('storage (spec §4.6.2 to §4.6.4, §11)', () => {
     it('stores page views and leads without properties, with their session and device info', async () => {
       const reply = await send({
         events: [
@@ -277,7 +277,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
     });
   });
 
-  describe('skipped events (product §3.5, §3.7)', () => {
+  describe('skipped events (spec §10.5, §10.7)', () => {
     it('skips unknown codes, codes of another campaign, and affiliates that are not active', async () => {
       const other = await createMerchant(t.db);
       const foreign = await addAffiliate(t.db, other.campaignId);
@@ -394,7 +394,7 @@ describe(`POST /v1/events (${ENGINE})`, () => {
     });
   });
 
-  describe('monthly conversion limit (spec 4.6.7, product §3.8)', () => {
+  describe('monthly conversion limit (spec §4.6.7, §10.8)', () => {
     let limited: Merchant;
     let limitedCode: string;
     let plan: string;

@@ -270,7 +270,7 @@ describe(`payouts API: create, settle, clawbacks, totals (${ENGINE})`, () => {
     expect(reply.body.usage).to.deep.include({ conversions: 1, affiliates: 0 });
   });
 
-  it('deleting an affiliate removes its payouts, clawbacks and the payouts’ conversion lists (spec 4.5.1)', async () => {
+  it('deleting an affiliate removes its payouts, clawbacks and the payouts’ conversion lists (spec §4.5.1)', async () => {
     const [a, b] = await arrive(code, [
       ['a', 10],
       ['b', 10],

@@ -21,7 +21,7 @@ function expectWholeSeconds(value: string, max: number, min = 0) {
   expect(Number(value)).to.be.within(min, max);
 }
 
-/** spec §7 and product §3.10: the body, and headers that say when to come back. */
+/** spec §7 and §10.10: the body, and headers that say when to come back. */
 function expectThrottled(reply: Reply, limit: number, windowSeconds = 60) {
   expect(reply.status).to.equal(429);
   expect(reply.body).to.deep.equal({
@@ -137,7 +137,7 @@ describe(`rate limits (${ENGINE})`, () => {
       await spend(3, 3, sdk('198.51.100.1'), 200);
       const throttled = await sdk('198.51.100.2')();
       expectThrottled(throttled, 3);
-      // product §3.11: the browser can read the 429 (CORS on this route only).
+      // spec §10.11: the browser can read the 429 (CORS on this route only).
       expect(header(throttled, 'Access-Control-Allow-Origin')).to.equal('*');
     });
 
@@ -176,7 +176,7 @@ describe(`rate limits (${ENGINE})`, () => {
     });
   });
 
-  describe('two daemons on one database and one Redis (product §1)', () => {
+  describe('two daemons on one database and one Redis (README.md#running-on-mysql--mariadb)', () => {
     let redisUrl: string;
 
     before(function () {

@@ -48,7 +48,7 @@ describe(`POST /v1/sdk/events (${ENGINE})`, () => {
     });
   });
 
-  it('refuses conversions with 403: sales come from the merchant backend (product §3.11)', async () => {
+  it('refuses conversions with 403: sales come from the merchant backend (spec §10.11)', async () => {
     for (const events of [
       [conversion(merchant.publicId, code, 'o-1', 10)],
       [pageView(merchant.publicId, code), conversion(merchant.publicId, code, 'o-1', -1)],

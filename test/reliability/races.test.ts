@@ -88,7 +88,7 @@ async function payoutLedger(db: Db, affiliateId: number) {
 }
 
 /**
- * The races of the issue. Each makes its own campaign, fires 5 to 30 requests at once and checks
+ * The races of docs/reliability.md. Each makes its own campaign, fires 5 to 30 requests at once and checks
  * the database, not the answers alone. A new race is one more entry in this list.
  */
 const RACES: Record<string, (race: Race) => Promise<Outcome>> = {
@@ -334,7 +334,7 @@ describe(`races (${ENGINE}, ${ENGINE === 'mysql' ? 'two daemons on one database'
 
   before(async () => {
     database = await createTestDatabase();
-    // SQLite serves one daemon at a time; MariaDB is shared by several (product §1).
+    // SQLite serves one daemon at a time; MariaDB is shared by several (README.md#running-on-mysql--mariadb).
     const count = ENGINE === 'mysql' ? 2 : 1;
     for (let i = 0; i < count; i++) daemons.push(await serve(daemonEnv(database.url, { API_KEY_CACHE_MS: '0' })));
     recorder.secret('race-pass1');

@@ -161,7 +161,7 @@ export async function remove(
   flags: { yes?: boolean },
 ): Promise<void> {
   if (!flags.yes) {
-    // spec 4.5.1: the delete cascades, so a person confirms; scripts must say --yes. The
+    // spec §4.5.1: the delete cascades, so a person confirms; scripts must say --yes. The
     // affiliate is fetched first: an unknown id fails before any question, and the question
     // names whom it deletes.
     if (!io.interactive) throw new UsageError('--yes is required when not running interactively');

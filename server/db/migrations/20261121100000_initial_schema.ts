@@ -1,14 +1,14 @@
 import type { Knex } from 'knex';
 
 /**
- * The whole schema of product §2 on both engines.
+ * The whole schema of spec §11 on both engines.
  *
  * - Money is integer centavos (`*_cents`): exact sums on SQLite and MySQL alike.
  * - Case-insensitive uniqueness (e-mail per campaign, referral code globally) rests on
  *   normalised key columns with unique indexes, not on engine collations, so both engines agree.
  * - Dedupe keys (`order_id`, `event_id`) are compared byte for byte (utf8mb4_bin on MySQL,
  *   SQLite's default BINARY), again so both engines agree.
- * - Every child row cascades from its affiliate and campaign (seed-spec §4.5.1).
+ * - Every child row cascades from its affiliate and campaign (spec §4.5.1).
  * - Timestamps are written by the application, never by column defaults, so both engines store
  *   the same representation.
  */
@@ -144,7 +144,7 @@ export async function up(knex: Knex): Promise<void> {
 
   await knex.schema.createTable('monthly_usage', (t) => {
     t.integer('campaign_id').unsigned().notNullable().references('id').inTable('campaigns').onDelete('CASCADE');
-    // Calendar month in UTC, `YYYY-MM` (product §3.8).
+    // Calendar month in UTC, `YYYY-MM` (spec §10.8).
     t.string('month', 7).notNullable();
     t.integer('conversions').unsigned().notNullable().defaultTo(0);
     t.primary(['campaign_id', 'month']);

@@ -16,7 +16,7 @@ import type { Knex } from 'knex';
  *   `netted_payout_id` is the payout that nets it off: settled when that payout is paid,
  *   cleared (unsettled again) when it fails.
  *
- * Every new child row cascades from its affiliate and campaign (seed-spec §4.5.1).
+ * Every new child row cascades from its affiliate and campaign (spec §4.5.1).
  */
 export async function up(knex: Knex): Promise<void> {
   const datetime = (table: Knex.AlterTableBuilder | Knex.CreateTableBuilder, name: string) =>

@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
  * - `day` is `YYYY-MM-DD` (UTC) of the event's `occurred_at`, as text, so both engines compare
  *   and group it the same way.
  * - The primary key leads with (campaign_id, day): a report is one range scan of it.
- * - Rows cascade from their campaign and affiliate (seed-spec §4.5.1).
+ * - Rows cascade from their campaign and affiliate (spec §4.5.1).
  *
  * Existing events are counted in once here (the backfill), so a database migrated with data
  * reports its history. Stop the daemons while this runs: events stored by an older daemon after

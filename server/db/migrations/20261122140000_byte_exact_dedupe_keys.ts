@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Dedupe keys (`event_id`, `order_id`) must compare byte for byte (product §3.7). The initial
+ * Dedupe keys (`event_id`, `order_id`) must compare byte for byte (spec §10.7). The initial
  * schema gave them `utf8mb4_bin`, which is a PAD SPACE collation on MariaDB and MySQL 8: its
  * unique indexes hold `e1` and `e1 ` for equal, so a different event was dropped as a duplicate.
  * A NO PAD binary collation compares every byte: `utf8mb4_nopad_bin` on MariaDB,

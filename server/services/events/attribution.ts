@@ -3,7 +3,7 @@ import { findAffiliatesByReferralKeys, type ReferralTarget } from '../../reposit
 import type { Candidate, IntakeJob, Skip } from './records.js';
 
 /**
- * Attribution and in-batch dedupe (product §3.5, §3.7): what is left is what the database
+ * Attribution and in-batch dedupe (spec §10.5, §10.7): what is left is what the database
  * is asked to store. Skips are decided in event order, so the first of two duplicates wins.
  */
 export function attribute(job: IntakeJob, affiliates: ReadonlyMap<string, ReferralTarget>) {

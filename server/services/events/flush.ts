@@ -93,7 +93,7 @@ async function storeWithoutConversions(
  * One request with conversions: a multi-row insert-ignore of its tracking events, one read of
  * what it stored, the month's conversion reservation, a multi-row insert of the conversions.
  * The unique indexes decide every duplicate, so the answer holds under concurrency and across
- * daemons (product §3.7, §3.8). Throws MonthlyLimitReached when the month has no room.
+ * daemons (spec §10.7, §10.8). Throws MonthlyLimitReached when the month has no room.
  */
 async function storeWithConversions(
   trx: Trx,

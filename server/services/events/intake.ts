@@ -49,7 +49,7 @@ async function ensureUsageRows(db: Db, jobs: readonly IntakeJob[], known: Map<nu
  * arrive while a flush is being written share the next one, one transaction and one fsync;
  * each is answered only after that commit, with its own accepted, skipped or 403.
  * One `now` per request: it stamps the rows and picks the calendar month (UTC) whose
- * conversion counter the request reserves from (product §3.8).
+ * conversion counter the request reserves from (spec §10.8).
  */
 export function createEventIntake(db: Db, outbox: WebhookOutbox): EventIntake {
   const usageRows = new Map<number, string>();

@@ -2,7 +2,7 @@ import { toCents } from '../../../shared/money.js';
 import type { SkipReason, TrackingEvent } from '../../../shared/schemas/event.js';
 import type { NewConversion, NewTrackingEvent } from '../../repositories/events.js';
 
-/** The campaign rule of product §2, as stored: percent in hundredths of a percent, fixed in centavos. */
+/** The campaign rule of spec §11, as stored: percent in hundredths of a percent, fixed in centavos. */
 export interface ConversionRules {
   campaignId: number;
   planName: string;
@@ -33,7 +33,7 @@ export interface Candidate {
   campaignId: number;
   affiliateId: number;
   event: TrackingEvent;
-  /** Set for conversions only: the order_id dedupe key (product §3.7). */
+  /** Set for conversions only: the order_id dedupe key (spec §10.7). */
   orderId: string | undefined;
 }
 
@@ -44,7 +44,7 @@ export function commissionCents(orderValueCents: number, rules: ConversionRules)
   return Number((scaled + 5_000n) / 10_000n);
 }
 
-/** product §2: an event occurred at its `timestamp`, else when it was received. */
+/** spec §11: an event occurred at its `timestamp`, else when it was received. */
 function occurredAt(event: TrackingEvent, now: Date): Date {
   const timestamp = event.properties?.timestamp;
   return timestamp === undefined ? now : new Date(timestamp);
@@ -76,7 +76,7 @@ export function newConversion(
     trackingEventId,
     orderId: candidate.orderId ?? '',
     orderValueCents,
-    // Computed now and kept, even if the campaign's rule changes later (product §2).
+    // Computed now and kept, even if the campaign's rule changes later (spec §11).
     commissionCents: commissionCents(orderValueCents, rules),
     properties: candidate.event.properties,
     occurredAt: occurredAt(candidate.event, now),

@@ -15,13 +15,13 @@ import { createEventIntake, type EventIntake } from './intake.js';
 import type { ConversionRules } from './records.js';
 
 export interface EventService {
-  /** `POST /v1/events` (spec 4.6): events of the key's campaign. */
+  /** `POST /v1/events` (spec §4.6): events of the key's campaign. */
   track(auth: AuthenticatedCampaign, request: EventsRequest): Promise<EventsResponse>;
-  /** `POST /v1/sdk/events` (product §3.11): page views and leads from browsers, no key. */
+  /** `POST /v1/sdk/events` (spec §10.11): page views and leads from browsers, no key. */
   trackFromBrowser(request: EventsRequest): Promise<EventsResponse>;
   /**
-   * The campaign rule of both endpoints (product §3.5, §3.11) on a body as it arrived, valid or
-   * not, so that one 400 lists its failures with the schema's (product §3.6): the key's campaign
+   * The campaign rule of both endpoints (spec §10.5, §10.11) on a body as it arrived, valid or
+   * not, so that one 400 lists its failures with the schema's (spec §10.6): the key's campaign
    * with `auth`, an existing campaign without.
    */
   campaignIssues(auth: AuthenticatedCampaign | undefined, body: unknown): Promise<string[]>;
@@ -34,7 +34,7 @@ const CAMPAIGN_CACHE_MS = 60_000;
 const CACHE_ENTRIES = 1_000;
 
 /**
- * product §3.6: a campaign_id the caller may not use refuses the whole batch, one message per
+ * spec §10.6: a campaign_id the caller may not use refuses the whole batch, one message per
  * such event, with its path (the contract's schema already checked everything else).
  */
 function refuseCampaigns(events: readonly TrackingEvent[], accepts: (publicId: string) => boolean, rule: string) {
@@ -111,7 +111,7 @@ export function eventService({ db }: ServiceDeps, outbox: WebhookOutbox): EventS
     worker: { name: 'event intake', start: () => undefined, stop: () => intake.drained() },
 
     async track(auth, { events }) {
-      // product §3.5: campaign_id must be the key's campaign.
+      // spec §10.5: campaign_id must be the key's campaign.
       refuseCampaigns(events, (publicId) => publicId === auth.publicId, campaignMismatch(auth.publicId));
       return intake(events, () => auth.campaignId, conversionRulesOf(auth));
     },

@@ -29,7 +29,7 @@ import { privateAddressOf } from './address.js';
 import type { WebhookOutbox } from './outbox.js';
 import type { SecretBox } from './secretBox.js';
 
-/** issue 11: during a rotation the previous secret keeps signing for 24 hours. */
+/** docs/webhooks.md: during a rotation the previous secret keeps signing for 24 hours. */
 const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export interface WebhookService {

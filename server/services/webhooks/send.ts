@@ -3,7 +3,7 @@ import { Agent, request } from 'undici';
 import { signatureHeader } from '../../../shared/webhooks/signature.js';
 import { guardedLookup, hostOf, isPrivateAddress, PrivateAddressError } from './address.js';
 
-/** issue 11: a 2xx within 10 s is success; anything else is a failed attempt. */
+/** docs/webhooks.md: a 2xx within 10 s is success; anything else is a failed attempt. */
 const ATTEMPT_TIMEOUT_MS = 10_000;
 /** The first 1 KB of an answer is kept with the attempt. */
 const RESPONSE_BYTES = 1024;

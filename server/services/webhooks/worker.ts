@@ -17,7 +17,7 @@ export interface WebhookWorker extends Worker {
   wake(): void;
 }
 
-/** issue 11: an endpoint whose deliveries have all failed for 5 days is disabled. */
+/** docs/webhooks.md: an endpoint whose deliveries have all failed for 5 days is disabled. */
 const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 const DISABLED_REASON =
   'Disabled automatically: every delivery attempt failed for 5 days. Fix the receiver, then enable the endpoint again.';

@@ -119,7 +119,7 @@ const illFormed = fc.oneof(
   }),
 );
 
-/** The hostile values of the issue: wrong types, huge and deep values, `__proto__`, ill-formed text, 1e309, 1 MB. */
+/** The hostile values of the fuzzing in docs/reliability.md: wrong types, huge and deep values, `__proto__`, ill-formed text, 1e309, 1 MB. */
 export const nastyValue: fc.Arbitrary<Tree> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom<Tree>(null, true, false, 0, -1, 1.5, 2 ** 53 + 2, 1e21, -1e-7) },
   { weight: 3, arbitrary: fc.constantFrom<Tree>('', ' ', '0', '1', 'true', 'null', '0x10', '1e3', '-0', 'NaN') },

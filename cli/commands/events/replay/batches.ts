@@ -2,7 +2,7 @@ import type { PendingEvent } from './deliver.js';
 import { judgeLine, readLines } from './lines.js';
 import type { RejectedLine } from './rejects.js';
 
-/** Well under the daemon's 2 MiB body limit (product §3.6), so a batch of large events still fits. */
+/** Well under the daemon's 2 MiB body limit (spec §10.6), so a batch of large events still fits. */
 export const MAX_BATCH_BODY_BYTES = 1024 * 1024;
 
 /** A run of consecutive lines: the events to send in one request and the lines refused here. */

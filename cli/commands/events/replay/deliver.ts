@@ -42,8 +42,8 @@ export function splitIndexedMessage(message: string): { index: number; reason: s
 }
 
 /**
- * Sends one batch. The server refuses a batch whole when any event breaks a rule (product
- * §3.6), so a 400 is taken apart: events its messages name by index are rejected with those
+ * Sends one batch. The server refuses a batch whole when any event breaks a rule (spec
+ * §10.6), so a 400 is taken apart: events its messages name by index are rejected with those
  * messages and the rest is sent again; when the messages name no index (or a body is too
  * large, 413), the batch is split in halves until the bad lines stand alone.
  */

@@ -5,7 +5,7 @@ import type { Clock } from './clock.js';
 import type { Pacer } from './pacer.js';
 import { StopRun } from './stop.js';
 
-/** seed-spec §7: after a 429 without Retry-After, wait 1 s, 2 s, 4 s ... */
+/** spec §7: after a 429 without Retry-After, wait 1 s, 2 s, 4 s ... */
 export const backoffMs = (attempt: number, capMs = 60_000) => Math.min(capMs, 1000 * 2 ** attempt);
 /** Retries of one request after 5xx or network failures before the run stops. */
 export const MAX_FAILURE_RETRIES = 5;
@@ -29,7 +29,7 @@ export interface Transport {
 }
 
 /**
- * Sending is safe to repeat (every event carries an `event_id`, product §3.7), so transient
+ * Sending is safe to repeat (every event carries an `event_id`, spec §10.7), so transient
  * failures are retried; 401/403 and anything else unexpected stop the run at once.
  */
 export function retryingTransport(
