@@ -5,6 +5,111 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The walls of docs/architecture.md, kept by the linter: each folder names what it may not import.
+ * ESLint replaces a rule's options per matching block, so the folders below are disjoint and each
+ * block lists everything its folder is refused.
+ */
+const databasePackages = ['knex', 'mysql2', 'better-sqlite3', 'ioredis'];
+const httpPackages = ['koa', '@koa/router', 'koa-ratelimit', 'raw-body'];
+const refuse = (message, packages, regexes = []) => [
+  'error',
+  {
+    paths: packages.map((name) => ({ name, message })),
+    patterns: [
+      { group: packages.map((name) => `${name}/*`), message },
+      ...regexes.map(([regex, why]) => ({ regex, message: why })),
+    ],
+  },
+];
+const walls = [
+  {
+    files: ['shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': refuse(
+        'shared/ is loaded by the CLI without the daemon: no HTTP server, database or file system here.',
+        [...httpPackages, ...databasePackages, 'fs', 'node:fs', 'fs/promises', 'node:fs/promises'],
+        [['^(\\.\\./)+(server|cli|test|bench)(/|$)', 'shared/ imports neither server/ nor cli/.']],
+      ),
+    },
+  },
+  {
+    files: ['server/services/**/*.ts'],
+    rules: {
+      'no-restricted-imports': refuse(
+        'Services hold the rules: no Koa (they never see ctx) and no Knex (queries live in repositories).',
+        [...httpPackages, ...databasePackages],
+        [
+          ['/(http|middleware|routes)/', 'Services never see HTTP: move what you need into the service or shared/.'],
+          [
+            '/db/(rows|webhookRows|tables|bulk|pages|prepared)(\\.js)?$',
+            'Services receive domain objects from repositories, never rows or SQL builders.',
+          ],
+        ],
+      ),
+    },
+  },
+  {
+    files: ['server/repositories/**/*.ts'],
+    rules: {
+      'no-restricted-imports': refuse('Repositories hold queries only: no HTTP.', httpPackages, [
+        ['/(services|http|middleware|routes)/', 'Repositories know no rules and no HTTP: they map rows to objects.'],
+      ]),
+    },
+  },
+  {
+    files: ['server/routes/**/*.ts'],
+    rules: {
+      'no-restricted-imports': refuse('Routes call one service: no database here.', databasePackages, [
+        ['/(repositories|db)/', 'Routes call a service; queries live in repositories.'],
+      ]),
+    },
+  },
+  {
+    files: ['server/middleware/**/*.ts', 'server/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': refuse(
+        'The HTTP layer reaches the database through services only.',
+        databasePackages.slice(0, 3),
+        [
+          // db/knex.ts only for what an error is (database unreachable: 503).
+          ['/repositories/|/db/(?!knex(\\.js)?$)', 'The HTTP layer calls services; queries live in repositories.'],
+        ],
+      ),
+    },
+  },
+  {
+    files: ['server/db/migrations/**/*.ts'],
+    rules: {
+      'no-restricted-imports': refuse(
+        'A landed migration never changes: it imports no live code, only knex.',
+        [...httpPackages, 'mysql2', 'better-sqlite3', 'ioredis'],
+        [
+          [
+            '^\\.\\./',
+            'A migration imports no live code (repositories, services, db helpers): write what it needs in the file.',
+          ],
+        ],
+      ),
+    },
+  },
+  {
+    files: ['cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': refuse(
+        'The CLI talks to the daemon over HTTP or to the services (operator commands): no Koa, no Knex.',
+        [...httpPackages, 'knex', 'mysql2', 'better-sqlite3'],
+        [
+          [
+            '/server/(http|middleware|routes|repositories)/',
+            'The CLI reaches the database through server/services (cli/operator.ts).',
+          ],
+        ],
+      ),
+    },
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'data/', 'node_modules/'] },
   js.configs.recommended,
@@ -48,5 +153,6 @@ export default tseslint.config(
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  ...walls,
   prettier,
 );
