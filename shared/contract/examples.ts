@@ -115,11 +115,6 @@ export function exampleAffiliate(overrides: Record<string, unknown> = {}) {
   };
 }
 
-export function exampleBruno() {
-  const { password: _secret, ...bruno } = EXAMPLE_BRUNO;
-  return { ...bruno, status: 'active', createdAt: WRITTEN, totalConversions: 0, totalCommissions: 0, totalPaid: 0 };
-}
-
 /** Ana's conversion for an order, in a given status. */
 export function exampleConversion(order: ExampleOrder, status: Status, overrides: Record<string, unknown> = {}) {
   return {

@@ -58,7 +58,6 @@ export const conversionListSchema = z.object({
 export type ConversionList = z.infer<typeof conversionListSchema>;
 
 export const updateConversionSchema = z.strictObject({ status: settableConversionStatus });
-export type UpdateConversionInput = z.infer<typeof updateConversionSchema>;
 
 /** Which pending conversions a bulk request acts on, oldest first. */
 export const bulkFilterSchema = z.strictObject({
@@ -89,7 +88,6 @@ export const bulkUpdateConversionsSchema = z
 export type BulkUpdateConversionsInput = z.infer<typeof bulkUpdateConversionsSchema>;
 
 export const BULK_OUTCOMES = ['updated', 'unchanged', 'not_found', 'conflict'] as const;
-export type BulkOutcome = (typeof BULK_OUTCOMES)[number];
 
 export const bulkResultSchema = z.object({
   id: z.number().int(),

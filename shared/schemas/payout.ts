@@ -42,13 +42,11 @@ export const payoutListSchema = z.object({ payouts: z.array(payoutSchema), ...pa
 export type PayoutList = z.infer<typeof payoutListSchema>;
 
 export const createPayoutSchema = z.strictObject({ affiliateId: z.number().int().min(1) });
-export type CreatePayoutInput = z.infer<typeof createPayoutSchema>;
 
 /** Without `affiliateIds`: every affiliate with approved commission not yet in a payout. */
 export const bulkCreatePayoutsSchema = z.strictObject({
   affiliateIds: z.array(z.number().int().min(1)).min(1).max(MAX_BULK_PAYOUTS).optional(),
 });
-export type BulkCreatePayoutsInput = z.infer<typeof bulkCreatePayoutsSchema>;
 
 export const bulkCreatePayoutsResponseSchema = z.object({
   created: z.array(payoutSchema),

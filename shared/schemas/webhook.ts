@@ -112,7 +112,6 @@ export const deliveryAttemptSchema = z.object({
   /** The first 1 KB of the answer's body. */
   response: z.string().nullable(),
 });
-export type DeliveryAttempt = z.infer<typeof deliveryAttemptSchema>;
 
 export const deliverySchema = z.object({
   id: z.number().int(),

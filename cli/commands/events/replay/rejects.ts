@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { CommandFailed } from '../../../errors.js';
-import { hashRange, type RejectsState, TAIL_BYTES } from './checkpoint.js';
+import { type RejectsState, TAIL_BYTES, tailHash } from './checkpoint.js';
 
 export interface RejectedLine {
   line: number;
@@ -64,7 +64,7 @@ export async function checkRejects(state: RejectsState, afterLine: number, check
         `Nothing was cut. Put the file back to resume, or ${START_OVER}.`,
     );
   }
-  if ((await hashRange(file, Math.max(0, state.bytes - TAIL_BYTES), state.bytes)) !== state.tail) {
+  if ((await tailHash(file, state.bytes)) !== state.tail) {
     throw new CommandFailed(
       `the rejects file ${file} changed since the run stopped: its rows up to byte ${state.bytes} are not ` +
         `the ones ${checkpointPath} recorded (was it rewritten by a --dry-run or another replay?). ` +
