@@ -206,7 +206,8 @@ function bodyVerdict(route: RouteSpec, text: string | undefined, contentType: st
   if (Buffer.byteLength(text) > BODY_LIMIT_BYTES) return ['too large'];
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    // A leading byte-order mark is ignored, as RFC 8259 §8.1 allows (docs/spec.md §7).
+    parsed = JSON.parse(text.replace(/^\ufeff/, ''));
   } catch {
     return ['malformed JSON'];
   }
