@@ -21,6 +21,8 @@ export interface CampaignRow {
   /** Hold period in days; null: conversions wait for a person to approve them. */
   auto_approve_days: number | null;
   payout_minimum_cents: number;
+  /** ISO 4217 code of the campaign's money (BRL by default). */
+  currency: string;
   created_at: DbDate;
 }
 

@@ -18,6 +18,14 @@ import type {
   WebhookMessageRow,
   WebhookSettingRow,
 } from './webhookRows.js';
+import type {
+  AffiliateCouponRow,
+  BillingCustomerRow,
+  BillingEventRow,
+  BillingIntegrationRow,
+  BillingOrderRow,
+  BillingPendingRefundRow,
+} from './billingRows.js';
 
 /**
  * Knex's table map (its documented `knex/types/tables` augmentation, `.js` under ESM resolution): `db('affiliates')` is typed
@@ -41,5 +49,11 @@ declare module 'knex/types/tables.js' {
     affiliate_daily_stats: AffiliateDailyStatsRow;
     payout_conversions: PayoutConversionRow;
     clawbacks: ClawbackRow;
+    billing_integrations: BillingIntegrationRow;
+    billing_events: BillingEventRow;
+    affiliate_coupons: AffiliateCouponRow;
+    billing_customers: BillingCustomerRow;
+    billing_orders: BillingOrderRow;
+    billing_pending_refunds: BillingPendingRefundRow;
   }
 }

@@ -30,6 +30,7 @@ function toCampaign(row: CampaignWithPlanRow): Campaign {
     cookieDays: row.cookie_days,
     autoApproveDays: row.auto_approve_days === null ? null : Number(row.auto_approve_days),
     payoutMinimum: fromCents(row.payout_minimum_cents),
+    currency: row.currency,
     createdAt: toIso(row.created_at),
   };
 }
@@ -104,6 +105,8 @@ export interface CampaignChanges {
   /** null: no hold period. */
   autoApproveDays?: number | null;
   payoutMinimumCents?: number;
+  /** ISO 4217 code. */
+  currency?: string;
 }
 
 export async function updateCampaign(db: Db | Trx, id: number, changes: CampaignChanges): Promise<number> {
@@ -113,6 +116,7 @@ export async function updateCampaign(db: Db | Trx, id: number, changes: Campaign
   if (changes.commissionHundredths !== undefined) columns.commission_value = changes.commissionHundredths;
   if (changes.autoApproveDays !== undefined) columns.auto_approve_days = changes.autoApproveDays;
   if (changes.payoutMinimumCents !== undefined) columns.payout_minimum_cents = changes.payoutMinimumCents;
+  if (changes.currency !== undefined) columns.currency = changes.currency;
   return db('campaigns').where('id', id).update(columns);
 }
 

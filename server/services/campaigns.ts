@@ -1,3 +1,4 @@
+import { isCurrencyCode } from '../../shared/currency.js';
 import { toCents } from '../../shared/money.js';
 import {
   type Campaign,
@@ -34,6 +35,8 @@ export interface UpdateCampaignInput {
   /** null turns the hold period off: conversions wait for a person. */
   autoApproveDays?: number | null;
   payoutMinimum?: number;
+  /** ISO 4217 code (docs/integrations.md): the currency billing providers must charge in. */
+  currency?: string;
 }
 
 export interface CampaignService {
@@ -41,7 +44,7 @@ export interface CampaignService {
   /** By integer id or public id. */
   get(ref: string | number): Promise<Campaign>;
   list(): Promise<Campaign[]>;
-  /** `campaigns update` (operator): plan, commission rule, hold period, payout minimum. */
+  /** `campaigns update` (operator): plan, commission rule, hold period, payout minimum, currency. */
   update(ref: string | number, input: UpdateCampaignInput): Promise<Campaign>;
   /** `GET /v1/campaign`: the campaign, its plan limits and this month's usage. */
   withUsage(campaignId: number): Promise<CampaignWithUsage>;
@@ -92,6 +95,13 @@ async function changesOf(db: ServiceDeps['db'], input: UpdateCampaignInput): Pro
       throw new ValidationError(`payout minimum must be a number from 0 to ${MAX_ORDER_VALUE}`);
     }
     changes.payoutMinimumCents = toCents(minimum);
+  }
+  if (input.currency !== undefined) {
+    const currency = input.currency.trim().toUpperCase();
+    if (!isCurrencyCode(currency)) {
+      throw new ValidationError('currency must be an ISO 4217 code of three letters, such as BRL, USD, EUR or JPY');
+    }
+    changes.currency = currency;
   }
   return changes;
 }
@@ -155,7 +165,9 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
     const campaign = await get(ref);
     const changes = await changesOf(db, input);
     if (Object.keys(changes).length === 0) {
-      throw new ValidationError('nothing to update: give a plan, a commission, a hold period or a payout minimum');
+      throw new ValidationError(
+        'nothing to update: give a plan, a commission, a hold period, a payout minimum or a currency',
+      );
     }
     await updateCampaign(db, campaign.id, changes);
     return get(campaign.id);

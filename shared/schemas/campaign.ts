@@ -24,6 +24,8 @@ export const campaignSchema = z.object({
   autoApproveDays: z.number().int().nullable(),
   /** Smallest payout in BRL (0: any amount). */
   payoutMinimum: z.number(),
+  /** ISO 4217 code of the campaign's money: billing providers' amounts in another currency are skipped. */
+  currency: z.string(),
   createdAt: z.string(),
 });
 export type Campaign = z.infer<typeof campaignSchema>;

@@ -58,6 +58,12 @@ export async function createTestDatabase(options: { migrate?: boolean; engine?: 
 }
 
 const CHILD_TABLES = [
+  'billing_pending_refunds',
+  'billing_orders',
+  'billing_customers',
+  'billing_events',
+  'billing_integrations',
+  'affiliate_coupons',
   'webhook_attempts',
   'webhook_deliveries',
   'webhook_messages',

@@ -57,6 +57,7 @@ export async function update(
     commissionFixed?: number;
     autoApproveDays?: number | 'off';
     payoutMinimum?: number;
+    currency?: string;
   },
   ref: string,
 ): Promise<void> {
@@ -65,10 +66,11 @@ export async function update(
     commission: commissionOf(options),
     autoApproveDays: options.autoApproveDays === 'off' ? null : options.autoApproveDays,
     payoutMinimum: options.payoutMinimum,
+    currency: options.currency,
   };
   if (Object.values(input).every((value) => value === undefined)) {
     throw new UsageError(
-      'nothing to update: give at least one of --plan --commission-percent --commission-fixed --auto-approve-days --payout-minimum',
+      'nothing to update: give at least one of --plan --commission-percent --commission-fixed --auto-approve-days --payout-minimum --currency',
     );
   }
   const campaign = await withServices(io, options, ({ campaigns }) => campaigns.update(ref, input));

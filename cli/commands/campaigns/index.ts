@@ -44,10 +44,12 @@ export function registerCampaigns(program: Command, io: Io): void {
         'approve pending conversions older than N days (0 to 3650); "off" for manual approval',
         holdPeriod,
       )
-      .option('--payout-minimum <x>', 'smallest payout in BRL (0: any amount)', decimalNumber),
+      .option('--payout-minimum <x>', 'smallest payout in BRL (0: any amount)', decimalNumber)
+      .option('--currency <code>', 'ISO 4217 code of the money billing providers charge in (default BRL)'),
     [
       'campaigns update spring-sale --auto-approve-days 30 --payout-minimum 50',
       'campaigns update spring-sale --plan pro',
+      'campaigns update spring-sale --currency USD               # Stripe or Paddle charge in dollars',
     ],
     'A new commission rule applies to conversions that arrive from now on; stored ones keep theirs.\n' +
       'A hold period applies to the pending conversions already there, at the next scheduled run.',
