@@ -5,7 +5,11 @@ import { type AffiliateService, affiliateService } from './affiliates.js';
 import { type ApiKeyService, apiKeyService } from './apiKeys.js';
 import { type ApiKeyAuthenticator, apiKeyAuthenticator } from './auth.js';
 import { autoApproveWorker } from './autoApprove.js';
+import { billingLedger } from './billing/ledger.js';
+import { type IntegrationService, integrationService } from './billing/integrations.js';
+import { type BillingReceiver, billingReceiver } from './billing/receive.js';
 import { type CampaignService, campaignService } from './campaigns.js';
+import { type CouponService, couponService } from './coupons.js';
 import { type ConversionService, conversionService } from './conversions.js';
 import type { ServiceDeps, Worker } from './deps.js';
 import { type EventService, eventService } from './events/service.js';
@@ -39,6 +43,10 @@ export interface Services {
   conversions: ConversionService;
   refunds: RefundService;
   payouts: PayoutService;
+  /** Billing providers' webhooks (docs/integrations.md). */
+  billing: BillingReceiver;
+  integrations: IntegrationService;
+  coupons: CouponService;
   /** Background work the daemon runs while it serves (none for operator commands). */
   workers: Worker[];
 }
@@ -72,6 +80,9 @@ export function createServices(options: {
     conversions,
     refunds: refundService(deps, outbox),
     payouts: payoutService(deps, outbox),
+    billing: billingReceiver(deps, box, billingLedger(outbox)),
+    integrations: integrationService(deps, box),
+    coupons: couponService(deps),
     // The intake writer's requests are answered before the pool they write through closes.
     workers: [webhookWorker, autoApproveWorker(deps, conversions), events.worker],
   };

@@ -9,6 +9,8 @@ const NOT_FOUND: Record<string, string> = {
   Conversions: MESSAGES.conversionNotFound,
   Payouts: MESSAGES.payoutNotFound,
   Webhooks: MESSAGES.webhookNotFound,
+  Integrations: MESSAGES.integrationNotFound,
+  Coupons: MESSAGES.couponNotFound,
 };
 
 const CONFLICT: Record<string, string> = {
@@ -16,12 +18,14 @@ const CONFLICT: Record<string, string> = {
   Conversions: MESSAGES.illegalTransition('Conversion', 'rejected', 'approved'),
   Payouts: MESSAGES.nothingToPay(2),
   Webhooks: MESSAGES.webhookDisabled,
+  Coupons: MESSAGES.couponTaken,
 };
 
 /** The `message` the document shows for an error status of a route: a real one, in the spec's words. */
 export function errorExample(route: RouteSpec, status: number): string | string[] {
   switch (status) {
     case 400:
+      if (route.signedBody) return MESSAGES.invalidSignature(route.path.includes('/paddle/') ? 'paddle' : 'stripe');
       return route.body || route.query ? ['property colour should not exist'] : MESSAGES.numericId;
     case 401:
       return MESSAGES.apiKeyRequired;
@@ -30,6 +34,7 @@ export function errorExample(route: RouteSpec, status: number): string | string[
       if (route.auth === 'apiKeyEvents') return MESSAGES.conversionLimit('free', 100, 100);
       return MESSAGES.affiliateLimit('free', 10, 10);
     case 404:
+      if (route.signedBody) return MESSAGES.notFound;
       return NOT_FOUND[route.tag] ?? MESSAGES.routeNotFound(route.method.toUpperCase(), route.path);
     case 409:
       return CONFLICT[route.tag] ?? 'Conflict';

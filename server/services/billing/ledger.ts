@@ -1,0 +1,224 @@
+import { createHash } from 'node:crypto';
+import { fromCents, toCents } from '../../../shared/money.js';
+import type { TrackingEvent } from '../../../shared/schemas/event.js';
+import type { BILLING_OUTCOMES } from '../../../shared/vocabulary.js';
+import type { Trx } from '../../db/knex.js';
+import type { ReceivingCampaign } from '../../repositories/billingIntegrations.js';
+import {
+  keepPendingRefund,
+  orderByReferences,
+  rememberOrder,
+  takePendingRefunds,
+} from '../../repositories/billingLedger.js';
+import { findConversion, findConversionsByOrderIds } from '../../repositories/conversions.js';
+import type { ReferralTarget } from '../../repositories/events.js';
+import { MonthlyLimitReached, storeFlush } from '../events/flush.js';
+import { refundOrder } from '../refunds.js';
+import type { WebhookOutbox } from '../webhooks/outbox.js';
+import type { BillingProvider, ProviderPayment, ProviderRefund } from './events.js';
+
+/** What the log records of an event, and the answer's `outcome` (docs/integrations.md). */
+export type BillingOutcome = (typeof BILLING_OUTCOMES)[number];
+
+export interface LedgerResult {
+  outcome: BillingOutcome;
+  reason: string | null;
+  conversionId: number | null;
+  orderId: string | null;
+}
+
+export const resultOf = (outcome: BillingOutcome, reason: string | null = null): LedgerResult => ({
+  outcome,
+  reason,
+  conversionId: null,
+  orderId: null,
+});
+
+/** An attributed payment in the campaign's money, ready to store. */
+export interface Sale {
+  campaign: ReceivingCampaign;
+  provider: BillingProvider;
+  eventId: string;
+  occurredAt: Date;
+  now: Date;
+  affiliate: ReferralTarget;
+  payment: ProviderPayment;
+  /** Hundredths of the campaign's currency, above 0. */
+  orderValueCents: number;
+}
+
+/** A refund in the campaign's money: of `ofCents` when the provider said what it is a part of. */
+export interface Refund {
+  campaign: ReceivingCampaign;
+  provider: BillingProvider;
+  eventId: string;
+  now: Date;
+  refund: ProviderRefund;
+  refundedCents: number;
+  ofCents: number | null;
+}
+
+/**
+ * The seam between what a provider said and what the daemon stores: one function stores a
+ * payment, one a refund, both inside the caller's transaction (the one that wrote the event's log
+ * row, so the effect and the dedupe commit together). Payments go through intake's flush
+ * (commission, monthly limit, report counters, `conversion.created`); refunds through the
+ * refund of `POST /v1/refunds`.
+ */
+export interface BillingLedger {
+  storePayment(trx: Trx, sale: Sale): Promise<LedgerResult>;
+  storeRefund(trx: Trx, refund: Refund): Promise<LedgerResult>;
+}
+
+/** Intake keeps `event_id` at 128 characters: a longer provider id is kept as its digest. */
+const EVENT_ID_LIMIT = 100;
+
+/** The conversion event intake stores for a sale: the payment's facts in `properties`. */
+function conversionEvent(sale: Sale): TrackingEvent {
+  const { payment, provider, eventId } = sale;
+  const providerEventId =
+    eventId.length <= EVENT_ID_LIMIT ? eventId : createHash('sha256').update(eventId).digest('hex');
+  return {
+    event_type: 'conversion',
+    campaign_id: sale.campaign.publicId,
+    affiliate_id: sale.affiliate.referralKey,
+    properties: {
+      order_id: payment.orderId,
+      // Integer hundredths over 100, read back by intake's `toCents` as the same integer.
+      order_value: fromCents(sale.orderValueCents),
+      timestamp: sale.occurredAt.toISOString(),
+      ...(payment.product !== undefined && { product: payment.product }),
+      ...(payment.customerEmail !== undefined && { customer_email: payment.customerEmail }),
+      ...(payment.attribution.customerId !== null && { customer_id: payment.attribution.customerId }),
+      provider,
+      provider_event_id: providerEventId,
+      currency: sale.campaign.currency,
+      payment: payment.renewal ? 'renewal' : 'first',
+    },
+  };
+}
+
+export function billingLedger(outbox: WebhookOutbox): BillingLedger {
+  async function refundStoredOrder(
+    trx: Trx,
+    request: Refund,
+    order: { orderId: string; conversionId: number },
+  ): Promise<LedgerResult> {
+    const { campaign, provider, refund, now } = request;
+    const stored = await findConversion(trx, campaign.campaignId, order.conversionId);
+    if (!stored) return resultOf('skipped', 'sale_not_found');
+    const orderValueCents = toCents(stored.orderValue);
+    const full = refund.full || request.refundedCents >= orderValueCents;
+    if (!full) {
+      // A part of the sale: kept until commissions can be lowered in proportion.
+      await keepPendingRefund(trx, {
+        campaignId: campaign.campaignId,
+        provider,
+        references: [order.orderId],
+        eventId: request.eventId,
+        refund: JSON.stringify({ ...refund, refundedCents: request.refundedCents, ofCents: request.ofCents }),
+        reason: 'partial_refund',
+        at: now,
+      });
+      return { outcome: 'refund_pending', reason: 'partial_refund', conversionId: stored.id, orderId: order.orderId };
+    }
+    const refunded = await refundOrder(trx, outbox, {
+      campaignId: campaign.campaignId,
+      orderId: order.orderId,
+      reason: `${provider} refund`,
+      at: now,
+    });
+    if (!refunded) return resultOf('skipped', 'sale_not_found');
+    return { outcome: 'refund_applied', reason: null, conversionId: refunded.conversion.id, orderId: order.orderId };
+  }
+
+  async function storeRefund(trx: Trx, request: Refund): Promise<LedgerResult> {
+    const { campaign, provider, refund } = request;
+    const order = await orderByReferences(trx, campaign.campaignId, provider, refund.references);
+    if (order) return refundStoredOrder(trx, request, order);
+    // Providers do not promise order: the sale may come later, and the refund is applied then.
+    await keepPendingRefund(trx, {
+      campaignId: campaign.campaignId,
+      provider,
+      references: refund.references,
+      eventId: request.eventId,
+      refund: JSON.stringify({ ...refund, refundedCents: request.refundedCents, ofCents: request.ofCents }),
+      reason: 'sale_not_received',
+      at: request.now,
+    });
+    return { ...resultOf('refund_pending', 'sale_not_received'), orderId: refund.references[0] ?? null };
+  }
+
+  /** Refunds that arrived before this sale: applied now that it is stored. */
+  async function applyWaitingRefunds(trx: Trx, sale: Sale, order: { orderId: string; conversionId: number }) {
+    const waiting = await takePendingRefunds(
+      trx,
+      sale.campaign.campaignId,
+      sale.provider,
+      sale.payment.references,
+      'sale_not_received',
+    );
+    for (const pending of waiting) {
+      const kept = JSON.parse(pending.refund) as ProviderRefund & { refundedCents: number; ofCents: number | null };
+      const { refundedCents, ofCents, ...refund } = kept;
+      await refundStoredOrder(
+        trx,
+        {
+          campaign: sale.campaign,
+          provider: sale.provider,
+          eventId: pending.eventId,
+          now: sale.now,
+          refund,
+          refundedCents,
+          ofCents,
+        },
+        order,
+      );
+    }
+  }
+
+  async function storePayment(trx: Trx, sale: Sale): Promise<LedgerResult> {
+    const { campaign, payment } = sale;
+    const job = {
+      events: [conversionEvent(sale)],
+      campaignIds: [campaign.campaignId],
+      rules: {
+        campaignId: campaign.campaignId,
+        planName: campaign.planName,
+        maxMonthlyConversions: campaign.maxMonthlyConversions,
+        commissionType: campaign.commissionType,
+        commissionValue: campaign.commissionValue,
+      },
+      now: sale.now,
+    };
+    let outcome;
+    try {
+      // A savepoint: the monthly limit's refusal rolls back the conversion, not the event's log row.
+      [outcome] = await trx.transaction((savepoint) => storeFlush(savepoint, [job], outbox));
+    } catch (err) {
+      if (err instanceof MonthlyLimitReached) return resultOf('skipped', 'monthly_limit_reached');
+      throw err;
+    }
+    if (!outcome?.ok) return resultOf('skipped', 'monthly_limit_reached');
+    const skip = outcome.value.skipped[0];
+    if (skip) {
+      if (skip.reason === 'duplicate_order_id' || skip.reason === 'duplicate_event_id') {
+        return { ...resultOf('duplicate', skip.reason), orderId: payment.orderId };
+      }
+      return { ...resultOf('skipped', skip.reason), orderId: payment.orderId };
+    }
+    const [conversion] = await findConversionsByOrderIds(trx, campaign.campaignId, [payment.orderId]);
+    if (!conversion) throw new Error('the conversion intake stored is not there');
+    const order = { orderId: payment.orderId, conversionId: conversion.id };
+    await rememberOrder(trx, {
+      campaignId: campaign.campaignId,
+      provider: sale.provider,
+      references: payment.references,
+      ...order,
+    });
+    await applyWaitingRefunds(trx, sale, order);
+    return { outcome: 'conversion_created', reason: null, ...order };
+  }
+
+  return { storePayment, storeRefund };
+}
