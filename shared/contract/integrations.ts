@@ -52,6 +52,7 @@ export const integrationRoutes = {
       header: 'Stripe-Signature',
       description:
         '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, made by Stripe with the signing secret',
+      example: 't=1764000060,v1=6ffbb59b2300aae63f272406069a9788598b792a944a07aba816edb039989a39',
       schema: stripeEventSchema,
     },
     responses: { 200: receiptSchema },
@@ -75,6 +76,7 @@ export const integrationRoutes = {
       header: 'Paddle-Signature',
       description:
         '`ts=<unix seconds>;h1=<hex HMAC-SHA256 of "<ts>:<raw body>">`, made by Paddle with the secret key; several `h1` may be present',
+      example: 'ts=1764000060;h1=eb4d0dc8853be92b7f063b9f3ba5233eb920a09459b6e6b2c26705b4364db151',
       schema: paddleEventSchema,
     },
     responses: { 200: receiptSchema },
@@ -93,7 +95,20 @@ export const integrationRoutes = {
     summary: 'List the campaign’s billing integrations, with what their events became',
     responses: { 200: integrationListSchema },
     errors: [401],
-    examples: { response: { integrations: [exampleIntegration()] } },
+    examples: {
+      response: {
+        integrations: [
+          exampleIntegration({
+            provider: 'paddle',
+            receivePath: `/v1/integrations/paddle/${EXAMPLE_CAMPAIGN.publicId}`,
+            eventTypes: ['transaction.completed', 'adjustment.created', 'adjustment.updated'],
+            lastEventAt: null,
+            outcomes: {},
+          }),
+          exampleIntegration(),
+        ],
+      },
+    },
   }),
   put: defineRoute({
     ...managing,

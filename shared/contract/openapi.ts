@@ -42,6 +42,7 @@ function parameters(route: RouteSpec): JsonSchema[] {
       required: true,
       description: route.signedBody.description,
       schema: { type: 'string', minLength: 1 },
+      example: route.signedBody.example,
     });
   }
   for (const [location, schema] of [

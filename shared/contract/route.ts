@@ -45,6 +45,8 @@ export interface SignedBody {
   /** The request header carrying the signature, e.g. `Stripe-Signature`. */
   header: string;
   description: string;
+  /** The header's form (a real one is computed over the body, within minutes of sending). */
+  example: string;
   schema: z.ZodType;
 }
 

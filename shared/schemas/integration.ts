@@ -77,14 +77,19 @@ export const receiptSchema = z.object({ received: z.literal(true), outcome: bill
 /** What a verified provider event is, for the document: the service reads it after the signature. */
 export const stripeEventSchema = z
   .looseObject({
-    id: z.string(),
+    id: z.string().min(1).max(255),
     object: z.literal('event'),
-    type: z.string(),
+    type: z.string().min(1).max(255),
     data: z.looseObject({ object: z.looseObject({}) }),
   })
   .meta({ description: 'A Stripe event as Stripe sends it (any API version from 2024-06-20 on)' });
 export const paddleEventSchema = z
-  .looseObject({ event_id: z.string(), event_type: z.string(), occurred_at: z.string(), data: z.looseObject({}) })
+  .looseObject({
+    event_id: z.string().min(1).max(255),
+    event_type: z.string().min(1).max(255),
+    occurred_at: z.string(),
+    data: z.looseObject({}),
+  })
   .meta({ description: 'A Paddle Billing notification as Paddle sends it' });
 
 export const couponCode = z.string().regex(new RegExp(COUPON_CODE_PATTERN), {

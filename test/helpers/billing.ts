@@ -70,3 +70,20 @@ export function eventFrom(name: string, changes: Json = {}): Json {
   Object.assign(objectOf(event), changes);
   return event;
 }
+
+/**
+ * The signature header a provider would send with `body` to a receiving route of the example
+ * world (what the document's description says the provider does), or undefined for other routes.
+ */
+export function exampleSignature(
+  path: string,
+  body: unknown,
+  secrets: { stripe: string; paddle: string },
+): Record<string, string> | undefined {
+  const payload = JSON.stringify(body);
+  if (path.startsWith('/v1/integrations/stripe/'))
+    return { 'stripe-signature': stripeSignature(payload, secrets.stripe) };
+  if (path.startsWith('/v1/integrations/paddle/'))
+    return { 'paddle-signature': paddleSignature(payload, secrets.paddle) };
+  return undefined;
+}
