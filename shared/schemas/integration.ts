@@ -7,6 +7,7 @@ export { BILLING_OUTCOMES, BILLING_PROVIDERS };
 export const billingProvider = z.enum(BILLING_PROVIDERS);
 export type BillingProviderName = z.infer<typeof billingProvider>;
 export const billingOutcome = z.enum(BILLING_OUTCOMES);
+export type BillingOutcome = z.infer<typeof billingOutcome>;
 
 export const providerParams = z.strictObject({
   provider: billingProvider.meta({ description: 'The billing provider: `stripe` or `paddle`' }),
