@@ -8,6 +8,7 @@
 import os from 'node:os';
 import knexFactory from 'knex';
 import { benchBatches, benchSingleEvents } from './intake.js';
+import { benchStripeInvoices } from './lib/billing.js';
 import { benchList } from './list.js';
 import type { Engine, Figure } from './lib/figure.js';
 import { type BenchOptions, benchOptions, mysqlUrl, wants } from './lib/options.js';
@@ -48,6 +49,7 @@ const ENTRIES: Entry[] = [
     run: benchAtScale,
   },
   { parts: [['reads', 'bcrypt']], run: benchBcryptP99 },
+  { parts: [['intake', 'billing']], run: benchStripeInvoices },
 ];
 const nameOf = (entry: Entry) => entry.parts.map(([, name]) => name).join('+');
 

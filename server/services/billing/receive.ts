@@ -5,7 +5,7 @@ import { HttpError, NotFoundError, ValidationError } from '../../errors.js';
 import { insertBillingEvent, recordBillingOutcome } from '../../repositories/billingEvents.js';
 import { findReceivingCampaign, type ReceivingCampaign } from '../../repositories/billingIntegrations.js';
 import { UniqueConflict } from '../../repositories/uniqueConflict.js';
-import { ensureMonthlyUsage } from '../../repositories/usage.js';
+import { ensureMonthlyUsage, monthKey } from '../../repositories/usage.js';
 import type { SignedDelivery } from '../../../shared/contract/route.js';
 import type { ServiceDeps } from '../deps.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
@@ -23,6 +23,7 @@ export interface BillingReceipt {
 
 /** spec §10.8's largest order value, in hundredths: a provider amount past it is not a sale we can store. */
 const MAX_ORDER_VALUE_CENTS = 1_000_000_000_000;
+const USAGE_ROWS_REMEMBERED = 1_000;
 
 const PROVIDERS: Record<
   BillingProvider,
@@ -55,6 +56,7 @@ export function billingReceiver(
   box: SecretBox,
   ledger: BillingLedger,
 ): BillingReceiver {
+  const usageRows = new Map<number, string>();
   async function act(
     trx: Trx,
     provider: BillingProvider,
@@ -136,8 +138,13 @@ export function billingReceiver(
     }
     const event = PROVIDERS[provider].read(verified.json);
     if (!event) throw new ValidationError(MESSAGES.notAProviderEvent(provider));
-    // The month's counter row exists before the transaction that reserves from it (see ensureMonthlyUsage).
-    if (event.kind === 'payment') await ensureMonthlyUsage(db, campaign.campaignId, now);
+    // The month's counter row exists before the transaction that reserves from it (see
+    // ensureMonthlyUsage); once made, it is remembered, as intake does, saving a commit per sale.
+    if (event.kind === 'payment' && usageRows.get(campaign.campaignId) !== monthKey(now)) {
+      await ensureMonthlyUsage(db, campaign.campaignId, now);
+      if (usageRows.size >= USAGE_ROWS_REMEMBERED) usageRows.clear();
+      usageRows.set(campaign.campaignId, monthKey(now));
+    }
     const result = await inLockingTransaction(db, async (trx) => {
       let logId: number;
       try {
