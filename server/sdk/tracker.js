@@ -167,7 +167,7 @@
     for (var i = 0; i < found.length; i++) {
       var el = found[i];
       if (el.href) {
-        var url = new URL(el.href);
+        var url = new window.URL(el.href);
         if (!url.searchParams.has('client_reference_id')) {
           url.searchParams.set('client_reference_id', referral);
           el.href = url.href;
@@ -182,7 +182,7 @@
     fill(document);
     if (referral) {
       stripe();
-      new MutationObserver(stripe).observe(document.documentElement, { childList: true, subtree: true });
+      new window.MutationObserver(stripe).observe(document.documentElement, { childList: true, subtree: true });
     }
     waiting.splice(0).forEach(run);
     document.dispatchEvent(new CustomEvent('affiliated:ready', { detail: api }));
