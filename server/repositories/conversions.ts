@@ -103,8 +103,10 @@ export async function listConversionRows(
     status?: ConversionStatus;
     affiliateId?: number;
     orderId?: string;
+    /** createdAt on or after. */
     from?: Date;
-    to?: Date;
+    /** createdAt before (the end of the range, exclusive). */
+    before?: Date;
     page: number;
     limit: number;
   },
@@ -114,7 +116,7 @@ export async function listConversionRows(
   if (filter.affiliateId !== undefined) base.andWhere('c.affiliate_id', filter.affiliateId);
   if (filter.orderId !== undefined) base.andWhere('c.order_id', filter.orderId);
   if (filter.from) base.andWhere('c.created_at', '>=', filter.from);
-  if (filter.to) base.andWhere('c.created_at', '<', filter.to);
+  if (filter.before) base.andWhere('c.created_at', '<', filter.before);
   const [counted, rows] = await Promise.all([
     base.clone().count<{ n: number | string }[]>({ n: '*' }),
     base
