@@ -219,14 +219,17 @@ describe('serve on a fresh directory (the README quick start)', () => {
     }
   });
 
-  it('a port in use stops the start with one line and exit 1', async () => {
+  it('a port in use stops the start with one line, exit 1, and what to do about it', async () => {
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const { port } = blocker.address() as net.AddressInfo;
     try {
       const res = await runCli(['serve', '--port', String(port)], { cwd: dir, env: { DATABASE_URL: '' } });
       expect(res.code).to.equal(1);
-      expect(res.stderr.trim()).to.equal(`error: cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
+      expect(res.stderr.trim()).to.equal(
+        `error: cannot listen on 127.0.0.1:${port} (EADDRINUSE): another program listens there, perhaps a daemon ` +
+          'already running (`affiliated status` asks it). Stop it, or choose another port: --port N or PORT=N',
+      );
     } finally {
       blocker.close();
     }
