@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { EXAMPLE_BILLING, EXAMPLE_CAMPAIGN } from '../../shared/contract/examples.js';
+import { isReversed } from '../../shared/dateRange.js';
 import { exampleSignature } from '../helpers/billing.js';
 import type { Daemon } from '../../server/main.js';
 import { startTestDaemon } from '../helpers/daemon.js';
@@ -44,6 +45,10 @@ function followDescriptions(operation: Operation, request: DocumentRequest): Doc
   if (operation.operationId === 'receiveStripeEvent' || operation.operationId === 'receivePaddleEvent') {
     // "The campaign's public id": the URL the merchant gave the provider.
     params = { ...params, campaignPublicId: EXAMPLE_CAMPAIGN.publicId };
+  }
+  if (operation.operationId === 'listConversions') {
+    // "A from after to is 400."
+    if (isReversed(query.from as string | undefined, query.to as string | undefined)) delete query.from;
   }
   if (operation.operationId === 'getAffiliateReport') {
     // "A from after to (today when to is not given) is 400."

@@ -6,16 +6,17 @@
  * transaction and commit of its own, where /v1/events shares group commits: the ratio is that
  * price. Reported without a target.
  *
- * Run alone (after `npm run build`): `node --import tsx bench/lib/billing.ts [sqlite|mysql] [billing]`.
+ * Run alone (after `npm run build`): `node --import tsx bench/billing.ts [sqlite|mysql]`.
  */
 import { Pool } from 'undici';
-import { stripeSignature } from '../../test/helpers/billing.js';
-import { runIfMain } from './direct.js';
-import { activeCodes, conversionEvent } from './events.js';
-import { type Engine, type Figure, makeFigure } from './figure.js';
-import type { BenchOptions } from './options.js';
-import { seedAffiliates, withStage } from './stage.js';
-import { medianOfRounds } from './stats.js';
+import { stripeSignature } from '../test/helpers/billing.js';
+import { runIfMain } from './lib/direct.js';
+import { activeCodes, conversionEvent } from './lib/events.js';
+import { type Engine, type Figure, makeFigure } from './lib/figure.js';
+import type { BenchOptions } from './lib/options.js';
+import { part, type Part } from './lib/part.js';
+import { seedAffiliates, withStage } from './lib/stage.js';
+import { medianOfRounds } from './lib/stats.js';
 
 const SECRET = 'whsec_bench_0123456789abcdefghijklmnop';
 /** Providers deliver webhooks over a handful of connections at a time. */
@@ -139,4 +140,6 @@ export function benchStripeInvoices(engine: Engine, opts: BenchOptions): Promise
   );
 }
 
-await runIfMain(import.meta.url, { billing: benchStripeInvoices });
+export const parts: Part[] = [part('billing', 'billing', benchStripeInvoices)];
+
+await runIfMain(import.meta.url, parts);
