@@ -53,6 +53,16 @@ export interface BillingOrderRow {
   conversion_id: number;
 }
 
+export interface BillingHeldPaymentRow {
+  id: number;
+  campaign_id: number;
+  provider: BillingProviderName;
+  customer_id: string;
+  event_id: string;
+  payment: string;
+  created_at: DbDate;
+}
+
 export interface BillingPendingRefundRow {
   id: number;
   campaign_id: number;

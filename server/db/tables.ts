@@ -22,6 +22,7 @@ import type {
   AffiliateCouponRow,
   BillingCustomerRow,
   BillingEventRow,
+  BillingHeldPaymentRow,
   BillingIntegrationRow,
   BillingOrderRow,
   BillingPendingRefundRow,
@@ -55,5 +56,6 @@ declare module 'knex/types/tables.js' {
     billing_customers: BillingCustomerRow;
     billing_orders: BillingOrderRow;
     billing_pending_refunds: BillingPendingRefundRow;
+    billing_held_payments: BillingHeldPaymentRow;
   }
 }

@@ -121,3 +121,19 @@ export async function billingEventStats(
   }
   return stats;
 }
+
+/** The outcome of an earlier event, changed later (a held payment counted once its customer is bound). */
+export async function recordLaterOutcome(
+  trx: Trx,
+  event: { campaignId: number; provider: BillingProviderName; eventId: string },
+  result: { outcome: string; reason: string | null; conversionId: number | null; orderId: string | null },
+): Promise<void> {
+  await trx('billing_events')
+    .where({ campaign_id: event.campaignId, provider: event.provider, event_id: event.eventId })
+    .update({
+      outcome: result.outcome,
+      reason: result.reason,
+      conversion_id: result.conversionId,
+      order_id: result.orderId,
+    });
+}

@@ -162,3 +162,54 @@ export async function takePendingRefunds(
   }
   return taken;
 }
+
+/** A payment held until its customer is bound: its event id and the payment as read (JSON). */
+export interface HeldPayment {
+  eventId: string;
+  payment: string;
+}
+
+/** Holds a payment of a customer no affiliate is bound to yet. */
+export async function holdPayment(
+  trx: Trx,
+  held: {
+    campaignId: number;
+    provider: BillingProviderName;
+    customerId: string;
+    eventId: string;
+    payment: string;
+    at: Date;
+  },
+): Promise<void> {
+  await trx('billing_held_payments').insert({
+    campaign_id: held.campaignId,
+    provider: held.provider,
+    customer_id: held.customerId,
+    event_id: held.eventId,
+    payment: held.payment,
+    created_at: held.at,
+  });
+}
+
+/**
+ * Takes the payments held for a customer, oldest first: each is deleted and answered only when
+ * this call deleted it, so two daemons binding the same customer never count one twice.
+ */
+export async function takeHeldPayments(
+  trx: Trx,
+  campaignId: number,
+  provider: BillingProviderName,
+  customerId: string,
+): Promise<HeldPayment[]> {
+  const rows = await trx('billing_held_payments')
+    .where({ campaign_id: campaignId, provider, customer_id: customerId })
+    .orderBy('id')
+    .select<{ id: number; event_id: string; payment: string }[]>('id', 'event_id', 'payment');
+  const taken: HeldPayment[] = [];
+  for (const row of rows) {
+    if ((await trx('billing_held_payments').where('id', row.id).delete()) > 0) {
+      taken.push({ eventId: row.event_id, payment: row.payment });
+    }
+  }
+  return taken;
+}

@@ -58,6 +58,7 @@ export async function createTestDatabase(options: { migrate?: boolean; engine?: 
 }
 
 const CHILD_TABLES = [
+  'billing_held_payments',
   'billing_pending_refunds',
   'billing_orders',
   'billing_customers',

@@ -236,6 +236,31 @@ describe(`billing integrations: receiving Stripe and Paddle (${ENGINE})`, functi
     });
   });
 
+  describe('events out of order', () => {
+    it('a first invoice that arrives before its checkout waits, and counts once the checkout binds the customer', async () => {
+      const invoice = eventFrom('stripe-invoice-paid-basil', {
+        id: 'in_early',
+        customer: 'cus_SubScr1b3rXy12',
+        billing_reason: 'subscription_create',
+      });
+      (objectOf(invoice) as Json).parent.subscription_details.metadata = {};
+      expect((await stripe(invoice)).body.outcome).to.equal('skipped');
+      expect(await conversions()).to.deep.equal([]);
+      expect((await stripe(eventFrom('stripe-checkout-session-subscription'))).body.outcome).to.equal('customer_bound');
+      const [conversion] = await conversions();
+      expect(conversion).to.include({ orderId: 'in_early', affiliateId: maria.id, orderValue: 49.9 });
+      const { events } = await log();
+      expect(events.map((e: Json) => [e.type, e.outcome, e.conversionId])).to.deep.equal([
+        ['checkout.session.completed', 'customer_bound', null],
+        ['invoice.paid', 'conversion_created', conversion?.id],
+      ]);
+      // Counted once: the invoice redelivered is a duplicate, another checkout changes nothing.
+      expect((await stripe(invoice)).body.outcome).to.equal('duplicate');
+      expect((await stripe(eventFrom('stripe-checkout-session-subscription'))).body.outcome).to.equal('customer_bound');
+      expect(await conversions()).to.have.length(1);
+    });
+  });
+
   describe('refunds', () => {
     it('a full refund after the sale rejects its conversion (by payment intent, and by invoice before basil)', async () => {
       await stripe(eventFrom('stripe-checkout-session-payment'));

@@ -24,6 +24,7 @@ const TABLES = [
   'billing_customers',
   'billing_orders',
   'billing_pending_refunds',
+  'billing_held_payments',
 ];
 const MIGRATIONS = [
   '20261121100000_initial_schema',

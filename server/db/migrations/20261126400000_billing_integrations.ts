@@ -15,6 +15,8 @@ import type { Knex } from 'knex';
  * - billing_orders: every id a provider may name a stored sale by (invoice, payment intent,
  *   charge, transaction), so that a refund finds its conversion.
  * - billing_pending_refunds: refunds whose sale has not arrived (or cannot be applied yet).
+ * - billing_held_payments: payments of a customer no affiliate is bound to yet; counted if a
+ *   checkout binds the customer later (Stripe may send the first invoice before the checkout).
  *
  * Provider ids compare byte for byte (a NO PAD binary collation on MySQL, as the dedupe keys).
  */
@@ -117,11 +119,24 @@ export async function up(knex: Knex): Promise<void> {
     datetime(t, 'created_at').notNullable();
     t.index(['campaign_id', 'provider', 'reference']);
   });
+
+  await knex.schema.createTable('billing_held_payments', (t) => {
+    t.bigIncrements('id');
+    campaign(t);
+    t.string('provider', 16).notNullable();
+    binary(t.string('customer_id', 255).notNullable());
+    binary(t.string('event_id', 255).notNullable());
+    // The payment as read from the provider's event (JSON), with when it happened.
+    t.text('payment').notNullable();
+    datetime(t, 'created_at').notNullable();
+    t.index(['campaign_id', 'provider', 'customer_id']);
+  });
 }
 
 /** Plain `ALTER TABLE … DROP COLUMN`: Knex's SQLite path would rebuild `campaigns` and cascade. */
 export async function down(knex: Knex): Promise<void> {
   for (const table of [
+    'billing_held_payments',
     'billing_pending_refunds',
     'billing_orders',
     'billing_customers',

@@ -1,15 +1,14 @@
-import { minorToHundredths, minorUnitExponent } from '../../../shared/currency.js';
 import { MESSAGES } from '../../../shared/errors.js';
-import { inLockingTransaction, type Trx } from '../../db/knex.js';
+import { inLockingTransaction } from '../../db/knex.js';
 import { HttpError, NotFoundError, ValidationError } from '../../errors.js';
 import { insertBillingEvent, recordBillingOutcome } from '../../repositories/billingEvents.js';
-import { findReceivingCampaign, type ReceivingCampaign } from '../../repositories/billingIntegrations.js';
+import { findReceivingCampaign } from '../../repositories/billingIntegrations.js';
 import { UniqueConflict } from '../../repositories/uniqueConflict.js';
 import { ensureMonthlyUsage, monthKey } from '../../repositories/usage.js';
 import type { SignedDelivery } from '../../../shared/contract/route.js';
 import type { ServiceDeps } from '../deps.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
-import { attributePayment, bindAttributedCustomer } from './attribution.js';
+import { eventEffects } from './effects.js';
 import type { BillingProvider, ProviderEvent } from './events.js';
 import { type BillingLedger, type LedgerResult, resultOf } from './ledger.js';
 import { readPaddleEvent } from './paddlePayloads.js';
@@ -21,8 +20,6 @@ export interface BillingReceipt {
   outcome: LedgerResult['outcome'];
 }
 
-/** spec §10.8's largest order value, in hundredths: a provider amount past it is not a sale we can store. */
-const MAX_ORDER_VALUE_CENTS = 1_000_000_000_000;
 const USAGE_ROWS_REMEMBERED = 1_000;
 
 const PROVIDERS: Record<
@@ -35,11 +32,6 @@ const PROVIDERS: Record<
   stripe: { verify: verifyStripe, read: readStripeEvent },
   paddle: { verify: verifyPaddle, read: readPaddleEvent },
 };
-
-/** A provider's amount in the campaign's money; undefined when it cannot be read. */
-function campaignCents(amountMinor: string, currency: string, provider: BillingProvider): number | undefined {
-  return minorToHundredths(amountMinor, minorUnitExponent(currency, provider));
-}
 
 /**
  * `POST /v1/integrations/{provider}/{campaignPublicId}` (docs/integrations.md): the signature
@@ -57,66 +49,7 @@ export function billingReceiver(
   ledger: BillingLedger,
 ): BillingReceiver {
   const usageRows = new Map<number, string>();
-  async function act(
-    trx: Trx,
-    provider: BillingProvider,
-    campaign: ReceivingCampaign,
-    event: ProviderEvent,
-    now: Date,
-  ) {
-    const { campaignId } = campaign;
-    switch (event.kind) {
-      case 'ignored':
-        return resultOf('ignored');
-      case 'unreadable':
-        return resultOf('skipped', 'unreadable_payload');
-      case 'binding': {
-        if (event.attribution.customerId === null) return resultOf('skipped', 'no_customer');
-        const attributed = await attributePayment(trx, campaignId, provider, event.attribution);
-        if (!attributed.found) return resultOf('skipped', attributed.reason);
-        if (attributed.by === 'customer') return resultOf('customer_bound');
-        const bound = await bindAttributedCustomer(
-          trx,
-          campaignId,
-          provider,
-          event.attribution.customerId,
-          attributed,
-          now,
-        );
-        return bound ? resultOf('customer_bound') : resultOf('skipped', 'customer_bound_to_another_affiliate');
-      }
-      case 'payment': {
-        const { payment } = event;
-        if (payment.currency !== campaign.currency) return resultOf('skipped', 'currency_mismatch');
-        const cents = campaignCents(payment.amountMinor, payment.currency, provider);
-        if (cents === undefined) return resultOf('skipped', 'unreadable_payload');
-        if (cents <= 0) return resultOf('skipped', 'zero_amount');
-        if (cents > MAX_ORDER_VALUE_CENTS) return resultOf('skipped', 'amount_out_of_range');
-        const attributed = await attributePayment(trx, campaignId, provider, payment.attribution);
-        if (!attributed.found) return resultOf('skipped', attributed.reason);
-        await bindAttributedCustomer(trx, campaignId, provider, payment.attribution.customerId, attributed, now);
-        return ledger.storePayment(trx, {
-          campaign,
-          provider,
-          eventId: event.id,
-          occurredAt: event.occurredAt,
-          now,
-          affiliate: attributed.affiliate,
-          payment,
-          orderValueCents: cents,
-        });
-      }
-      case 'refund': {
-        const { refund } = event;
-        if (refund.currency !== campaign.currency) return resultOf('skipped', 'currency_mismatch');
-        const refundedCents = campaignCents(refund.refundedMinor, refund.currency, provider);
-        const ofCents = refund.ofMinor === null ? null : campaignCents(refund.ofMinor, refund.currency, provider);
-        if (refundedCents === undefined || ofCents === undefined) return resultOf('skipped', 'unreadable_payload');
-        if (refundedCents <= 0 && !refund.full) return resultOf('skipped', 'zero_amount');
-        return ledger.storeRefund(trx, { campaign, provider, eventId: event.id, now, refund, refundedCents, ofCents });
-      }
-    }
-  }
+  const act = eventEffects(ledger);
 
   async function receive(
     provider: BillingProvider,
@@ -160,7 +93,7 @@ export function billingReceiver(
         if (err instanceof UniqueConflict) return resultOf('duplicate');
         throw err;
       }
-      const outcome = await act(trx, provider, campaign, event, now);
+      const outcome = await act({ trx, campaign, provider, now }, event);
       await recordBillingOutcome(trx, logId, outcome);
       return outcome;
     });
