@@ -67,3 +67,49 @@ export async function clusterNode(action: 'kill' | 'restart', node: number): Pro
   const { stderr } = await run('bash', [SCRIPT, action, String(node)], { timeout: 180_000 });
   return stderr.trim();
 }
+
+/**
+ * CHECKSUM TABLE of every table of the database, as the node of `url` holds it, once that node
+ * has applied every write the cluster had committed (a read first, under wsrep_sync_wait).
+ */
+export async function tableChecksums(url: string): Promise<Record<string, number>> {
+  const connection = await mysql.createConnection(url);
+  try {
+    await connection.query('SET SESSION wsrep_sync_wait = 1');
+    const [tables] = await connection.query<mysql.RowDataPacket[]>("SHOW FULL TABLES WHERE Table_type = 'BASE TABLE'");
+    const sums: Record<string, number> = {};
+    for (const row of tables) {
+      const table = String(Object.values(row)[0]);
+      await connection.query(`SELECT 1 FROM \`${table}\` LIMIT 1`);
+      const [checked] = await connection.query<mysql.RowDataPacket[]>(`CHECKSUM TABLE \`${table}\``);
+      sums[table] = Number(checked[0]?.Checksum);
+    }
+    return sums;
+  } finally {
+    await connection.end();
+  }
+}
+
+/**
+ * Galera's conflict counters summed over the nodes: transactions refused at commit
+ * (wsrep_local_cert_failures) and local transactions aborted to apply another node's write
+ * (wsrep_local_bf_aborts). Each one is a transaction a daemon had to run again.
+ */
+export async function clusterConflicts(): Promise<{ certificationFailures: number; bruteForceAborts: number }> {
+  const totals = { certificationFailures: 0, bruteForceAborts: 0 };
+  for (const url of GALERA_URLS) {
+    const connection = await mysql.createConnection(url);
+    try {
+      const [rows] = await connection.query<mysql.RowDataPacket[]>(
+        "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_cert_failures', 'wsrep_local_bf_aborts')",
+      );
+      for (const row of rows) {
+        if (row.Variable_name === 'wsrep_local_cert_failures') totals.certificationFailures += Number(row.Value);
+        else totals.bruteForceAborts += Number(row.Value);
+      }
+    } finally {
+      await connection.end();
+    }
+  }
+  return totals;
+}

@@ -1,0 +1,99 @@
+import { expect } from 'chai';
+import { clusterNode, nodeUrls, ON_CLUSTER, reachableOnEveryNode, tableChecksums } from '../helpers/cluster.js';
+import { createMerchant } from '../helpers/daemon.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { addAffiliate } from '../helpers/events.js';
+import { countingProxy, tempDir } from '../helpers/replay.js';
+import { recorder } from '../reliability/support/recorder.js';
+import { writeReplayFile } from '../reliability/support/replayFile.js';
+import { count, expectExactly, replay, type ReplaySummary, waitForShare } from '../reliability/support/replayRun.js';
+import { SEED } from '../reliability/support/seed.js';
+import { daemonEnv, type ServedDaemon, serve } from '../reliability/support/served.js';
+
+/** Events of the replay (CLUSTER_CRASH_EVENTS), and the share of its conversions stored when node 3 dies. */
+const EVENTS = Number(process.env.CLUSTER_CRASH_EVENTS ?? 100_000);
+const KILL_AT = 0.3;
+/** How long node 3 stays down while the replay goes on through the two others. */
+const DOWN_MS = 5_000;
+const KILLED = 3;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('a Galera node SIGKILLed during a replay through a daemon on each node', function () {
+  this.timeout(20 * 60_000);
+  const files = tempDir();
+  let database: TestDatabase;
+  const daemons: ServedDaemon[] = [];
+
+  before(async () => {
+    if (!ON_CLUSTER) throw new Error('TEST_GALERA_URLS is not set: run `npm run test:cluster`');
+    database = await createTestDatabase();
+    await reachableOnEveryNode(database.url);
+  });
+  after(async () => {
+    for (const daemon of daemons) await daemon.stop('SIGKILL');
+    await database?.drop();
+    files.remove();
+  });
+
+  it(`${EVENTS.toLocaleString('en')} events behind a load balancer, node ${KILLED} killed and rejoining by IST: the replay finishes, every distinct conversion is stored once, and the three nodes' tables agree`, async () => {
+    const { db } = database;
+    const merchant = await createMerchant(db);
+    recorder.secret(merchant.key);
+    const codes: string[] = [];
+    for (let i = 0; i < 20; i++) codes.push((await addAffiliate(db, merchant.campaignId)).code);
+    const file = await writeReplayFile(files.file('cluster.ndjson'), EVENTS, merchant.publicId, codes, SEED + 3);
+    for (const url of nodeUrls(database.url)) daemons.push(await serve(daemonEnv(url)));
+    const balancer = await countingProxy(daemons.map((daemon) => daemon.url));
+
+    const started = Date.now();
+    const cli = replay(files.file('cluster.ndjson'), files.file('config.json'), balancer.url, merchant.key);
+    let finished = false;
+    void cli.done.finally(() => {
+      finished = true;
+    });
+    await waitForShare(db, merchant.campaignId, file.conversions, KILL_AT, () => finished);
+    expect(finished, 'the replay was still running when the node was killed').to.equal(false);
+
+    // While node 3 is down and rejoining: the longest time no conversion was stored (the
+    // cluster holds writes until it has declared the dead node gone).
+    let sampling = true;
+    let longestStallMs = 0;
+    const sampler = (async () => {
+      let last = await count(db, 'conversions', merchant.campaignId);
+      let since = Date.now();
+      while (sampling) {
+        await sleep(100);
+        const now = await count(db, 'conversions', merchant.campaignId);
+        if (now !== last) {
+          longestStallMs = Math.max(longestStallMs, Date.now() - since);
+          [last, since] = [now, Date.now()];
+        }
+      }
+    })();
+    await clusterNode('kill', KILLED);
+    recorder.count('cluster: node SIGKILLs');
+    await sleep(DOWN_MS);
+    const rejoined = await clusterNode('restart', KILLED);
+    sampling = false;
+    await sampler;
+
+    const result = await cli.done;
+    const seconds = (Date.now() - started) / 1000;
+    expect(result.code, result.stderr.slice(-2000)).to.equal(0);
+    const summary = JSON.parse(result.stdout) as ReplaySummary;
+    console.log(
+      `      ${EVENTS} events in ${seconds.toFixed(0)} s (${Math.round(EVENTS / seconds)} ev/s); ` +
+        `requests answered per daemon ${JSON.stringify(balancer.answered())}; retries ${JSON.stringify(summary.retries)}; ` +
+        `longest stall ${(longestStallMs / 1000).toFixed(1)} s; ${rejoined.replace(/^test-cluster: /, '')}`,
+    );
+    expect(rejoined, 'the node caught up by IST, not a full state transfer').to.match(/by IST/);
+    expect(summary.rejected).to.equal(0);
+    await balancer.close();
+    for (const daemon of daemons.splice(0)) await daemon.stop('SIGTERM');
+
+    await expectExactly(db, merchant, file);
+    const [first, ...others] = await Promise.all(nodeUrls(database.url).map((url) => tableChecksums(url)));
+    expect(Object.keys(first ?? {})).to.include.members(['conversions', 'tracking_events', 'monthly_usage']);
+    others.forEach((sums, i) => expect(sums, `node ${i + 2}'s tables against node 1's`).to.deep.equal(first));
+  });
+});
