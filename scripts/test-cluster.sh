@@ -81,6 +81,9 @@ skip-name-resolve
 max-connections=300
 innodb-buffer-pool-size=96M
 innodb-log-file-size=48M
+# The affiliate search's FULLTEXT index is created without stopwords. Its migration turns them
+# off for its own session only, and other nodes apply the DDL with their global setting.
+innodb-ft-enable-stopword=OFF
 # What Galera requires: row events, InnoDB, interleaved auto-increment locks.
 binlog-format=ROW
 default-storage-engine=InnoDB

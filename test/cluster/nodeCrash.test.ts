@@ -2,8 +2,9 @@ import { expect } from 'chai';
 import { clusterNode, nodeUrls, ON_CLUSTER, reachableOnEveryNode, tableChecksums } from '../helpers/cluster.js';
 import { createMerchant } from '../helpers/daemon.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { addAffiliate } from '../helpers/events.js';
+import { addAffiliate, conversion } from '../helpers/events.js';
 import { countingProxy, tempDir } from '../helpers/replay.js';
+import { ask } from '../reliability/support/http.js';
 import { recorder } from '../reliability/support/recorder.js';
 import { writeReplayFile } from '../reliability/support/replayFile.js';
 import { count, expectExactly, replay, type ReplaySummary, waitForShare } from '../reliability/support/replayRun.js';
@@ -72,7 +73,18 @@ describe('a Galera node SIGKILLed during a replay through a daemon on each node'
     })();
     await clusterNode('kill', KILLED);
     recorder.count('cluster: node SIGKILLs');
-    await sleep(DOWN_MS);
+    await sleep(1000);
+    // Straight to the dead node's daemon, past the load balancer: a 503 the client may retry, never a 500.
+    const orphan = daemons[KILLED - 1]?.url ?? '';
+    const probe = await ask(orphan, {
+      method: 'POST',
+      path: '/v1/events',
+      headers: { 'x-api-key': merchant.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ events: [conversion(merchant.publicId, codes[0] ?? '', 'probe-while-down', 1)] }),
+    });
+    expect(probe.status, 'an event sent to the daemon of the dead node').to.equal(503);
+    expect((await ask(orphan, { method: 'GET', path: '/health' })).status, 'its health check').to.equal(503);
+    await sleep(DOWN_MS - 1000);
     const rejoined = await clusterNode('restart', KILLED);
     sampling = false;
     await sampler;
