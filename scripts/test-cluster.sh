@@ -65,10 +65,10 @@ cluster_address() {
 }
 
 # One option file per node: the SST scripts read the node's settings from it too.
-write_config() {
+config_of() {
   local n=$1 dir
   dir=$(dir_of "$n")
-  cat >"$dir/my.cnf" <<EOF
+  cat <<EOF
 [mysqld]
 datadir=$dir/data
 socket=$(sock_of "$n")
@@ -146,7 +146,7 @@ bootstrap() {
   local n
   for n in "${nodes[@]}"; do
     mkdir -p "$(dir_of "$n")/data"
-    write_config "$n"
+    config_of "$n" >"$(dir_of "$n")/my.cnf"
   done
   chown -R "$run_as" "$root"
   mariadb-install-db --no-defaults --datadir="$(dir_of 1)/data" --user="$run_as" \
@@ -193,6 +193,11 @@ start() {
   for n in "${nodes[@]}"; do
     running "$n" && [ "$(status_var "$n" wsrep_cluster_status)" = Primary ] && primary=1
   done
+  # A cluster started by an older version of this script runs with other settings.
+  if [ $primary -eq 1 ] && ! config_of 1 | cmp -s - "$(dir_of 1)/my.cnf"; then
+    say "the nodes' settings changed: starting a new cluster"
+    primary=0
+  fi
   if [ $primary -eq 1 ]; then
     # A node that died rejoins the ones still serving.
     for n in "${nodes[@]}"; do running "$n" || rejoin "$n"; done
