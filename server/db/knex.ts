@@ -23,7 +23,7 @@ interface MysqlConnection {
  * not yet see what a daemon on node 1 has just answered 200 for, such as a new affiliate or
  * key. Plain MySQL and MariaDB (no wsrep_on, or off) are left as they are.
  */
-function readCommittedWrites(conn: MysqlConnection, done: (err: Error | null, conn: MysqlConnection) => void): void {
+function causalReadsOnGalera(conn: MysqlConnection, done: (err: Error | null, conn: MysqlConnection) => void): void {
   conn.query("SHOW VARIABLES LIKE 'wsrep_on'", (err, rows) => {
     const on = !err && Array.isArray(rows) && (rows[0] as { Value?: string } | undefined)?.Value === 'ON';
     if (!on) return done(null, conn);
@@ -88,7 +88,7 @@ export function knexOptions(database: DatabaseConfig): Knex.Config {
     // runs. Inside the migrations' transaction, the first DDL would commit the lock implicitly,
     // and a daemon refused there would release the lock another daemon holds.
     migrations: { ...migrations, disableTransactions: true },
-    pool: { min: 0, max: 10, afterCreate: readCommittedWrites },
+    pool: { min: 0, max: 10, afterCreate: causalReadsOnGalera },
   };
 }
 
