@@ -139,6 +139,8 @@ interface DriverError {
   code?: string;
   errno?: number;
   sqlMessage?: string;
+  /** mysql2: the connection is unusable (lost, reset, closed under the pool's feet). */
+  fatal?: boolean;
 }
 
 /**
@@ -151,11 +153,21 @@ export function isNodeNotReady(err: unknown): boolean {
   return e.errno === 1047 && /WSREP/.test(e.sqlMessage ?? '');
 }
 
-/** A database that cannot answer now and may later: the request is answered 503, not 500. */
+/**
+ * A database that cannot answer now and may later: the request is answered 503, not 500.
+ * Besides the codes above, any error mysql2 marks fatal: the connection is gone, for instance
+ * "Can't add new command when connection is in closed state" (no code) when the pool handed
+ * out a connection whose server had just died.
+ */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
-  const code = (err as DriverError).code;
-  return (code !== undefined && UNAVAILABLE.has(code)) || err.name === 'KnexTimeoutError' || isNodeNotReady(err);
+  const { code, fatal } = err as DriverError;
+  return (
+    (code !== undefined && UNAVAILABLE.has(code)) ||
+    fatal === true ||
+    err.name === 'KnexTimeoutError' ||
+    isNodeNotReady(err)
+  );
 }
 
 /**

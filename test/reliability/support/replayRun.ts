@@ -29,7 +29,7 @@ export function replay(file: string, config: string, baseUrl: string, key: strin
 /** What `events replay --json` prints at the end. */
 export interface ReplaySummary {
   accepted: number;
-  skipped: number;
+  skipped: Record<string, number>;
   rejected: number;
   retries: object;
 }
