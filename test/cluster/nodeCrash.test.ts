@@ -7,7 +7,14 @@ import { countingProxy, tempDir } from '../helpers/replay.js';
 import { ask } from '../reliability/support/http.js';
 import { recorder } from '../reliability/support/recorder.js';
 import { writeReplayFile } from '../reliability/support/replayFile.js';
-import { count, expectExactly, replay, type ReplaySummary, waitForShare } from '../reliability/support/replayRun.js';
+import {
+  count,
+  expectExactly,
+  missingOrders,
+  replay,
+  type ReplaySummary,
+  waitForShare,
+} from '../reliability/support/replayRun.js';
 import { SEED } from '../reliability/support/seed.js';
 import { daemonEnv, type ServedDaemon, serve } from '../reliability/support/served.js';
 
@@ -46,6 +53,7 @@ describe('a Galera node SIGKILLed during a replay through a daemon on each node'
     for (const url of nodeUrls(database.url)) daemons.push(await serve(daemonEnv(url)));
     const balancer = await countingProxy(daemons.map((daemon) => daemon.url));
 
+    const logged = recorder.logLines().length;
     const started = Date.now();
     const cli = replay(files.file('cluster.ndjson'), files.file('config.json'), balancer.url, merchant.key);
     let finished = false;
@@ -94,7 +102,8 @@ describe('a Galera node SIGKILLed during a replay through a daemon on each node'
     expect(result.code, result.stderr.slice(-2000)).to.equal(0);
     const summary = JSON.parse(result.stdout) as ReplaySummary;
     console.log(
-      `      ${EVENTS} events in ${seconds.toFixed(0)} s (${Math.round(EVENTS / seconds)} ev/s); ` +
+      `      ${EVENTS} events in ${seconds.toFixed(0)} s (${Math.round(EVENTS / seconds)} ev/s), ` +
+        `${summary.accepted} accepted, skipped ${JSON.stringify(summary.skipped)}; ` +
         `requests answered per daemon ${JSON.stringify(balancer.answered())}; retries ${JSON.stringify(summary.retries)}; ` +
         `longest stall ${(longestStallMs / 1000).toFixed(1)} s; ${rejoined.replace(/^test-cluster: /, '')}`,
     );
@@ -103,9 +112,17 @@ describe('a Galera node SIGKILLed during a replay through a daemon on each node'
     await balancer.close();
     for (const daemon of daemons.splice(0)) await daemon.stop('SIGTERM');
 
+    if ((await count(db, 'conversions', merchant.campaignId)) !== file.conversions) {
+      console.log(`      ${await missingOrders(db, merchant.campaignId, files.file('cluster.ndjson'))}`);
+    }
     await expectExactly(db, merchant, file);
     const [first, ...others] = await Promise.all(nodeUrls(database.url).map((url) => tableChecksums(url)));
     expect(Object.keys(first ?? {})).to.include.members(['conversions', 'tracking_events', 'monthly_usage']);
     others.forEach((sums, i) => expect(sums, `node ${i + 2}'s tables against node 1's`).to.deep.equal(first));
+    const failed = recorder
+      .logLines()
+      .slice(logged)
+      .filter((line) => line.includes('"msg":"request failed"'));
+    expect(failed, 'requests answered 500 while a node died').to.deep.equal([]);
   });
 });

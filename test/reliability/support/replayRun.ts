@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
 import type { Db } from '../../../server/db/knex.js';
 import { clientEnv, spawnCli } from '../../helpers/cli.js';
@@ -60,4 +61,27 @@ export async function expectExactly(db: Db, merchant: Merchant, file: ReplayFile
   expect(await usage(db, merchant.campaignId), 'the month’s usage counts each conversion once').to.equal(
     file.conversions,
   );
+}
+
+/**
+ * When the stored rows do not match the file: which of the file's orders have no conversion,
+ * and how many of those have no tracking event either (the whole request lost) rather than
+ * only the conversion. Printed by a failing test so that a rare failure explains itself.
+ */
+export async function missingOrders(db: Db, campaignId: number, file: string): Promise<string> {
+  const orders = new Set<string>();
+  for (const line of (await readFile(file, 'utf8')).split('\n')) {
+    if (line === '') continue;
+    const event = JSON.parse(line) as { event_type: string; properties?: { order_id?: string } };
+    if (event.event_type === 'conversion' && event.properties?.order_id) orders.add(event.properties.order_id);
+  }
+  const stored = new Set((await db('conversions').where('campaign_id', campaignId).pluck('order_id')).map(String));
+  const tracked = new Set(
+    (await db('tracking_events').where('campaign_id', campaignId).whereNotNull('order_id').pluck('order_id')).map(
+      String,
+    ),
+  );
+  const missing = [...orders].filter((order) => !stored.has(order));
+  const untracked = missing.filter((order) => !tracked.has(order));
+  return `${missing.length} orders without a conversion (${untracked.length} without a tracking event either), e.g. ${missing.slice(0, 5).join(', ')}`;
 }
