@@ -88,6 +88,7 @@ describe('a daemon on each Galera node: what concurrent writes to one row do', f
   async function createAtOnce(count: number): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       const merchant = await createMerchant(database.db);
+      recorder.secret(merchant.key);
       const answers = await Promise.all(
         Array.from({ length: count }, (_, i) =>
           post(urls()[i % 3] ?? '', merchant.key, '/v1/affiliates', {
@@ -123,6 +124,7 @@ describe('a daemon on each Galera node: what concurrent writes to one row do', f
     await withConflicts(async () => {
       for (let round = 0; round < ROUNDS; round++) {
         const merchant = await createMerchant(database.db);
+        recorder.secret(merchant.key);
         const codes: string[] = [];
         for (let i = 0; i < 5; i++) codes.push((await addAffiliate(database.db, merchant.campaignId)).code);
         const answers = await Promise.all(
@@ -188,6 +190,7 @@ describe('a daemon on each Galera node: what concurrent writes to one row do', f
 
   it('three daemons polling one outbox log no error: a claim lost to another daemon is a debug line with its code', async () => {
     const merchant = await createMerchant(database.db);
+    recorder.secret(merchant.key);
     const affiliate = await addAffiliate(database.db, merchant.campaignId);
     const endpoint = await post(urls()[0] ?? '', merchant.key, '/v1/webhooks', {
       url: receiver.url,
