@@ -74,6 +74,15 @@ export function isUniqueViolation(err: unknown): err is Error & { message: strin
   return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/** A row names a parent row that does not exist (a foreign key refused it), on either engine. */
+export function isForeignKeyViolation(err: unknown): err is Error {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: string }).code;
+  return (
+    code === 'ER_NO_REFERENCED_ROW_2' || code === 'ER_NO_REFERENCED_ROW' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY'
+  );
+}
+
 /**
  * The engine's own words about a unique violation (`UNIQUE constraint failed: t.a, t.b` or
  * `Duplicate entry '…' for key 't_a_unique'`), without the SQL Knex puts in front of them,
@@ -106,8 +115,18 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return (code !== undefined && UNAVAILABLE.has(code)) || err.name === 'KnexTimeoutError';
 }
 
+/**
+ * Thrown by work whose conditional update found the row changed by another transaction that it
+ * had no lock to wait for (a Galera node, or a read taken before the lock): like a deadlock, the
+ * whole transaction runs again and reads what is there now.
+ */
+export class TransactionOvertaken extends Error {
+  override name = 'TransactionOvertaken';
+}
+
 /** InnoDB deadlock / lock wait: safe to retry the whole transaction. */
 export function isRetryableTxError(err: unknown): boolean {
+  if (err instanceof TransactionOvertaken) return true;
   const code = (err as { code?: string } | undefined)?.code;
   return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'SQLITE_BUSY';
 }

@@ -18,6 +18,9 @@ const TABLES = [
   'affiliate_daily_stats',
   'payout_conversions',
   'clawbacks',
+  'affiliate_groups',
+  'campaign_customers',
+  'refunds',
 ];
 const MIGRATIONS = [
   '20261121100000_initial_schema',
@@ -27,6 +30,7 @@ const MIGRATIONS = [
   '20261122140000_byte_exact_dedupe_keys',
   '20261122140100_search_key_worst_case',
   '20261122150000_affiliate_search',
+  '20261126100000_commission_rules',
 ];
 
 describe(`migrations (${ENGINE})`, () => {

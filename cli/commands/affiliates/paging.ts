@@ -7,7 +7,7 @@ import type { Affiliate, AffiliateStatus } from '../../../shared/schemas/affilia
  */
 export async function listAll(
   client: ApiClient,
-  filters: { status?: AffiliateStatus; search?: string },
+  filters: { status?: AffiliateStatus; search?: string; groupId?: number },
   limit: number,
 ): Promise<{ affiliates: Affiliate[]; total: number }> {
   const seen = new Set<number>();

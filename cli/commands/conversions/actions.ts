@@ -20,21 +20,24 @@ import {
   printTable,
   withSpinner,
 } from '../../output.js';
+import { ruleText } from '../../ruleOptions.js';
 
 export const brl = (amount: number) => formatCents(toCents(amount));
 
 function table(io: Io, conversions: Conversion[], format?: ListFormat): void {
   printTable(
     io,
-    ['id', 'affiliate', 'order', 'value', 'commission', 'status', 'payout', 'created'],
+    ['id', 'affiliate', 'order', 'value', 'commission', 'rule', 'status', 'payout', 'flags', 'created'],
     conversions.map((c) => [
       c.id,
       c.affiliateId,
       c.orderId,
       brl(c.orderValue),
       brl(c.commission),
+      c.commissionRule.source,
       c.status,
       c.payoutId,
+      c.flags.join(' '),
       c.createdAt,
     ]),
     format,
@@ -46,8 +49,12 @@ export function conversionRecord(io: Io, c: Conversion): void {
     id: c.id,
     affiliate: `${c.affiliateId} (${c.referralId})`,
     order: c.orderId,
+    kind: c.kind === 'sale' ? 'sale' : `second tier of conversion ${c.sourceConversionId ?? '(deleted)'}`,
     'value (BRL)': brl(c.orderValue),
     'commission (BRL)': brl(c.commission),
+    rule: ruleText(c.commissionRule),
+    flags: c.flags.length === 0 ? null : c.flags.join(', '),
+    'refunded (BRL)': c.refundedAmount === 0 ? null : brl(c.refundedAmount),
     status: c.status,
     payout: c.payoutId,
     occurred: c.occurredAt,
@@ -66,13 +73,17 @@ export async function list(
     orderId?: string;
     from?: string;
     to?: string;
+    kind?: 'sale' | 'second_tier';
+    flagged?: boolean;
     page?: number;
     limit?: number;
     output?: ListFormat;
   },
 ): Promise<void> {
-  const { affiliate, output, ...rest } = flags;
-  const page = await client.conversions.list({ query: { ...rest, affiliateId: affiliate } });
+  const { affiliate, output, flagged, ...rest } = flags;
+  const page = await client.conversions.list({
+    query: { ...rest, affiliateId: affiliate, ...(flagged && { flagged: 'true' as const }) },
+  });
   if (options.json) return printJson(io, page);
   table(io, page.conversions, output);
   pageNote(io, page, plural(page.total, 'conversion'));

@@ -31,12 +31,18 @@ export function registerConversions(program: Command, io: Io): void {
           .option('--affiliate <id>', 'only this affiliate’s', wholeNumber(1))
           .option('--order-id <id>', 'the conversion of this order')
           .option('--from <date>', 'arrived on or after (ISO 8601)', dateOption)
-          .option('--to <date>', 'arrived before (ISO 8601)', dateOption),
+          .option('--to <date>', 'arrived before (ISO 8601)', dateOption)
+          .addOption(choice('--kind <kind>', 'sales, or second-tier commissions', ['sale', 'second_tier']))
+          .option(
+            '--flagged',
+            'only conversions with a fraud flag (self_referral): the hold period never approves them',
+          ),
       ),
     ),
     [
       'conversions list --status pending --from 2026-11-01 --to 2026-12-01',
       'conversions list --affiliate 42 --output csv > conversions.csv',
+      'conversions list --flagged --status pending',
     ],
   ).action((flags) => run((a, client, globals) => a.list(io, client, globals, flags)));
   withExamples(

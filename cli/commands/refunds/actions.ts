@@ -8,10 +8,15 @@ export async function create(
   client: ApiClient,
   options: GlobalOptions,
   orderId: string,
-  flags: { reason?: string },
+  flags: { reason?: string; amount?: number; refundId?: string },
 ): Promise<void> {
   const conversion = await client.refunds.create({
-    body: { order_id: orderId, ...(flags.reason !== undefined && { reason: flags.reason }) },
+    body: {
+      order_id: orderId,
+      ...(flags.reason !== undefined && { reason: flags.reason }),
+      ...(flags.amount !== undefined && { amount: flags.amount }),
+      ...(flags.refundId !== undefined && { refund_id: flags.refundId }),
+    },
   });
   if (options.json) return printJson(io, conversion);
   conversionRecord(io, conversion);
