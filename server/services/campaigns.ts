@@ -6,8 +6,8 @@ import {
   PUBLIC_ID,
 } from '../../shared/schemas/campaign.js';
 import {
+  COMMISSION_MESSAGES,
   MAX_FIXED_COMMISSION,
-  MAX_RECURRING_MONTHS,
   type ProductRule,
   productRulesInput,
   type Recurring,
@@ -51,8 +51,6 @@ export interface UpdateCampaignInput {
   /** The campaign's product rules, replacing the ones it has ([] removes them). */
   products?: ProductRule[];
 }
-
-const MAX_RECURRING = MAX_RECURRING_MONTHS;
 
 export interface CampaignService {
   create(input: CreateCampaignInput): Promise<Campaign>;
@@ -117,7 +115,7 @@ function ruleChangesOf(input: UpdateCampaignInput): CampaignChanges {
   const changes: CampaignChanges = {};
   if (input.recurring !== undefined) {
     if (!recurringSchema.safeParse(input.recurring).success) {
-      throw new ValidationError(`recurring must be lifetime, first or a number of months from 1 to ${MAX_RECURRING}`);
+      throw new ValidationError(`recurring ${COMMISSION_MESSAGES.recurring}`);
     }
     changes.recurring = input.recurring;
   }

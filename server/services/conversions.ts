@@ -62,9 +62,19 @@ export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbo
     });
     const at = clock();
     await moveConversions(trx, campaignId, movable, to, at);
+    // spec §12.5: each moved sale's second-tier conversion moves with it, in this transaction,
+    // before the outcomes are read, so a follower named in the request answers as it now is.
+    const moved = new Set(
+      (await findConversions(trx, campaignId, movable)).filter((c) => c.status === to).map((c) => c.id),
+    );
+    const followed = await followSales(
+      trx,
+      campaignId,
+      new Map([...moved].map((id) => [id, { kind: to } as const satisfies SaleChange])),
+      at,
+    );
     const after = await findConversions(trx, campaignId, [...locked.keys()]);
     const now = new Map(after.map((conversion) => [conversion.id, conversion]));
-    const moved = new Set(movable);
     const results: BulkResult[] = [];
     const changes: OutboxEvent[] = [];
     for (const id of ids) {
@@ -73,7 +83,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbo
         results.push({ id, outcome: 'not_found', status: null, message: MESSAGES.conversionNotFound });
         continue;
       }
-      if (moved.has(id) && conversion.status === to) {
+      if (moved.has(id)) {
         results.push({ id, outcome: 'updated', status: to });
         changes.push({ type: eventOf[to], campaignId, data: conversion });
         continue;
@@ -85,11 +95,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbo
           : { id, outcome: 'unchanged', status: conversion.status },
       );
     }
-    // spec §12.5: each moved sale's second-tier conversion moves with it, in this transaction.
-    const sales = new Map(
-      results.filter((r) => r.outcome === 'updated').map((r) => [r.id, { kind: to } as const satisfies SaleChange]),
-    );
-    await outbox.record(trx, [...changes, ...(await followSales(trx, campaignId, sales, at))]);
+    await outbox.record(trx, [...changes, ...followed]);
     return results;
   }
 

@@ -22,6 +22,7 @@ const rateValue = z
 export const COMMISSION_MESSAGES = Object.freeze({
   percentOver100: 'must not be greater than 100 for a percent commission',
   productListedTwice: (product: string) => `lists product ${JSON.stringify(product)} more than once`,
+  recurring: `must be "lifetime", "first" or { "months": N } with N a whole number from 1 to ${MAX_RECURRING_MONTHS}`,
 });
 
 /** What the document says of a type and a value side by side: a percent stops at 100. */
@@ -88,10 +89,10 @@ export const productRulesInput = z.strictObject({ products: productsSchema });
  * `lifetime` (every payment of a customer earns), `first` (only the first), or `{ months: N }`
  * (payments within N calendar months of the customer's first attributed payment).
  */
-export const recurringSchema = z.union([
-  z.enum(['lifetime', 'first']),
-  z.strictObject({ months: z.number().int().min(1).max(MAX_RECURRING_MONTHS) }),
-]);
+export const recurringSchema = z.union(
+  [z.enum(['lifetime', 'first']), z.strictObject({ months: z.number().int().min(1).max(MAX_RECURRING_MONTHS) })],
+  { error: COMMISSION_MESSAGES.recurring },
+);
 export type Recurring = z.infer<typeof recurringSchema>;
 
 export const RULE_SOURCES = ['campaign', 'group', 'affiliate', 'product', 'second_tier'] as const;
