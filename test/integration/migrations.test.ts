@@ -222,7 +222,7 @@ describe(`the commission rules migration on a database with data (${ENGINE})`, (
       ['o-1', 1500, 12000, 0],
       ['o-2', 1500, 0, 0],
     ]);
-    expect(JSON.parse(rows[0]?.commission_rule)).to.deep.equal({
+    expect(JSON.parse(rows[0]?.commission_rule ?? 'null')).to.deep.equal({
       source: 'campaign',
       commissionType: 'percent',
       commissionValue: 12.5,
