@@ -107,8 +107,8 @@ interface FieldFlags {
   phone?: string;
   referralId?: string;
   status?: AffiliateStatus;
-  group?: number | null;
-  parent?: number | null;
+  group?: number | 'none';
+  parent?: number | 'none';
   commissionPercent?: number;
   commissionFixed?: number;
   /** commander: false for --no-commission-override, else true (update only). */
@@ -133,8 +133,8 @@ function fieldsOf(flags: FieldFlags) {
     phone,
     referralId,
     status,
-    groupId: flags.group,
-    parentAffiliateId: flags.parent,
+    groupId: flags.group === 'none' ? null : flags.group,
+    parentAffiliateId: flags.parent === 'none' ? null : flags.parent,
     commissionOverride: flags.commissionOverride === false ? null : rate,
   };
 }

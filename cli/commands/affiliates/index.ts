@@ -8,8 +8,8 @@ import { AFFILIATE_STATUSES } from '../../vocabulary.js';
 
 const CLEAR = "; '' clears it";
 
-/** `--group ID` or `--parent ID`, or `none` to clear it. */
-const idOrNone = (value: string): number | null => (value === 'none' ? null : wholeNumber(1)(value));
+/** `--group ID` or `--parent ID`, or `none` to clear it (a word: commander turns a null into ''). */
+const idOrNone = (value: string): number | 'none' => (value === 'none' ? 'none' : wholeNumber(1)(value));
 
 /** The commission rule options of create and update (docs/commissions.md). */
 function ruleOptions<C extends Command>(command: C): C {
