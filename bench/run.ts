@@ -7,7 +7,7 @@
  */
 import os from 'node:os';
 import knexFactory from 'knex';
-import { benchBatches, benchSingleEvents } from './intake.js';
+import { benchBatches, benchRules, benchSingleEvents } from './intake.js';
 import { benchList } from './list.js';
 import type { Engine, Figure } from './lib/figure.js';
 import { type BenchOptions, benchOptions, mysqlUrl, wants } from './lib/options.js';
@@ -38,6 +38,7 @@ function benchAtScale(engine: Engine, opts: BenchOptions): Promise<Figure[]> {
 const ENTRIES: Entry[] = [
   { parts: [['intake', 'single']], run: benchSingleEvents },
   { parts: [['intake', 'batches']], run: benchBatches },
+  { parts: [['intake', 'rules']], run: benchRules },
   { parts: [['replay', 'replay']], run: benchReplay },
   { parts: [['reads', 'getById']], run: benchGetById },
   {

@@ -40,6 +40,8 @@ export async function rawInsertBatch(
       order_id: row.order_id,
       order_value_cents: 4990,
       commission_cents: 499,
+      intake_commission_cents: 499,
+      commission_rule: JSON.stringify({ source: 'campaign', commissionType: 'percent', commissionValue: 10 }),
       status: 'pending' as const,
       payout_id: null,
       properties: JSON.stringify({ order_id: row.order_id, order_value: 49.9 }),
