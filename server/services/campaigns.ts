@@ -185,8 +185,9 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
   }
 
   /**
-   * A new commission rule applies to conversions that arrive from now on (daemons see it within
-   * API_KEY_CACHE_MS); stored conversions keep theirs (spec §11). A new hold period applies to
+   * A new commission rule applies to conversions that arrive from now on, on every daemon at once
+   * (intake reads the rules in each flush's transaction, spec §12.2); stored conversions keep
+   * theirs (spec §11). A new hold period applies to
    * the pending conversions already there, at the next scheduled run.
    */
   async function update(ref: string | number, input: UpdateCampaignInput): Promise<Campaign> {
