@@ -6,6 +6,7 @@ import { createMerchant, servicesFor, useTestDaemon } from '../helpers/daemon.js
 import { ENGINE } from '../helpers/database.js';
 import { addAffiliate, conversion } from '../helpers/events.js';
 import { badRequest, conflict, lifecycleApi, notFound } from '../helpers/lifecycleApi.js';
+import { Receiver } from '../helpers/receiver.js';
 
 const TOP = {
   name: 'Top partners',
@@ -15,7 +16,11 @@ const TOP = {
 };
 
 describe(`commission rules: groups, overrides, product rules, flags (${ENGINE})`, () => {
-  const t = useTestDaemon({ AUTO_APPROVE_INTERVAL_MS: '0' });
+  const t = useTestDaemon({
+    AUTO_APPROVE_INTERVAL_MS: '0',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_POLL_MS: '50',
+  });
   const { api } = lifecycleApi(
     () => t.url,
     () => t.merchant,
@@ -138,6 +143,25 @@ describe(`commission rules: groups, overrides, product rules, flags (${ENGINE})`
       // Stored conversions keep what they earned.
       expect((await sell('ANA', 'g-1', 100)).commission).to.equal(15);
       expect(bia.id).to.be.a('number');
+    });
+
+    it('deleting a group reports each of its affiliates, now in no group, as affiliate.updated', async () => {
+      const receiver = await new Receiver().start();
+      try {
+        await api('POST', '/v1/webhooks', { url: receiver.url, events: ['affiliate.updated'] });
+        const group = (await api('POST', '/v1/groups', TOP)).body;
+        const ana = await addAffiliate(t.db, t.merchant.campaignId);
+        await addAffiliate(t.db, t.merchant.campaignId);
+        await t.db('affiliates').where('id', ana.id).update({ group_id: group.id });
+        await api('DELETE', `/v1/groups/${group.id}`);
+        await receiver.waitFor(1);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(receiver.payloads().map((p) => [p.type, p.data.id, p.data.groupId])).to.deep.equal([
+          ['affiliate.updated', ana.id, null],
+        ]);
+      } finally {
+        await receiver.stop();
+      }
     });
 
     it('400 for a group of another campaign or none, in one round with the other failures; nothing changed', async () => {
