@@ -203,8 +203,10 @@ export async function listConversions(
     affiliateId?: number;
     orderId?: string;
     payoutId?: number;
+    /** createdAt on or after. */
     from?: Date;
-    to?: Date;
+    /** createdAt before (the end of the range, exclusive). */
+    before?: Date;
     kind?: ConversionKind;
     flagged?: boolean;
     page: number;
@@ -217,7 +219,7 @@ export async function listConversions(
   if (filter.orderId !== undefined) base.andWhere('c.order_id', filter.orderId);
   if (filter.payoutId !== undefined) base.andWhere('c.payout_id', filter.payoutId);
   if (filter.from) base.andWhere('c.created_at', '>=', filter.from);
-  if (filter.to) base.andWhere('c.created_at', '<', filter.to);
+  if (filter.before) base.andWhere('c.created_at', '<', filter.before);
   if (filter.kind === 'sale') base.andWhere('c.source_key', 0);
   if (filter.kind === 'second_tier') base.andWhere('c.source_key', '>', 0);
   if (filter.flagged === true) base.whereNotNull('c.flags');

@@ -25,7 +25,7 @@ export const conversionRoutes = {
     path: '/v1/conversions',
     summary: 'List conversions, newest first',
     description:
-      '`from` (inclusive) and `to` (exclusive) are ISO 8601 dates or date-times, compared with `createdAt`. ' +
+      '`from` and `to` are ISO 8601 dates or date-times compared with `createdAt`, both included: a date is its whole UTC day. A `from` after `to` is 400: a rule between two values, which the schema cannot state. ' +
       '`kind` picks sales or second-tier conversions; `flagged=true` the conversions with a fraud flag.',
     query: listConversionsQuerySchema,
     responses: { 200: conversionListSchema },

@@ -63,9 +63,8 @@ export const listConversionsQuerySchema = z.strictObject({
   orderId: z.string().min(1).max(255).optional(),
   /** The conversions a pending or paid payout holds. */
   payoutId: positiveId.optional(),
-  /** createdAt on or after. */
+  /** createdAt from, and up to, both included; a date is its whole UTC day (shared/dateRange.ts). */
   from: instant.optional(),
-  /** createdAt before. */
   to: instant.optional(),
   kind: conversionKind.optional(),
   /** `true`: only conversions with a fraud flag; `false`: only those without. */

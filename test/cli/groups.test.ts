@@ -232,6 +232,9 @@ describe(`commission rules from the CLI: groups, affiliates, campaigns, conversi
     expect(partly.code, partly.stderr).to.equal(0);
     expect(partly.stdout).to.match(/commission \(BRL\):\s+45\.00/);
     expect(partly.stdout).to.match(/refunded \(BRL\):\s+50\.00/);
+    expect(partly.stderr).to.match(
+      /Refunded BRL 50\.00 of BRL 200\.00 of order o-1 so far: conversion \d+ now earns BRL 45\.00\./,
+    );
     const cleared = await json('campaigns', 'update', t.merchant.publicId, '--no-products');
     expect(cleared.products).to.deep.equal([]);
   });

@@ -5,7 +5,10 @@ import { type Answer, ask } from './http.js';
 /** One round's world: the database, the daemons, and the seeded randomness that picks everything. */
 export interface Race {
   db: Db;
-  /** The daemons (two on MariaDB, one on SQLite); each request goes to one of them at random. */
+  /**
+   * The daemons (one per node on a Galera cluster, two on MariaDB, one on SQLite); each request
+   * goes to one of them at random.
+   */
   urls: string[];
   random: () => number;
 }
