@@ -16,12 +16,13 @@ import { figureLine, type RunResults, writeResults } from './lib/results.js';
 import { WRK_MISSING, wrkAvailable } from './lib/wrk.js';
 import * as reads from './reads.js';
 import * as replay from './replay.js';
+import * as rules from './rules.js';
 
 /**
  * The modules, in the order they run. A new area is a module exporting `parts` (see
  * docs/benchmarks.md, "Adding a figure"), listed here.
  */
-const MODULES: Array<{ parts: readonly Part[] }> = [intake, replay, reads, atScale];
+const MODULES: Array<{ parts: readonly Part[] }> = [intake, rules, replay, reads, atScale];
 
 async function engineVersion(engine: Engine, url: string | undefined): Promise<string> {
   if (engine === 'sqlite') {

@@ -39,6 +39,20 @@ export const MESSAGES = Object.freeze({
   conversionNotFound: 'Conversion not found',
   payoutNotFound: 'Payout not found',
   webhookNotFound: 'Webhook not found',
+  groupNotFound: 'Group not found',
+  groupNameTaken: 'Group name is not available',
+  groupNotInCampaign: 'groupId must be the id of a group of this campaign',
+  parentNotInCampaign: 'parentAffiliateId must be the id of another affiliate of this campaign',
+  parentIsSelf: 'parentAffiliateId must not be the affiliate itself',
+  parentCycle: (id: number, parentId: number) =>
+    `parentAffiliateId ${parentId} would make a cycle: affiliate ${parentId} is below affiliate ${id} already`,
+  parentChainBusy: 'The affiliates above the new parent kept changing during this update: send it again',
+  percentOver100: 'commissionValue must not be greater than 100 for a percent commission',
+  secondTierConversion: (id: number, sourceId: number) =>
+    `Conversion ${id} is the second-tier commission of conversion ${sourceId}: it follows that sale, so approve, reject or refund conversion ${sourceId} instead`,
+  refundOverOrder: (orderValue: string) => `amount must not be greater than the order's value (${orderValue})`,
+  refundOverRemaining: (amount: string, left: string, orderId: string) =>
+    `Refund of ${amount} BRL is more than the ${left} BRL of order ${orderId} not refunded yet`,
   deliveryNotFound: 'Delivery not found',
   webhookDisabled: 'Webhook is disabled: enable it first (PATCH status enabled)',
   webhookPrivateUrl: (address: string) =>

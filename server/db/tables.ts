@@ -1,7 +1,9 @@
 import type {
   AffiliateDailyStatsRow,
+  AffiliateGroupRow,
   AffiliateRow,
   ApiKeyRow,
+  CampaignCustomerRow,
   CampaignRow,
   ClawbackRow,
   ConversionRow,
@@ -9,6 +11,7 @@ import type {
   PayoutConversionRow,
   PayoutRow,
   PlanRow,
+  RefundRow,
   TrackingEventRow,
 } from './rows.js';
 import type {
@@ -41,5 +44,8 @@ declare module 'knex/types/tables.js' {
     affiliate_daily_stats: AffiliateDailyStatsRow;
     payout_conversions: PayoutConversionRow;
     clawbacks: ClawbackRow;
+    affiliate_groups: AffiliateGroupRow;
+    campaign_customers: CampaignCustomerRow;
+    refunds: RefundRow;
   }
 }

@@ -8,8 +8,6 @@ export interface AuthenticatedCampaign {
   planName: string;
   maxAffiliates: number | null;
   maxMonthlyConversions: number | null;
-  commissionType: 'percent' | 'fixed';
-  commissionValue: number;
 }
 
 export type KeyLookup = { state: 'active'; auth: AuthenticatedCampaign } | { state: 'revoked' } | { state: 'unknown' };

@@ -2,6 +2,7 @@ import {
   EXAMPLE_ANA,
   EXAMPLE_BRUNO,
   EXAMPLE_CAMPAIGN,
+  EXAMPLE_GROUP,
   EXAMPLE_ORDERS,
   EXAMPLE_PAYOUT,
   EXAMPLE_WEBHOOK,
@@ -44,6 +45,9 @@ export async function buildExampleWorld(db: Db, url: string): Promise<string> {
   await send('PATCH', `/v1/conversions/${third.id}`, { status: 'approved' }, 200);
   expectId('payout', (await send('POST', '/v1/payouts', { affiliateId: EXAMPLE_ANA.id }, 201)).id, EXAMPLE_PAYOUT.id);
   await send('PATCH', `/v1/conversions/${second.id}`, { status: 'approved' }, 200);
+  const { id: groupId, ...group } = EXAMPLE_GROUP;
+  expectId('group', (await send('POST', '/v1/groups', group, 201)).id, groupId);
+  await send('PATCH', `/v1/affiliates/${EXAMPLE_BRUNO.id}`, { groupId, parentAffiliateId: EXAMPLE_ANA.id }, 200);
   return key;
 }
 

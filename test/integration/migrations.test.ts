@@ -18,6 +18,9 @@ const TABLES = [
   'affiliate_daily_stats',
   'payout_conversions',
   'clawbacks',
+  'affiliate_groups',
+  'campaign_customers',
+  'refunds',
 ];
 const MIGRATIONS = [
   '20261121100000_initial_schema',
@@ -27,6 +30,7 @@ const MIGRATIONS = [
   '20261122140000_byte_exact_dedupe_keys',
   '20261122140100_search_key_worst_case',
   '20261122150000_affiliate_search',
+  '20261126100000_commission_rules',
 ];
 
 describe(`migrations (${ENGINE})`, () => {
@@ -132,5 +136,115 @@ describe(`migrations (${ENGINE})`, () => {
       failure = err;
     }
     expect(failure, 'referral code unique on its upper-cased form').to.be.instanceOf(Error);
+  });
+});
+
+describe(`the commission rules migration on a database with data (${ENGINE})`, () => {
+  let t: TestDatabase;
+  before(async () => {
+    t = await createTestDatabase({ migrate: false });
+  });
+  after(async () => t.drop());
+
+  it('gives refunded conversions their refund, links their clawback, keeps the commission and the rule; down keeps every row', async () => {
+    // Up to the migration before it, one at a time.
+    for (let i = 0; i < MIGRATIONS.length - 1; i++) await t.db.migrate.up();
+    const now = new Date();
+    const [planId] = await t.db('plans').where({ name: 'free' }).pluck('id');
+    const [campaignId] = await t.db('campaigns').insert({
+      public_id: 'old-shop',
+      name: 'c',
+      plan_id: planId,
+      commission_type: 'percent',
+      commission_value: 1250,
+      cookie_days: 30,
+      created_at: now,
+    });
+    const [affiliateId] = await t.db('affiliates').insert({
+      campaign_id: campaignId,
+      email: 'k@x.co',
+      email_key: 'k@x.co',
+      referral_id: 'OLD1',
+      referral_key: 'OLD1',
+      status: 'active',
+      password_hash: 'x',
+      search_key: '',
+      created_at: now,
+      updated_at: now,
+    });
+    const [payoutId] = await t.db('payouts').insert({
+      campaign_id: campaignId,
+      affiliate_id: affiliateId,
+      amount_cents: 1500,
+      commission_cents: 1500,
+      status: 'paid',
+      created_at: now,
+    });
+    const conversion = (orderId: string, extra: Record<string, unknown>) => ({
+      campaign_id: campaignId,
+      affiliate_id: affiliateId,
+      order_id: orderId,
+      order_value_cents: 12000,
+      commission_cents: 1500,
+      payout_id: payoutId,
+      occurred_at: now,
+      created_at: now,
+      updated_at: now,
+      ...extra,
+    });
+    const [refundedId] = await t
+      .db('conversions')
+      .insert(conversion('o-1', { status: 'rejected', refunded_at: now, refund_reason: 'chargeback' }));
+    await t.db('conversions').insert(conversion('o-2', { status: 'paid' }));
+    await t.db('clawbacks').insert({
+      campaign_id: campaignId,
+      affiliate_id: affiliateId,
+      conversion_id: refundedId,
+      source_payout_id: payoutId,
+      amount_cents: 1500,
+      reason: 'chargeback',
+      created_at: now,
+    });
+
+    await t.db.migrate.latest();
+    const rows = await t
+      .db('conversions')
+      .orderBy('id')
+      .select('order_id', 'intake_commission_cents', 'refunded_value_cents', 'source_key', 'commission_rule');
+    expect(
+      rows.map((r) => [
+        r.order_id,
+        Number(r.intake_commission_cents),
+        Number(r.refunded_value_cents),
+        Number(r.source_key),
+      ]),
+    ).to.deep.equal([
+      ['o-1', 1500, 12000, 0],
+      ['o-2', 1500, 0, 0],
+    ]);
+    expect(JSON.parse(rows[0]?.commission_rule ?? 'null')).to.deep.equal({
+      source: 'campaign',
+      commissionType: 'percent',
+      commissionValue: 12.5,
+    });
+    const refunds = await t
+      .db('refunds')
+      .select('id', 'conversion_id', 'amount_cents', 'commission_removed_cents', 'reason');
+    expect(
+      refunds.map((r) => [
+        Number(r.conversion_id),
+        Number(r.amount_cents),
+        Number(r.commission_removed_cents),
+        r.reason,
+      ]),
+    ).to.deep.equal([[Number(refundedId), 12000, 1500, 'chargeback']]);
+    expect(Number((await t.db('clawbacks').first('refund_id'))?.refund_id)).to.equal(Number(refunds[0]?.id));
+
+    const [, undone] = await t.db.migrate.down();
+    expect(undone).to.deep.equal(['20261126100000_commission_rules']);
+    expect(await t.db('conversions').count({ n: '*' }).first()).to.deep.equal({ n: 2 });
+    expect(await t.db('clawbacks').count({ n: '*' }).first()).to.deep.equal({ n: 1 });
+    expect(await t.db('affiliates').count({ n: '*' }).first()).to.deep.equal({ n: 1 });
+    await t.db.migrate.latest();
   });
 });

@@ -91,7 +91,7 @@ describe(`webhooks API and delivery (${ENGINE})`, () => {
         { url: receiver.url, events: ['affiliate.eaten'] },
         'events.0 must be one of the following values: ' +
           'affiliate.created, affiliate.updated, affiliate.deleted, conversion.created, conversion.approved, ' +
-          'conversion.rejected, conversion.paid, payout.created, payout.paid, payout.failed',
+          'conversion.rejected, conversion.paid, conversion.refunded, payout.created, payout.paid, payout.failed',
       );
       await bad({ url: receiver.url, events: [] }, 'events must contain at least 1 elements');
       await bad({ url: receiver.url, events: ['payout.paid', 'payout.paid'] }, 'events must not repeat an event type');

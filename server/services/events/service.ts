@@ -60,14 +60,12 @@ export function intakeWriterForTests(events: EventService): IntakeWriterHandle {
   return writer;
 }
 
-/** What intake applies to the key's conversions: the campaign's commission rule and monthly limit. */
+/** What intake applies to the key's conversions besides the commission rules (read each flush): the monthly limit. */
 function conversionRulesOf(auth: AuthenticatedCampaign): ConversionRules {
   return {
     campaignId: auth.campaignId,
     planName: auth.planName,
     maxMonthlyConversions: auth.maxMonthlyConversions,
-    commissionType: auth.commissionType,
-    commissionValue: auth.commissionValue,
   };
 }
 
