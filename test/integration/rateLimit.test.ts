@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Daemon } from '../../server/main.js';
 import { MESSAGES } from '../../shared/errors.js';
-import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
+import { createMerchant, type Merchant, revokeKey, startTestDaemon } from '../helpers/daemon.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { addAffiliate, conversion, pageView, storedCounts } from '../helpers/events.js';
 import { call, type Reply } from '../helpers/http.js';
@@ -152,6 +153,52 @@ describe(`rate limits (${ENGINE})`, () => {
       await spend(2, 2, sdk('198.51.100.7'), 200);
       expectThrottled(await sdk('198.51.100.7')(), 2);
       await spend(2, 2, sdk('198.51.100.8'), 200);
+    });
+  });
+
+  describe('keys that are not valid count against the client IP', () => {
+    let daemon: Daemon;
+    let merchant: Merchant;
+    const randomKey = () => `afk_${randomBytes(16).toString('hex').slice(0, 32)}`;
+    /** Queries that looked a key up, from now on. */
+    const keyLookups = () => {
+      const seen: string[] = [];
+      daemon.db.on('query', (query: { sql: string }) => {
+        if (query.sql.includes('api_keys')) seen.push(query.sql);
+      });
+      return seen;
+    };
+
+    before(async () => {
+      daemon = await start({ ...SPEC_LIMITS, RATE_LIMIT_DEFAULT_PER_MIN: '10', RATE_LIMIT_EVENTS_PER_MIN: '10' });
+    });
+
+    beforeEach(async () => {
+      merchant = await createMerchant(database.db);
+    });
+
+    it('a fresh random key on every request is throttled as the IP, and costs no lookup once the IP is over', async () => {
+      // Known to the daemon before the flood: a valid key keeps its own budget.
+      await spend(1, 10, () => call(daemon.url, 'GET', '/v1/affiliates', { key: merchant.key }), 200);
+      const list = () => call(daemon.url, 'GET', '/v1/affiliates', { key: randomKey() });
+      await spend(10, 10, list, 401);
+      const lookups = keyLookups();
+      for (let i = 0; i < 50; i++) expectThrottled(await list(), 10);
+      expect(lookups).to.deep.equal([]);
+      // The flood spent the IP's budget, not the valid key's.
+      await spend(1, 10, () => call(daemon.url, 'GET', '/v1/affiliates', { key: merchant.key }), 200, 1);
+    });
+
+    it('on /v1/events too, and a revoked key counts as no key', async () => {
+      const events = (key: string) => () => call(daemon.url, 'POST', '/v1/events', { key, body: { events: [] } });
+      await spend(1, 10, events(merchant.key), 200);
+      const revoked = await createMerchant(database.db);
+      await revokeKey(database.db, revoked.keyId);
+      await spend(5, 10, events(revoked.key), 403);
+      await spend(5, 10, events(randomKey()), 401, 5);
+      expectThrottled(await events(randomKey())(), 10);
+      expectThrottled(await events(revoked.key)(), 10);
+      await spend(1, 10, events(merchant.key), 200, 1);
     });
   });
 
