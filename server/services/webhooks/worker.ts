@@ -1,14 +1,18 @@
 import { inTransaction } from '../../db/knex.js';
 import { safeStack } from '../../logger.js';
 import {
+  anythingDue,
   type ClaimedDelivery,
-  claimDueDeliveries,
-  markEndpointFailing,
-  markEndpointHealthy,
-  recordAttempt,
+  claimDeliveries,
+  dueHeads,
+  dueOf,
   releaseDeliveries,
-} from '../../repositories/webhookDeliveries.js';
+  renewLeases,
+} from '../../repositories/webhookClaims.js';
+import { markEndpointFailing, markEndpointHealthy, recordAttempt } from '../../repositories/webhookDeliveries.js';
 import type { ServiceDeps, Worker } from '../deps.js';
+import { shareSlots } from './fairness.js';
+import { fanOutRound } from './fanout.js';
 import type { SecretBox } from './secretBox.js';
 import { type AttemptResult, createSender, type Sender } from './send.js';
 
@@ -24,28 +28,47 @@ const DISABLED_REASON =
 
 export interface WorkerOptions extends ServiceDeps {
   box: SecretBox;
-  /** In flight at once, per endpoint and in all, in this daemon. */
-  perEndpoint?: number;
-  maxInFlight?: number;
   /** On stop, how long in-flight attempts may finish before they are cut (and retried later). */
   stopGraceMs?: number;
 }
 
+/** Counts by id, for attempts in flight. */
+function tally() {
+  const counts = new Map<number, number>();
+  return {
+    counts: counts as ReadonlyMap<number, number>,
+    add(id: number) {
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    },
+    remove(id: number) {
+      const left = (counts.get(id) ?? 1) - 1;
+      if (left === 0) counts.delete(id);
+      else counts.set(id, left);
+    },
+    atLeast(limit: number): number[] {
+      return [...counts].filter(([, count]) => count >= limit).map(([id]) => id);
+    },
+  };
+}
+
 /**
- * Drains the outbox: claims due deliveries in batches (a lease each), sends each signed, records
- * the attempt and schedules the next one. A slow endpoint holds at most `perEndpoint` slots, so it
- * never stalls the others, and intake only ever writes rows.
+ * Drains the outbox: fans recorded messages out to their endpoints, claims due deliveries (a
+ * lease each), sends each signed, records the attempt and schedules the next one. Slots are
+ * shared out fairly (fairness.ts): a campaign, and an endpoint, holds at most its share, so a
+ * stalled one never stalls the others, and intake only ever writes one row per change.
  */
 export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   const { db, box, logger, now: clock } = options;
   const config = options.config.webhooks;
-  const perEndpoint = options.perEndpoint ?? 4;
-  const maxInFlight = options.maxInFlight ?? 32;
-  const inFlight = new Map<number, number>();
+  const campaigns = tally();
+  const endpoints = tally();
+  /** Lease tokens of the deliveries in flight, renewed while they run. */
+  const leases = new Map<string, number>();
   const running = new Set<Promise<void>>();
   let abort = new AbortController();
   let sender: Sender | undefined;
   let timer: NodeJS.Timeout | undefined;
+  let renewal: NodeJS.Timeout | undefined;
   let timerDue = 0;
   let polling = false;
   let stopped = true;
@@ -62,21 +85,18 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     }, delayMs);
   }
 
-  /** The secrets that sign now: the current one, and the previous one for 24 h after a rotation. */
-  async function secretsOf(delivery: ClaimedDelivery, now: Date): Promise<string[] | undefined> {
-    const current = await box.open(delivery.secretEnc);
+  /** The secrets that sign now: the current one, then every retired one still within its 24 h. */
+  async function secretsOf(delivery: ClaimedDelivery): Promise<string[] | undefined> {
+    const [currentEnc, ...retiredEnc] = delivery.secretsEnc;
+    const current = currentEnc === undefined ? undefined : await box.open(currentEnc);
     if (current === undefined) return undefined;
-    const { previousSecretEnc, previousSecretExpiresAt } = delivery;
-    const previous =
-      previousSecretEnc !== null && previousSecretExpiresAt !== null && previousSecretExpiresAt > now
-        ? await box.open(previousSecretEnc)
-        : undefined;
-    return previous === undefined ? [current] : [current, previous];
+    const retired = await Promise.all(retiredEnc.map((sealed) => box.open(sealed)));
+    return [current, ...retired.filter((secret): secret is string => secret !== undefined)];
   }
 
   async function attempt(delivery: ClaimedDelivery): Promise<AttemptResult | undefined> {
     const at = clock();
-    const secrets = await secretsOf(delivery, at);
+    const secrets = await secretsOf(delivery);
     if (!secrets) {
       return {
         at,
@@ -132,20 +152,54 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   }
 
   function launch(delivery: ClaimedDelivery): void {
-    inFlight.set(delivery.endpointId, (inFlight.get(delivery.endpointId) ?? 0) + 1);
+    campaigns.add(delivery.campaignId);
+    endpoints.add(delivery.endpointId);
+    leases.set(delivery.leaseToken, (leases.get(delivery.leaseToken) ?? 0) + 1);
     const task: Promise<void> = deliver(delivery)
       .catch((err: unknown) => {
         // The lease runs out and the delivery is tried again: nothing is lost.
         logger.error('webhook delivery failed to record', { deliveryId: delivery.id, stack: safeStack(err) });
       })
       .finally(() => {
-        const left = (inFlight.get(delivery.endpointId) ?? 1) - 1;
-        if (left === 0) inFlight.delete(delivery.endpointId);
-        else inFlight.set(delivery.endpointId, left);
+        campaigns.remove(delivery.campaignId);
+        endpoints.remove(delivery.endpointId);
+        const left = (leases.get(delivery.leaseToken) ?? 1) - 1;
+        if (left === 0) leases.delete(delivery.leaseToken);
+        else leases.set(delivery.leaseToken, left);
         running.delete(task);
         schedule(0);
       });
     running.add(task);
+  }
+
+  /** Fills free slots fairly; answers whether a next round may find more at once. */
+  async function claimRound(): Promise<boolean> {
+    const room = config.maxInFlight - running.size;
+    const now = clock();
+    if (room <= 0 || !(await anythingDue(db, now))) return false;
+    const heads = await dueHeads(db, {
+      now,
+      skipCampaigns: campaigns.atLeast(config.campaignInFlight),
+      skipEndpoints: endpoints.atLeast(config.endpointInFlight),
+    });
+    const plan = shareSlots(
+      heads,
+      { room, campaignInFlight: config.campaignInFlight, endpointInFlight: config.endpointInFlight },
+      { campaigns: campaigns.counts, endpoints: endpoints.counts },
+    );
+    const ids: number[] = [];
+    for (const [endpointId, count] of plan) {
+      const head = heads.find((candidate) => candidate.endpointId === endpointId);
+      if (count === 1 && head) ids.push(head.deliveryId);
+      else ids.push(...(await dueOf(db, endpointId, now, count)));
+    }
+    const claimed = await claimDeliveries(db, ids, { now, leaseMs: config.leaseMs });
+    if (stopped) {
+      await releaseDeliveries(db, claimed);
+      return false;
+    }
+    for (const delivery of claimed) launch(delivery);
+    return claimed.length > 0 && running.size < config.maxInFlight;
   }
 
   async function poll(): Promise<void> {
@@ -153,30 +207,29 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     polling = true;
     let more = false;
     try {
-      const room = maxInFlight - running.size;
-      if (room > 0) {
-        const busy = [...inFlight].filter(([, count]) => count >= perEndpoint).map(([id]) => id);
-        const claimed = await claimDueDeliveries(db, {
-          now: clock(),
-          leaseMs: config.leaseMs,
-          limit: room,
-          skipEndpoints: busy,
-        });
-        const over: ClaimedDelivery[] = [];
-        for (const delivery of claimed) {
-          if (stopped || (inFlight.get(delivery.endpointId) ?? 0) >= perEndpoint) over.push(delivery);
-          else launch(delivery);
-        }
-        // Beyond an endpoint's share: back to the pool at once, for later or for another daemon.
-        if (over.length > 0) await releaseDeliveries(db, over);
-        more = claimed.length === room && over.length === 0;
-      }
+      more = await fanOutRound(db);
     } catch (err) {
-      logger.error('webhook claim failed', { stack: safeStack(err) });
+      logger.error('webhook fan-out failed', { code: (err as { code?: string }).code, stack: safeStack(err) });
+    }
+    try {
+      more = (await claimRound()) || more;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      // On a Galera cluster a claim racing another daemon's for the same rows is refused at commit.
+      if (code === 'ER_LOCK_DEADLOCK') logger.debug('webhook claim lost to another daemon', { code });
+      else logger.error('webhook claim failed', { code, stack: safeStack(err) });
     } finally {
       polling = false;
       schedule(more ? 0 : config.pollMs);
     }
+  }
+
+  /** A lease never runs out under an attempt in flight (docs/webhooks.md). */
+  function renewLeasesInFlight(): void {
+    if (leases.size === 0) return;
+    renewLeases(db, [...leases.keys()], new Date(clock().getTime() + config.leaseMs)).catch((err: unknown) => {
+      logger.warn('webhook lease renewal failed', { code: (err as { code?: string }).code });
+    });
   }
 
   return {
@@ -185,7 +238,12 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       if (!stopped) return;
       stopped = false;
       abort = new AbortController();
-      sender = createSender({ allowPrivateNetworks: config.allowPrivateNetworks });
+      sender = createSender({
+        allowPrivateNetworks: config.allowPrivateNetworks,
+        attemptTimeoutMs: config.attemptTimeoutMs,
+      });
+      renewal = setInterval(renewLeasesInFlight, Math.max(100, Math.floor(config.leaseMs / 3)));
+      renewal.unref();
       schedule(0);
     },
     wake() {
@@ -207,6 +265,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       clearTimeout(grace);
       abort.abort();
       while (running.size > 0 || polling) await Promise.allSettled([...running, new Promise((r) => setTimeout(r, 10))]);
+      clearInterval(renewal);
       await sender?.close();
     },
   };
