@@ -8,7 +8,7 @@ import {
   exampleWorldEvents,
 } from '../../shared/contract/examples.js';
 import type { Db } from '../../server/db/knex.js';
-import { fanOutRound } from '../../server/services/webhooks/fanout.js';
+import { fanOutRounds } from '../../server/services/webhooks/fanout.js';
 import { servicesFor } from './daemon.js';
 import { resetTables } from './database.js';
 import { call } from './http.js';
@@ -47,7 +47,8 @@ export async function buildExampleWorld(db: Db, url: string): Promise<string> {
   await send('PATCH', `/v1/conversions/${second.id}`, { status: 'approved' }, 200);
   // The approvals' messages become deliveries 1 and 2 now, as a running worker would make them
   // (the document's examples name them; some tests stop the worker).
-  while (await fanOutRound(db));
+  const fanOut = fanOutRounds(db);
+  while (await fanOut.round());
   return key;
 }
 

@@ -103,6 +103,57 @@ describe(`webhook messages are recorded once and fanned out at delivery (${ENGIN
     });
   });
 
+  describe('fan-out across campaigns', () => {
+    const t = useTestDaemon({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_POLL_MS: '50',
+      WEBHOOK_MAX_ENDPOINTS: '1000',
+    });
+
+    it('a campaign with 300 endpoints and 100 changes to fan out does not hold back another campaign’s message', async () => {
+      const receiver = await new Receiver(() => 200).start();
+      try {
+        const crowded = t.merchant;
+        for (let i = 0; i < 300; i += 25) {
+          await Promise.all(
+            Array.from({ length: 25 }, (_, j) =>
+              call(t.url, 'POST', '/v1/webhooks', {
+                key: crowded.key,
+                // Nothing listens there: each attempt fails at once.
+                body: { url: `http://127.0.0.1:9/hooks/${i + j}`, events: ['conversion.created'] },
+              }),
+            ),
+          );
+        }
+        const seller = await addAffiliate(t.db, crowded.campaignId);
+        const batch = Array.from({ length: 100 }, (_, i) => conversion(crowded.publicId, seller.code, `o-${i}`, 10));
+        expect(
+          (await call(t.url, 'POST', '/v1/events', { key: crowded.key, body: { events: batch } })).status,
+        ).to.equal(200);
+
+        const other = await createMerchant(t.db);
+        const endpoint = await call(t.url, 'POST', '/v1/webhooks', {
+          key: other.key,
+          body: { url: receiver.url, events: ['affiliate.created'] },
+        });
+        expect(endpoint.status).to.equal(201);
+        const asked = Date.now();
+        await call(t.url, 'POST', '/v1/affiliates', {
+          key: other.key,
+          body: { email: 'ana@example.com', password: 'secret1' },
+        });
+        const [request] = await receiver.waitFor(1, 20_000);
+        const waited = (request?.at ?? Infinity) - asked;
+        // 30,000 deliveries to write for the crowded campaign, most of them not yet written.
+        const written = await count(t.db('webhook_deliveries').count({ n: '*' }));
+        expect(written).to.be.below(30_000);
+        expect(waited).to.be.below(1500);
+      } finally {
+        await receiver.stop();
+      }
+    });
+  });
+
   describe('endpoints per campaign', () => {
     const t = useTestDaemon({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_MAX_ENDPOINTS: '3' });
 

@@ -1,19 +1,30 @@
 import type { Db } from '../../db/knex.js';
-import { fanOutChunk, oldestPendingFanouts } from '../../repositories/webhookFanout.js';
+import { campaignsToFanOut, fanOutCampaign } from '../../repositories/webhookFanout.js';
 
-/** Campaigns served per round, and deliveries written per transaction. */
+/** Campaigns served per round, and deliveries (or messages) per campaign and round. */
 const CAMPAIGNS_PER_ROUND = 50;
 const CHUNK = 250;
 
 /**
- * One round of fan-out (docs/webhooks.md#fairness): the oldest pending message of each campaign
- * gets one chunk of its deliveries, each chunk its own short transaction, so a campaign with
- * a thousand endpoints and a thousand messages never holds the database, nor another campaign's
- * messages, for longer than one chunk. Answers whether anything was pending (another round may
- * be due at once).
+ * Fan-out by rounds (docs/webhooks.md#fairness): each round gives each of the next
+ * CAMPAIGNS_PER_ROUND campaigns with messages to fan out (in campaign id order, going round) one
+ * chunk of at most CHUNK deliveries of its oldest messages, each chunk its own short
+ * transaction. So a campaign with a thousand endpoints and a thousand messages never holds the
+ * database, nor another campaign's messages, for longer than one chunk, however many wait.
  */
-export async function fanOutRound(db: Db): Promise<boolean> {
-  const pending = await oldestPendingFanouts(db, CAMPAIGNS_PER_ROUND);
-  for (const message of pending) await fanOutChunk(db, message, CHUNK);
-  return pending.length > 0;
+export function fanOutRounds(db: Db): { round(): Promise<boolean> } {
+  let afterCampaign = 0;
+  return {
+    /** Answers whether anything was pending (another round may be due at once). */
+    async round() {
+      let campaigns = await campaignsToFanOut(db, { afterCampaign, limit: CAMPAIGNS_PER_ROUND });
+      if (campaigns.length === 0 && afterCampaign > 0) {
+        afterCampaign = 0;
+        campaigns = await campaignsToFanOut(db, { afterCampaign, limit: CAMPAIGNS_PER_ROUND });
+      }
+      for (const campaignId of campaigns) await fanOutCampaign(db, campaignId, CHUNK);
+      afterCampaign = campaigns.length < CAMPAIGNS_PER_ROUND ? 0 : (campaigns.at(-1) ?? 0);
+      return campaigns.length > 0;
+    },
+  };
 }
