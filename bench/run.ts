@@ -2,7 +2,7 @@
  * `npm run bench`: every figure of docs/benchmarks.md on SQLite and, when BENCH_MYSQL_URL (or
  * TEST_MYSQL_URL) is set, on MySQL/MariaDB, each beside its baseline measured in the same run,
  * medians of BENCH_REPEATS (3) rounds. Writes bench/results/latest.json and latest.md.
- * BENCH_QUICK=1 is a smoke run; BENCH_ONLY=intake,replay,reads,list (or single figure names)
+ * BENCH_QUICK=1 is a smoke run; BENCH_ONLY=intake,replay,reads,list,tenants (or single figure names)
  * and BENCH_ENGINES=sqlite narrow it. Never part of `npm test`.
  */
 import os from 'node:os';
@@ -15,6 +15,7 @@ import { figureLine, type RunResults, writeResults } from './lib/results.js';
 import { withCampaignsAtScale } from './lib/scale.js';
 import { benchBcryptP99, benchGetById, benchSearch } from './reads.js';
 import { benchReplay } from './replay.js';
+import { benchHostileTenant } from './tenants.js';
 
 interface Entry {
   /** The parts it measures, as BENCH_ONLY names them: [group, name]. */
@@ -48,6 +49,7 @@ const ENTRIES: Entry[] = [
     run: benchAtScale,
   },
   { parts: [['reads', 'bcrypt']], run: benchBcryptP99 },
+  { parts: [['tenants', 'tenants']], run: benchHostileTenant },
 ];
 const nameOf = (entry: Entry) => entry.parts.map(([, name]) => name).join('+');
 
