@@ -49,3 +49,23 @@ export function shareSlots(heads: readonly DueHead[], shares: Shares, inFlight: 
     return head.deliveryId < best.deliveryId;
   }
 }
+
+/** Attempts in flight by id (campaign or endpoint), kept by the worker as they start and end. */
+export function inFlightTally() {
+  const counts = new Map<number, number>();
+  return {
+    counts: counts as ReadonlyMap<number, number>,
+    add(id: number) {
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    },
+    remove(id: number) {
+      const left = (counts.get(id) ?? 1) - 1;
+      if (left === 0) counts.delete(id);
+      else counts.set(id, left);
+    },
+    /** The ids with at least `limit` in flight: at their share. */
+    atLeast(limit: number): number[] {
+      return [...counts].filter(([, count]) => count >= limit).map(([id]) => id);
+    },
+  };
+}

@@ -11,7 +11,7 @@ import {
 } from '../../repositories/webhookClaims.js';
 import { markEndpointFailing, markEndpointHealthy, recordAttempt } from '../../repositories/webhookDeliveries.js';
 import type { ServiceDeps, Worker } from '../deps.js';
-import { shareSlots } from './fairness.js';
+import { inFlightTally, shareSlots } from './fairness.js';
 import { fanOutRounds } from './fanout.js';
 import type { SecretBox } from './secretBox.js';
 import { type AttemptResult, createSender, type Sender } from './send.js';
@@ -40,25 +40,6 @@ export interface WorkerOptions extends ServiceDeps {
   stopGraceMs?: number;
 }
 
-/** Counts by id, for attempts in flight. */
-function tally() {
-  const counts = new Map<number, number>();
-  return {
-    counts: counts as ReadonlyMap<number, number>,
-    add(id: number) {
-      counts.set(id, (counts.get(id) ?? 0) + 1);
-    },
-    remove(id: number) {
-      const left = (counts.get(id) ?? 1) - 1;
-      if (left === 0) counts.delete(id);
-      else counts.set(id, left);
-    },
-    atLeast(limit: number): number[] {
-      return [...counts].filter(([, count]) => count >= limit).map(([id]) => id);
-    },
-  };
-}
-
 /**
  * Drains the outbox: fans recorded messages out to their endpoints, claims due deliveries (a
  * lease each), sends each signed, records the attempt and schedules the next one. Slots are
@@ -68,8 +49,8 @@ function tally() {
 export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   const { db, box, logger, now: clock } = options;
   const config = options.config.webhooks;
-  const campaigns = tally();
-  const endpoints = tally();
+  const campaigns = inFlightTally();
+  const endpoints = inFlightTally();
   /** Lease tokens of the deliveries in flight, renewed while they run. */
   const leases = new Map<string, number>();
   const fanOuts = fanOutRounds(db);
