@@ -16,9 +16,11 @@ import { startDaemonChild } from './lib/daemon.js';
 import { runIfMain } from './lib/direct.js';
 import { activeCodes, pageViewRequest, sendConversionBatches } from './lib/events.js';
 import { type Engine, type Figure, makeFigure } from './lib/figure.js';
-import { assertOk, load, loadOk } from './lib/load.js';
+import { assertOk, loadOk } from './lib/load.js';
 import type { BenchOptions } from './lib/options.js';
+import { part, type Part } from './lib/part.js';
 import { medianOfRounds } from './lib/stats.js';
+import { wrkLoad } from './lib/wrk.js';
 import { seedCampaign } from './seed.js';
 
 /** The numbers: 1,000 endpoints that never answer, batches of 300 conversions. */
@@ -99,7 +101,7 @@ export async function benchHostileTenant(engine: Engine, opts: BenchOptions): Pr
     await loadOk({ ...events, durationSec: opts.warmupSec });
 
     const m = await medianOfRounds(opts.repeats, async (round) => {
-      const alone = assertOk(await load({ ...events, durationSec: opts.durationSec }), 'page views alone');
+      const alone = assertOk(await wrkLoad({ ...events, durationSec: opts.durationSec }), 'page views alone');
       let batches = 0;
       let stop = false;
       const hostileLoop = (async () => {
@@ -114,7 +116,7 @@ export async function benchHostileTenant(engine: Engine, opts: BenchOptions): Pr
           await sleep(Math.max(0, BATCH_EVERY_MS - (Date.now() - started)));
         }
       })();
-      const busy = await load({ ...events, durationSec: opts.durationSec });
+      const busy = await wrkLoad({ ...events, durationSec: opts.durationSec });
       stop = true;
       await hostileLoop;
       assertOk(busy, 'page views beside the other campaign');
@@ -148,4 +150,6 @@ export async function benchHostileTenant(engine: Engine, opts: BenchOptions): Pr
   }
 }
 
-await runIfMain(import.meta.url, { tenants: benchHostileTenant });
+export const parts: Part[] = [part('tenants', 'tenants', benchHostileTenant)];
+
+await runIfMain(import.meta.url, parts);

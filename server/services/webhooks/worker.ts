@@ -216,7 +216,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       more = await claimRound();
     } catch (err) {
       const code = (err as { code?: string }).code;
-      // On a Galera cluster a claim racing another daemon's for the same rows is refused at commit.
+      // Another daemon claimed the same deliveries first: on a Galera cluster the loser's claim
+      // is refused at commit as a deadlock. Normal there, and nothing is lost: poll again.
       if (code === 'ER_LOCK_DEADLOCK') logger.debug('webhook claim lost to another daemon', { code });
       else logger.error('webhook claim failed', { code, stack: safeStack(err) });
     } finally {
