@@ -58,6 +58,14 @@ export const MESSAGES = Object.freeze({
   webhookPrivateUrl: (address: string) =>
     `url resolves to ${address}, a private, loopback or link-local address: use a public address ` +
     '(or set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the daemon)',
+  webhookUrlPortZero: 'must not use port 0: give the port your receiver listens on, or none for 80/443',
+  webhookUrlCredentials:
+    'must not hold a user name or password: they would be stored and listed, and never sent (verify the signature instead)',
+  webhookEndpointLimit: (max: number) =>
+    `Webhook endpoint limit reached: a campaign may have at most ${max} endpoints (WEBHOOK_MAX_ENDPOINTS on the daemon): delete one first`,
+  webhookRotationLimit: (max: number, retryAfter: string) =>
+    `Webhook secret cannot be rotated again yet: ${max} earlier secrets still sign, each for 24 hours after it was replaced (WEBHOOK_MAX_RETIRED_SECRETS on the daemon); retry after ${retryAfter}`,
+  bodyNotAccepted: 'This request takes no body: send it without one (no Content-Length above 0, no Transfer-Encoding)',
   emailTaken: 'Email is not available',
   referralTaken: 'Referral ID is not available',
   numericId: 'Validation failed (numeric string is expected)',

@@ -19,7 +19,9 @@ import type {
   WebhookDeliveryRow,
   WebhookEndpointRow,
   WebhookMessageRow,
+  WebhookRetiredSecretRow,
   WebhookSettingRow,
+  WebhookSubscriptionRow,
 } from './webhookRows.js';
 
 /**
@@ -41,6 +43,8 @@ declare module 'knex/types/tables.js' {
     webhook_deliveries: WebhookDeliveryRow;
     webhook_attempts: WebhookAttemptRow;
     webhook_settings: WebhookSettingRow;
+    webhook_subscriptions: WebhookSubscriptionRow;
+    webhook_retired_secrets: WebhookRetiredSecretRow;
     affiliate_daily_stats: AffiliateDailyStatsRow;
     payout_conversions: PayoutConversionRow;
     clawbacks: ClawbackRow;

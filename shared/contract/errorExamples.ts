@@ -35,9 +35,12 @@ export function errorExample(route: RouteSpec, status: number): string | string[
       return NOT_FOUND[route.tag] ?? MESSAGES.routeNotFound(route.method.toUpperCase(), route.path);
     case 409:
       if (route.operationId === 'createRefund') return MESSAGES.refundOverRemaining('100.00', '49.90', 'ORDER-1001');
+      if (route.operationId === 'createWebhook') return MESSAGES.webhookEndpointLimit(20);
+      if (route.operationId === 'rotateWebhookSecret')
+        return MESSAGES.webhookRotationLimit(5, '2026-11-22T10:00:00.000Z');
       return CONFLICT[route.tag] ?? 'Conflict';
     case 413:
-      return MESSAGES.bodyTooLarge(BODY_LIMIT_BYTES);
+      return route.body ? MESSAGES.bodyTooLarge(BODY_LIMIT_BYTES) : MESSAGES.bodyNotAccepted;
     case 415:
       return MESSAGES.unsupportedMediaType;
     case 429:

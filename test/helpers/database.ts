@@ -61,6 +61,8 @@ const CHILD_TABLES = [
   'webhook_attempts',
   'webhook_deliveries',
   'webhook_messages',
+  'webhook_retired_secrets',
+  'webhook_subscriptions',
   'webhook_endpoints',
   'affiliate_daily_stats',
   'clawbacks',

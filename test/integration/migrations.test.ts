@@ -15,6 +15,8 @@ const TABLES = [
   'webhook_deliveries',
   'webhook_attempts',
   'webhook_settings',
+  'webhook_subscriptions',
+  'webhook_retired_secrets',
   'affiliate_daily_stats',
   'payout_conversions',
   'clawbacks',
@@ -31,6 +33,7 @@ const MIGRATIONS = [
   '20261122140100_search_key_worst_case',
   '20261122150000_affiliate_search',
   '20261126100000_commission_rules',
+  '20261126200000_webhook_fanout_at_delivery',
 ];
 
 describe(`migrations (${ENGINE})`, () => {
@@ -136,6 +139,90 @@ describe(`migrations (${ENGINE})`, () => {
       failure = err;
     }
     expect(failure, 'referral code unique on its upper-cased form').to.be.instanceOf(Error);
+  });
+
+  it('moves webhooks to fan-out at delivery: slots, subscriptions, retired secrets, URLs without credentials; and back', async () => {
+    const now = new Date();
+    const later = new Date(now.getTime() + 3_600_000);
+    await t.db.migrate.down({ name: '20261126200000_webhook_fanout_at_delivery' });
+    const [planId] = await t.db('plans').where({ name: 'free' }).pluck('id');
+    const [campaignId] = await t.db('campaigns').insert({
+      public_id: 'hooks-migration',
+      name: 'c',
+      plan_id: planId,
+      commission_type: 'percent',
+      commission_value: 1000,
+      cookie_days: 30,
+      created_at: now,
+    });
+    const endpoint = (url: string, events: string[], previous: string | null) => ({
+      campaign_id: campaignId,
+      url,
+      events: JSON.stringify(events),
+      description: null,
+      status: 'enabled',
+      disabled_reason: null,
+      secret_enc: 'sealed-current',
+      previous_secret_enc: previous,
+      previous_secret_expires_at: previous === null ? null : later,
+      failing_since: null,
+      created_at: now,
+      updated_at: now,
+    });
+    /** The table as it was before the migration: its row type today no longer has these columns. */
+    const before = () => t.db<Record<string, unknown>>('webhook_endpoints');
+    const [first] = await before().insert(endpoint('https://user:pw@a.example.com/h', ['payout.paid'], 'sealed-old'));
+    const [second] = await before().insert(
+      endpoint('https://b.example.com/h', ['payout.paid', 'affiliate.created'], null),
+    );
+    await t.db.migrate.latest();
+
+    const rows = await t
+      .db('webhook_endpoints')
+      .where('campaign_id', campaignId)
+      .orderBy('id')
+      .select('id', 'url', 'slot');
+    expect(rows).to.deep.equal([
+      { id: first, url: 'https://a.example.com/h', slot: 1 },
+      { id: second, url: 'https://b.example.com/h', slot: 2 },
+    ]);
+    expect(await t.db.schema.hasColumn('webhook_endpoints', 'previous_secret_enc')).to.equal(false);
+    const subscriptions = await t
+      .db('webhook_subscriptions')
+      .where('campaign_id', campaignId)
+      .orderBy(['endpoint_id', 'event_type'])
+      .select('endpoint_id', 'event_type');
+    expect(subscriptions).to.deep.equal([
+      { endpoint_id: first, event_type: 'payout.paid' },
+      { endpoint_id: second, event_type: 'affiliate.created' },
+      { endpoint_id: second, event_type: 'payout.paid' },
+    ]);
+    const retired = await t.db('webhook_retired_secrets').select('endpoint_id', 'secret_enc');
+    expect(retired).to.deep.equal([{ endpoint_id: first, secret_enc: 'sealed-old' }]);
+
+    // A message recorded but not fanned out yet gets its deliveries when the migration is undone.
+    const [messageId] = await t.db('webhook_messages').insert({
+      campaign_id: campaignId,
+      message_id: 'msg_migration',
+      event_type: 'payout.paid',
+      payload: '{}',
+      created_at: now,
+      fanout_pending: 1,
+      fanout_cursor: 0,
+    });
+    await t.db.migrate.down({ name: '20261126200000_webhook_fanout_at_delivery' });
+    const deliveries = await t
+      .db('webhook_deliveries')
+      .where('message_id', messageId)
+      .orderBy('endpoint_id')
+      .pluck('endpoint_id');
+    expect(deliveries.map(Number)).to.deep.equal([first, second]);
+    const restored = await before().where('id', Number(first)).first('previous_secret_enc');
+    expect(restored).to.deep.equal({ previous_secret_enc: 'sealed-old' });
+    await t.db.migrate.latest();
+    await t.db('webhook_messages').delete();
+    await t.db('webhook_endpoints').delete();
+    await t.db('campaigns').where({ id: campaignId }).delete();
   });
 });
 

@@ -69,6 +69,20 @@ function conversionRulesOf(auth: AuthenticatedCampaign): ConversionRules {
   };
 }
 
+/**
+ * spec §10.11: anyone may call the key-less route, so its answer must not tell which codes belong
+ * to a `pending` or `inactive` affiliate: for a browser those are codes that do not count, as an
+ * unknown one. The merchant's keyed route keeps `inactive_affiliate`.
+ */
+function withoutAffiliateStatus(answer: EventsResponse): EventsResponse {
+  return {
+    ...answer,
+    skipped: answer.skipped.map((skip) =>
+      skip.reason === 'inactive_affiliate' ? { ...skip, reason: 'unknown_affiliate' } : skip,
+    ),
+  };
+}
+
 /** Both endpoints answer `{ success, received, accepted, skipped }`. */
 export function eventService({ db }: ServiceDeps, outbox: WebhookOutbox): EventService {
   const intake = createEventIntake(db, outbox);
@@ -119,7 +133,8 @@ export function eventService({ db }: ServiceDeps, outbox: WebhookOutbox): EventS
       const known = await resolveCampaigns([...new Set(events.map((event) => event.campaign_id))]);
       refuseCampaigns(events, (publicId) => known.has(publicId), CAMPAIGN_UNKNOWN);
       // Page views and leads only, so no conversion rules.
-      return intake(events, (event) => known.get(event.campaign_id) ?? 0, undefined);
+      const answer = await intake(events, (event) => known.get(event.campaign_id) ?? 0, undefined);
+      return withoutAffiliateStatus(answer);
     },
   };
   writers.set(service, { hold: intake.hold, queued: intake.queued, stats: intake.stats });
