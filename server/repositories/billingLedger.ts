@@ -10,8 +10,15 @@ import type { ReferralTarget } from './events.js';
  * their sale.
  */
 
+/** What attribution needs of an affiliate: intake reads the rest (rules, parent) when it stores the sale. */
+export type BillingAffiliate = Pick<ReferralTarget, 'id' | 'campaignId' | 'referralKey' | 'status'>;
+
 /** The affiliates with these ids in the campaign, as attribution sees them. */
-export async function affiliatesByIds(trx: Trx, campaignId: number, ids: readonly number[]): Promise<ReferralTarget[]> {
+export async function affiliatesByIds(
+  trx: Trx,
+  campaignId: number,
+  ids: readonly number[],
+): Promise<BillingAffiliate[]> {
   const rows = await inChunks(ids, (part) =>
     trx<AffiliateRow>('affiliates')
       .where('campaign_id', campaignId)

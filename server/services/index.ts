@@ -13,6 +13,7 @@ import { type CouponService, couponService } from './coupons.js';
 import { type ConversionService, conversionService } from './conversions.js';
 import type { ServiceDeps, Worker } from './deps.js';
 import { type EventService, eventService } from './events/service.js';
+import { type GroupService, groupService } from './groups.js';
 import { type HealthService, healthService } from './health.js';
 import { type PayoutService, payoutService } from './payouts.js';
 import { type PlanService, planService } from './plans.js';
@@ -31,6 +32,7 @@ export type { ServiceDeps, Worker } from './deps.js';
 export interface Services {
   authenticator: ApiKeyAuthenticator;
   affiliates: AffiliateService;
+  groups: GroupService;
   events: EventService;
   campaigns: CampaignService;
   apiKeys: ApiKeyService;
@@ -68,6 +70,7 @@ export function createServices(options: {
   return {
     authenticator: apiKeyAuthenticator(deps),
     affiliates: affiliateService(deps, outbox),
+    groups: groupService(deps, outbox),
     events,
     campaigns: campaignService(deps),
     apiKeys: apiKeyService(deps),

@@ -3,6 +3,7 @@ import { campaignRoutes } from './campaign.js';
 import { conversionRoutes, refundRoutes } from './conversions.js';
 import { eventRoutes } from './events.js';
 import { couponRoutes, integrationRoutes } from './integrations.js';
+import { groupRoutes } from './groups.js';
 import { reportRoutes } from './reports.js';
 import { payoutRoutes } from './payouts.js';
 import type { RouteSpec } from './route.js';
@@ -16,6 +17,7 @@ import { webhookRoutes } from './webhooks.js';
  */
 export const contract = {
   affiliates: affiliateRoutes,
+  groups: groupRoutes,
   events: eventRoutes,
   campaign: campaignRoutes,
   reports: reportRoutes,

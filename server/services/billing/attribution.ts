@@ -1,12 +1,17 @@
 import type { Trx } from '../../db/knex.js';
-import { affiliatesByIds, bindCustomer, boundAffiliate } from '../../repositories/billingLedger.js';
+import {
+  affiliatesByIds,
+  type BillingAffiliate,
+  bindCustomer,
+  boundAffiliate,
+} from '../../repositories/billingLedger.js';
 import { couponOwners, couponKey } from '../../repositories/coupons.js';
-import { findAffiliatesByReferralKeys, type ReferralTarget } from '../../repositories/events.js';
+import { findAffiliatesByReferralKeys } from '../../repositories/events.js';
 import type { Attribution, BillingProvider } from './events.js';
 
 /** Who a payment counts for, and how that was decided. */
 export type Attributed =
-  | { found: true; affiliate: ReferralTarget; by: 'referral' | 'coupon' | 'customer' }
+  | { found: true; affiliate: BillingAffiliate; by: 'referral' | 'coupon' | 'customer' }
   | { found: false; reason: 'unknown_affiliate' | 'unattributed' };
 
 /**

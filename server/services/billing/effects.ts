@@ -2,8 +2,7 @@ import { minorToHundredths, minorUnitExponent } from '../../../shared/currency.j
 import type { Trx } from '../../db/knex.js';
 import { recordLaterOutcome } from '../../repositories/billingEvents.js';
 import type { ReceivingCampaign } from '../../repositories/billingIntegrations.js';
-import { holdPayment, takeHeldPayments } from '../../repositories/billingLedger.js';
-import type { ReferralTarget } from '../../repositories/events.js';
+import { type BillingAffiliate, holdPayment, takeHeldPayments } from '../../repositories/billingLedger.js';
 import { attributePayment, bindAttributedCustomer } from './attribution.js';
 import type { BillingProvider, ProviderEvent, ProviderPayment } from './events.js';
 import { type BillingLedger, type LedgerResult, resultOf } from './ledger.js';
@@ -40,7 +39,7 @@ export function eventEffects(ledger: BillingLedger) {
    * Payments held for a customer that is now bound (Stripe may send a subscription's first
    * invoice before its checkout): counted for the affiliate, and their log rows say so.
    */
-  async function countHeldPayments(scene: Scene, customerId: string, affiliate: ReferralTarget): Promise<void> {
+  async function countHeldPayments(scene: Scene, customerId: string, affiliate: BillingAffiliate): Promise<void> {
     const { trx, campaign, provider, now } = scene;
     for (const held of await takeHeldPayments(trx, campaign.campaignId, provider, customerId)) {
       const kept = JSON.parse(held.payment) as Held;

@@ -5,13 +5,13 @@ import type { BILLING_OUTCOMES } from '../../../shared/vocabulary.js';
 import type { Trx } from '../../db/knex.js';
 import type { ReceivingCampaign } from '../../repositories/billingIntegrations.js';
 import {
+  type BillingAffiliate,
   keepPendingRefund,
   orderByReferences,
   rememberOrder,
   takePendingRefunds,
 } from '../../repositories/billingLedger.js';
 import { findConversion, findConversionsByOrderIds } from '../../repositories/conversions.js';
-import type { ReferralTarget } from '../../repositories/events.js';
 import { MonthlyLimitReached, storeFlush } from '../events/flush.js';
 import { refundOrder } from '../refunds.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
@@ -41,7 +41,7 @@ export interface Sale {
   eventId: string;
   occurredAt: Date;
   now: Date;
-  affiliate: ReferralTarget;
+  affiliate: BillingAffiliate;
   payment: ProviderPayment;
   /** Hundredths of the campaign's currency, above 0. */
   orderValueCents: number;
@@ -125,6 +125,8 @@ export function billingLedger(outbox: WebhookOutbox): BillingLedger {
     const refunded = await refundOrder(trx, outbox, {
       campaignId: campaign.campaignId,
       orderId: order.orderId,
+      amountCents: undefined,
+      refundKey: null,
       reason: `${provider} refund`,
       at: now,
     });
