@@ -3,22 +3,22 @@ import type { Db, Trx } from '../db/knex.js';
 import { type CampaignRow, type PlanRow, toDate } from '../db/rows.js';
 import { isUniqueViolation } from '../db/knex.js';
 
-/** What the receiving route needs of a campaign: its rules for conversions and the integration's sealed secrets. */
+/**
+ * What the receiving route needs of a campaign: its currency, its plan's limit and the
+ * integration's sealed secrets (intake reads the commission rules itself, in the sale's transaction).
+ */
 export interface ReceivingCampaign {
   campaignId: number;
   publicId: string;
   currency: string;
   planName: string;
   maxMonthlyConversions: number | null;
-  commissionType: CampaignRow['commission_type'];
-  /** Hundredths: of a percent, or of the currency's unit. */
-  commissionValue: number;
   /** The current secret, then the previous one while it still verifies. */
   sealedSecrets: string[];
 }
 
 type ReceivingRow = Pick<BillingIntegrationRow, 'secret_enc' | 'previous_secret_enc' | 'previous_secret_expires_at'> &
-  Pick<CampaignRow, 'id' | 'public_id' | 'currency' | 'commission_type' | 'commission_value'> & {
+  Pick<CampaignRow, 'id' | 'public_id' | 'currency'> & {
     plan_name: PlanRow['name'];
     max_monthly_conversions: PlanRow['max_monthly_conversions'];
   };
@@ -39,8 +39,6 @@ export async function findReceivingCampaign(
       'campaigns.id',
       'campaigns.public_id',
       'campaigns.currency',
-      'campaigns.commission_type',
-      'campaigns.commission_value',
       'plans.name as plan_name',
       'plans.max_monthly_conversions',
       'billing_integrations.secret_enc',
@@ -58,8 +56,6 @@ export async function findReceivingCampaign(
     currency: row.currency,
     planName: row.plan_name,
     maxMonthlyConversions: row.max_monthly_conversions === null ? null : Number(row.max_monthly_conversions),
-    commissionType: row.commission_type,
-    commissionValue: Number(row.commission_value),
     sealedSecrets:
       previousLive && row.previous_secret_enc ? [row.secret_enc, row.previous_secret_enc] : [row.secret_enc],
   };

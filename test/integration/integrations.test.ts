@@ -284,7 +284,8 @@ describe(`billing integrations: receiving Stripe and Paddle (${ENGINE})`, functi
       const { events } = await log('?provider=paddle');
       expect(events.map((e: Json) => [e.type, e.outcome, e.reason])).to.deep.equal([
         ['transaction.completed', 'conversion_created', null],
-        ['adjustment.updated', 'refund_pending', 'sale_not_received'],
+        // Its log entry says what became of it once the sale arrived.
+        ['adjustment.updated', 'refund_applied', null],
       ]);
     });
 
@@ -300,12 +301,162 @@ describe(`billing integrations: receiving Stripe and Paddle (${ENGINE})`, functi
       expect(clawbacks.map((row) => Number(row.amount_cents))).to.deep.equal([1999]);
     });
 
-    it('a partial refund is kept as pending (it lowers no commission yet)', async () => {
+    it('a partial refund lowers the commission in proportion: Stripe’s running total counts once', async () => {
       await stripe(eventFrom('stripe-checkout-session-payment'));
-      const partial = eventFrom('stripe-charge-refunded', { amount_refunded: 5000, refunded: false });
-      expect((await stripe(partial)).body.outcome).to.equal('refund_pending');
-      expect((await conversions())[0]?.status).to.equal('pending');
-      expect((await log('?outcome=refund_pending')).events[0].reason).to.equal('partial_refund');
+      const refunded = (total: number) =>
+        eventFrom('stripe-charge-refunded', { amount_refunded: total, refunded: total === 19990 });
+      const sale = async () => (await conversions())[0] ?? {};
+      // 50.00 of 199.90: the sale keeps 149.90 and its share of the 19.99 commission, 14.99.
+      expect((await stripe(refunded(5000))).body.outcome).to.equal('refund_applied');
+      expect(await sale()).to.include({ status: 'pending', refundedAmount: 50, commission: 14.99 });
+      // The running total grows to 80.00: 30.00 more, not 80.00 more.
+      expect((await stripe(refunded(8000))).body.outcome).to.equal('refund_applied');
+      expect(await sale()).to.include({ refundedAmount: 80, commission: 11.99 });
+      // An older total arriving late, or the same total in another event, refunds nothing more.
+      const late = await stripe(refunded(5000));
+      expect(late.body.outcome).to.equal('skipped');
+      expect((await stripe(refunded(8000))).body.outcome).to.equal('skipped');
+      expect(await sale()).to.include({ refundedAmount: 80, commission: 11.99 });
+      // The rest: the sale is rejected.
+      expect((await stripe(refunded(19990))).body.outcome).to.equal('refund_applied');
+      expect(await sale()).to.include({ status: 'rejected', refundedAmount: 199.9 });
+      const reasons = (await log('?outcome=skipped')).events.map((e: Json) => e.reason);
+      expect(reasons).to.deep.equal(['already_refunded', 'already_refunded']);
+      const refunds = await t.db('refunds').orderBy('id').select('amount_cents', 'commission_removed_cents');
+      expect(refunds.map((r) => [Number(r.amount_cents), Number(r.commission_removed_cents)])).to.deep.equal([
+        [5000, 500],
+        [3000, 300],
+        [11990, 1199],
+      ]);
+    });
+
+    it('ten running totals at once: the sale ends refunded by the largest, never by more', async () => {
+      await stripe(eventFrom('stripe-checkout-session-payment'));
+      const totals = Array.from({ length: 10 }, (_, i) => (i + 1) * 1000);
+      const replies = await Promise.all(
+        totals.map((total) => stripe(eventFrom('stripe-charge-refunded', { amount_refunded: total, refunded: false }))),
+      );
+      expect(replies.map((r) => r.status)).to.deep.equal(totals.map(() => 200));
+      expect(replies.map((r) => r.body.outcome)).to.include('refund_applied');
+      expect((await conversions())[0]).to.include({ status: 'pending', refundedAmount: 100, commission: 9.99 });
+      const refunds = await t.db('refunds').select('amount_cents', 'commission_removed_cents');
+      const sum = (key: 'amount_cents' | 'commission_removed_cents') =>
+        refunds.reduce((total, row) => total + Number(row[key]), 0);
+      expect([sum('amount_cents'), sum('commission_removed_cents')]).to.deep.equal([10000, 1000]);
+    });
+
+    it('a partial refund after the payout claws back that part; Paddle’s adjustment counts once', async () => {
+      await paddle(eventFrom('paddle-transaction-completed'));
+      const [sale] = await conversions();
+      expect(sale).to.include({ orderValue: 49.9, commission: 4.99 });
+      await api('PATCH', `/v1/conversions/${sale?.id}`, { status: 'approved' });
+      const payout = await api('POST', '/v1/payouts', { affiliateId: maria.id });
+      expect(payout.status, payout.text).to.equal(201);
+      await api('PATCH', `/v1/payouts/${payout.body.id}`, { status: 'paid' });
+      // 12.48 of the 49.90 before tax (13.73 with its 1.25 of tax): a quarter of the sale, rounded half up.
+      const adjustment = (type: string) => {
+        const event = eventFrom('paddle-adjustment-refund', { type });
+        event.event_type = type;
+        Object.assign((objectOf(event) as Json).totals, { total: '1373', tax: '125', subtotal: '1248' });
+        Object.assign(objectOf(event), { type: 'partial' });
+        return event;
+      };
+      expect((await paddle(adjustment('adjustment.created'))).body.outcome).to.equal('refund_applied');
+      // The same adjustment again (created, then updated): one refund.
+      const again = await paddle(adjustment('adjustment.updated'));
+      expect([again.body.outcome, (await log('?outcome=duplicate')).events[0]?.reason]).to.deep.equal([
+        'duplicate',
+        'refund_already_applied',
+      ]);
+      const [lowered] = await conversions();
+      expect(lowered).to.include({ status: 'paid', refundedAmount: 12.48, commission: 3.74 });
+      const clawbacks = await t.db('clawbacks').select('amount_cents');
+      expect(clawbacks.map((row) => Number(row.amount_cents))).to.deep.equal([125]);
+    });
+
+    it('a partial refund that arrives before its sale is applied, in part, when the sale arrives', async () => {
+      const early = eventFrom('paddle-adjustment-refund', { type: 'partial' });
+      Object.assign((objectOf(early) as Json).totals, { total: '1100', tax: '100' });
+      expect((await paddle(early)).body.outcome).to.equal('refund_pending');
+      await paddle(eventFrom('paddle-transaction-completed'));
+      expect((await conversions())[0]).to.include({ status: 'pending', refundedAmount: 10, commission: 3.99 });
+      expect((await log('?outcome=refund_applied')).events.map((e: Json) => e.type)).to.deep.equal([
+        'adjustment.updated',
+      ]);
+    });
+  });
+
+  describe('two tiers', () => {
+    it('a sale through Stripe gives the parent its second tier, and a partial refund lowers both', async () => {
+      const parent = await addAffiliate(t.db, t.merchant.campaignId, { code: 'PARENT' });
+      expect((await api('PATCH', `/v1/affiliates/${maria.id}`, { parentAffiliateId: parent.id })).status).to.equal(200);
+      await servicesFor(t.db).campaigns.update(t.merchant.campaignId, { secondTierPercent: 10 });
+      expect((await stripe(eventFrom('stripe-checkout-session-payment'))).body.outcome).to.equal('conversion_created');
+      const byKind = async () => new Map((await conversions()).map((c) => [c.kind, c]));
+      let kinds = await byKind();
+      expect(kinds.get('sale')).to.include({ affiliateId: maria.id, commission: 19.99 });
+      expect(kinds.get('second_tier')).to.include({ affiliateId: parent.id, commission: 2 });
+      // Half the charge refunded: the sale keeps half its commission, its second tier follows.
+      const half = eventFrom('stripe-charge-refunded', { amount_refunded: 9995, refunded: false });
+      expect((await stripe(half)).body.outcome).to.equal('refund_applied');
+      kinds = await byKind();
+      expect(kinds.get('sale')).to.include({ refundedAmount: 99.95, commission: 10 });
+      expect(kinds.get('second_tier')).to.include({ commission: 1 });
+    });
+  });
+
+  describe('recurring rules: the provider customer is the customer', () => {
+    const setRecurring = (recurring: 'lifetime' | 'first' | { months: number }) =>
+      servicesFor(t.db).campaigns.update(t.merchant.campaignId, { recurring });
+    const DAY = 86_400;
+    const invoice = (id: string, reason: string, created: number) => {
+      const event = eventFrom('stripe-invoice-paid-basil', {
+        id,
+        customer: 'cus_SubScr1b3rXy12',
+        billing_reason: reason,
+      });
+      event.created = created;
+      (objectOf(event) as Json).parent.subscription_details.metadata = {};
+      return event;
+    };
+    const start = Math.floor(Date.parse('2026-09-10T12:00:00Z') / 1000);
+
+    beforeEach(async () => {
+      expect((await stripe(eventFrom('stripe-checkout-session-subscription'))).body.outcome).to.equal('customer_bound');
+    });
+
+    it('"first": the first invoice earns, renewals are skipped as recurring_limit_reached', async () => {
+      await setRecurring('first');
+      expect((await stripe(invoice('in_r1', 'subscription_create', start))).body.outcome).to.equal(
+        'conversion_created',
+      );
+      const renewal = await stripe(invoice('in_r2', 'subscription_cycle', start + 31 * DAY));
+      expect(renewal.body.outcome).to.equal('skipped');
+      expect((await log('?outcome=skipped')).events[0]).to.include({ reason: 'recurring_limit_reached' });
+      const list = await conversions();
+      expect(list.map((c) => [c.orderId, c.commissionRule.paymentNumber])).to.deep.equal([['in_r1', 1]]);
+    });
+
+    it('{ months: 2 }: invoices within two calendar months of the first earn, numbered', async () => {
+      await setRecurring({ months: 2 });
+      const outcomes = [];
+      for (const [id, days] of [
+        ['in_m1', 0],
+        ['in_m2', 30],
+        ['in_m3', 60],
+        ['in_m4', 61],
+      ] as const) {
+        const reason = days === 0 ? 'subscription_create' : 'subscription_cycle';
+        outcomes.push((await stripe(invoice(id, reason, start + days * DAY))).body.outcome);
+      }
+      // 2026-09-10 + 2 months = 2026-11-10 12:00; day 60 is 11-09, day 61 is 11-10 12:00 (closed).
+      expect(outcomes).to.deep.equal(['conversion_created', 'conversion_created', 'conversion_created', 'skipped']);
+      const list = await conversions();
+      expect(list.map((c) => [c.orderId, c.commissionRule.paymentNumber]).sort()).to.deep.equal([
+        ['in_m1', 1],
+        ['in_m2', 2],
+        ['in_m3', 3],
+      ]);
     });
   });
 

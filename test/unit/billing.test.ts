@@ -81,7 +81,14 @@ describe('billing: reading provider payloads', () => {
   it('charge.refunded: full or partial, by invoice (before basil), payment intent and charge', () => {
     const full = readStripeEvent(fixture('stripe-charge-refunded-2024-06-20'));
     if (full?.kind !== 'refund') throw new Error('refund expected');
-    expect(full.refund).to.deep.include({ full: true, refundedMinor: '5490', ofMinor: '5490' });
+    expect(full.refund).to.deep.include({
+      full: true,
+      refundedMinor: '5490',
+      ofMinor: '5490',
+      // A running total: its key is the charge and the total, so one total refunds once.
+      cumulative: true,
+      refundKey: `stripe:${String(objectOf(fixture('stripe-charge-refunded-2024-06-20')).id)}:5490`,
+    });
     expect(full.refund.references[0]).to.equal('in_1QcC4cLkdIwHu7ixLegacy01');
     const partial = fixture('stripe-charge-refunded');
     Object.assign(objectOf(partial), { amount_refunded: 100 });
@@ -103,6 +110,10 @@ describe('billing: reading provider payloads', () => {
     expect(readPaddleEvent(renewal)).to.have.nested.property('payment.renewal', true);
     const refund = readPaddleEvent(fixture('paddle-adjustment-refund'));
     expect(refund).to.deep.include({ kind: 'refund' });
+    // One adjustment is one refund, whichever of its events (created, updated) says it is approved.
+    expect(refund).to.have.nested.property('refund.refundKey', 'paddle:adj_01jd8b1b0a1b2c3d4e5f6g7h8j');
+    expect(refund).to.have.nested.property('refund.cumulative', false);
+    expect(refund).to.have.nested.property('refund.refundedMinor', '4990');
     const pending = fixture('paddle-adjustment-refund');
     Object.assign(objectOf(pending), { status: 'pending_approval' });
     expect(readPaddleEvent(pending)?.kind).to.equal('ignored');

@@ -43,6 +43,13 @@ export interface ProviderRefund {
   currency: string;
   /** The provider says the whole sale was refunded. */
   full: boolean;
+  /**
+   * `refundedMinor` is every refund of the sale so far (Stripe's `amount_refunded`), not this
+   * refund alone (a Paddle adjustment): what is new is the part above what the sale has refunded.
+   */
+  cumulative: boolean;
+  /** Names this refund, or this state of the sale's refunds: the same key twice refunds once. */
+  refundKey: string;
 }
 
 interface Envelope {

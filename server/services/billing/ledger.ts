@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { fromCents, toCents } from '../../../shared/money.js';
+import { proportion } from '../../../shared/currency.js';
+import { fromCents } from '../../../shared/money.js';
 import type { TrackingEvent } from '../../../shared/schemas/event.js';
 import type { BILLING_OUTCOMES } from '../../../shared/vocabulary.js';
 import type { Trx } from '../../db/knex.js';
@@ -11,9 +12,11 @@ import {
   rememberOrder,
   takePendingRefunds,
 } from '../../repositories/billingLedger.js';
-import { findConversion, findConversionsByOrderIds } from '../../repositories/conversions.js';
+import { findConversionByOrder } from '../../repositories/conversions.js';
+import { recordLaterOutcome } from '../../repositories/billingEvents.js';
 import { MonthlyLimitReached, storeFlush } from '../events/flush.js';
-import { refundOrder } from '../refunds.js';
+import type { IntakeJob } from '../events/records.js';
+import { type RefundAmount, RepeatedRefund, refundOrder } from '../refunds.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import type { BillingProvider, ProviderPayment, ProviderRefund } from './events.js';
 
@@ -98,46 +101,67 @@ function conversionEvent(sale: Sale): TrackingEvent {
   };
 }
 
+/** The refunds table keeps a key of 128 characters: a longer provider key is kept as its digest. */
+const REFUND_KEY_LIMIT = 128;
+
+const refundKeyOf = (key: string) =>
+  key.length <= REFUND_KEY_LIMIT ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`;
+
+/**
+ * How much of the sale this refund takes, in hundredths, decided on the locked sale: undefined
+ * for the rest of the order, 0 for nothing more. A provider's amount is of the whole charge (tax
+ * included) when it says what it is a part of: the order's share of it is taken, half up. A
+ * running total takes only what the sale has not refunded yet.
+ */
+function refundedPart(request: Refund): RefundAmount {
+  return (sale) => {
+    const { refund, refundedCents, ofCents } = request;
+    if (refund.full) return undefined;
+    const ofOrder =
+      ofCents === null || ofCents <= 0
+        ? refundedCents
+        : proportion(sale.orderValueCents, BigInt(refundedCents), BigInt(ofCents));
+    const part = refund.cumulative ? ofOrder - sale.refundedValueCents : ofOrder;
+    const left = sale.orderValueCents - sale.refundedValueCents;
+    if (part <= 0) return 0;
+    return part >= left ? undefined : part;
+  };
+}
+
 export function billingLedger(outbox: WebhookOutbox): BillingLedger {
-  async function refundStoredOrder(
-    trx: Trx,
-    request: Refund,
-    order: { orderId: string; conversionId: number },
-  ): Promise<LedgerResult> {
+  /**
+   * The refund of a stored sale through the refund of `POST /v1/refunds` (full or partial, its
+   * commission lowered in proportion, the paid part clawed back), inside a savepoint: a refund
+   * key the campaign has seen rolls back this refund alone, not the event's log row.
+   */
+  async function refundStoredOrder(trx: Trx, request: Refund, orderId: string): Promise<LedgerResult> {
     const { campaign, provider, refund, now } = request;
-    const stored = await findConversion(trx, campaign.campaignId, order.conversionId);
-    if (!stored) return resultOf('skipped', 'sale_not_found');
-    const orderValueCents = toCents(stored.orderValue);
-    const full = refund.full || request.refundedCents >= orderValueCents;
-    if (!full) {
-      // A part of the sale: kept until commissions can be lowered in proportion.
-      await keepPendingRefund(trx, {
-        campaignId: campaign.campaignId,
-        provider,
-        references: [order.orderId],
-        eventId: request.eventId,
-        refund: JSON.stringify({ ...refund, refundedCents: request.refundedCents, ofCents: request.ofCents }),
-        reason: 'partial_refund',
-        at: now,
-      });
-      return { outcome: 'refund_pending', reason: 'partial_refund', conversionId: stored.id, orderId: order.orderId };
+    let refunded;
+    try {
+      refunded = await trx.transaction((savepoint) =>
+        refundOrder(savepoint, outbox, {
+          campaignId: campaign.campaignId,
+          orderId,
+          amountCents: refundedPart(request),
+          refundKey: refundKeyOf(refund.refundKey),
+          reason: `${provider} refund`,
+          at: now,
+        }),
+      );
+    } catch (err) {
+      if (err instanceof RepeatedRefund) return { ...resultOf('duplicate', 'refund_already_applied'), orderId };
+      throw err;
     }
-    const refunded = await refundOrder(trx, outbox, {
-      campaignId: campaign.campaignId,
-      orderId: order.orderId,
-      amountCents: undefined,
-      refundKey: null,
-      reason: `${provider} refund`,
-      at: now,
-    });
-    if (!refunded) return resultOf('skipped', 'sale_not_found');
-    return { outcome: 'refund_applied', reason: null, conversionId: refunded.conversion.id, orderId: order.orderId };
+    if (!refunded) return { ...resultOf('skipped', 'sale_not_found'), orderId };
+    const result = { conversionId: refunded.conversion.id, orderId };
+    if (!refunded.changed) return { outcome: 'skipped', reason: 'already_refunded', ...result };
+    return { outcome: 'refund_applied', reason: null, ...result };
   }
 
   async function storeRefund(trx: Trx, request: Refund): Promise<LedgerResult> {
     const { campaign, provider, refund } = request;
     const order = await orderByReferences(trx, campaign.campaignId, provider, refund.references);
-    if (order) return refundStoredOrder(trx, request, order);
+    if (order) return refundStoredOrder(trx, request, order.orderId);
     // Providers do not promise order: the sale may come later, and the refund is applied then.
     await keepPendingRefund(trx, {
       campaignId: campaign.campaignId,
@@ -151,46 +175,35 @@ export function billingLedger(outbox: WebhookOutbox): BillingLedger {
     return { ...resultOf('refund_pending', 'sale_not_received'), orderId: refund.references[0] ?? null };
   }
 
-  /** Refunds that arrived before this sale: applied now that it is stored. */
-  async function applyWaitingRefunds(trx: Trx, sale: Sale, order: { orderId: string; conversionId: number }) {
-    const waiting = await takePendingRefunds(
-      trx,
-      sale.campaign.campaignId,
-      sale.provider,
-      sale.payment.references,
-      'sale_not_received',
-    );
+  /** Refunds that arrived before this sale: applied now that it is stored, and their log rows say so. */
+  async function applyWaitingRefunds(trx: Trx, sale: Sale, orderId: string): Promise<void> {
+    const { campaign, provider } = sale;
+    const waiting = await takePendingRefunds(trx, campaign.campaignId, provider, sale.payment.references);
     for (const pending of waiting) {
       const kept = JSON.parse(pending.refund) as ProviderRefund & { refundedCents: number; ofCents: number | null };
       const { refundedCents, ofCents, ...refund } = kept;
-      await refundStoredOrder(
+      const result = await refundStoredOrder(
         trx,
-        {
-          campaign: sale.campaign,
-          provider: sale.provider,
-          eventId: pending.eventId,
-          now: sale.now,
-          refund,
-          refundedCents,
-          ofCents,
-        },
-        order,
+        { campaign, provider, eventId: pending.eventId, now: sale.now, refund, refundedCents, ofCents },
+        orderId,
       );
+      await recordLaterOutcome(trx, { campaignId: campaign.campaignId, provider, eventId: pending.eventId }, result);
     }
   }
 
   async function storePayment(trx: Trx, sale: Sale): Promise<LedgerResult> {
     const { campaign, payment } = sale;
-    const job = {
+    const customerId = payment.attribution.customerId;
+    const job: IntakeJob = {
       events: [conversionEvent(sale)],
       campaignIds: [campaign.campaignId],
       rules: {
         campaignId: campaign.campaignId,
         planName: campaign.planName,
         maxMonthlyConversions: campaign.maxMonthlyConversions,
-        commissionType: campaign.commissionType,
-        commissionValue: campaign.commissionValue,
       },
+      // The recurring limit counts the provider's customer (docs/commissions.md#recurring).
+      ...(customerId !== null && { providerCustomers: new Map([[0, customerId]]) }),
       now: sale.now,
     };
     let outcome;
@@ -209,17 +222,17 @@ export function billingLedger(outbox: WebhookOutbox): BillingLedger {
       }
       return { ...resultOf('skipped', skip.reason), orderId: payment.orderId };
     }
-    const [conversion] = await findConversionsByOrderIds(trx, campaign.campaignId, [payment.orderId]);
+    const conversion = await findConversionByOrder(trx, campaign.campaignId, payment.orderId);
     if (!conversion) throw new Error('the conversion intake stored is not there');
-    const order = { orderId: payment.orderId, conversionId: conversion.id };
     await rememberOrder(trx, {
       campaignId: campaign.campaignId,
       provider: sale.provider,
       references: payment.references,
-      ...order,
+      orderId: payment.orderId,
+      conversionId: conversion.id,
     });
-    await applyWaitingRefunds(trx, sale, order);
-    return { outcome: 'conversion_created', reason: null, ...order };
+    await applyWaitingRefunds(trx, sale, payment.orderId);
+    return { outcome: 'conversion_created', reason: null, conversionId: conversion.id, orderId: payment.orderId };
   }
 
   return { storePayment, storeRefund };

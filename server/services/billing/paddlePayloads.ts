@@ -54,11 +54,12 @@ function adjustment(adjusted: Json, base: Omit<ProviderEvent, 'kind'>): Provider
   // Credits, chargebacks and refunds still awaiting approval change no commission.
   if (adjusted.action !== 'refund' || adjusted.status !== 'approved') return { ...base, kind: 'ignored' };
   const transactionId = idAt(adjusted.transaction_id);
+  const adjustmentId = idAt(adjusted.id);
   const totals = objectAt(adjusted.totals);
   const amount = net(totals);
   const currency = textAt(adjusted.currency_code) ?? textAt(totals?.currency_code);
-  if (transactionId === undefined || amount === undefined || currency === undefined) {
-    return { ...base, kind: 'unreadable', missing: 'transaction_id, totals.total or currency_code' };
+  if (adjustmentId === undefined || transactionId === undefined || amount === undefined || currency === undefined) {
+    return { ...base, kind: 'unreadable', missing: 'id, transaction_id, totals.total or currency_code' };
   }
   return {
     ...base,
@@ -69,6 +70,9 @@ function adjustment(adjusted: Json, base: Omit<ProviderEvent, 'kind'>): Provider
       ofMinor: null,
       currency: currency.toUpperCase(),
       full: adjusted.type === 'full',
+      cumulative: false,
+      // adjustment.created and adjustment.updated may both say it is approved: one refund.
+      refundKey: `paddle:${adjustmentId}`,
     },
   };
 }

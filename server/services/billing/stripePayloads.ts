@@ -130,7 +130,8 @@ function chargeRefunded(charge: Json, base: Omit<ProviderEvent, 'kind'>): Provid
     return { ...base, kind: 'unreadable', missing: 'amount, amount_refunded or currency' };
   }
   const references = distinct([idAt(charge.invoice), idAt(charge.payment_intent), idAt(charge.id)]);
-  if (references.length === 0) return { ...base, kind: 'unreadable', missing: 'payment_intent' };
+  const chargeId = idAt(charge.id);
+  if (references.length === 0 || chargeId === undefined) return { ...base, kind: 'unreadable', missing: 'id' };
   return {
     ...base,
     kind: 'refund',
@@ -140,6 +141,9 @@ function chargeRefunded(charge: Json, base: Omit<ProviderEvent, 'kind'>): Provid
       ofMinor: amount,
       currency: currency.toUpperCase(),
       full: BigInt(refunded) >= BigInt(amount),
+      cumulative: true,
+      // The charge's running total: a redelivery, or another event with the same total, refunds nothing more.
+      refundKey: `stripe:${chargeId}:${refunded}`,
     },
   };
 }
