@@ -42,7 +42,7 @@ const walls = [
         [
           ['/(http|middleware|routes)/', 'Services never see HTTP: move what you need into the service or shared/.'],
           [
-            '/db/(rows|webhookRows|tables|bulk|pages|prepared)(\\.js)?$',
+            '/db/(rows|webhookRows|portalRows|tables|bulk|pages|prepared)(\\.js)?$',
             'Services receive domain objects from repositories, never rows or SQL builders.',
           ],
         ],

@@ -30,6 +30,13 @@ function toCampaign(row: CampaignWithPlanRow): Campaign {
     cookieDays: row.cookie_days,
     autoApproveDays: row.auto_approve_days === null ? null : Number(row.auto_approve_days),
     payoutMinimum: fromCents(row.payout_minimum_cents),
+    portal: {
+      enabled: Boolean(row.portal_enabled),
+      signup: row.signup_open ? 'open' : 'closed',
+      approveAffiliates: row.approve_affiliates === 'auto' ? 'auto' : 'manual',
+      contactEmail: row.contact_email,
+      siteUrl: row.site_url,
+    },
     createdAt: toIso(row.created_at),
   };
 }
@@ -104,6 +111,12 @@ export interface CampaignChanges {
   /** null: no hold period. */
   autoApproveDays?: number | null;
   payoutMinimumCents?: number;
+  portalEnabled?: boolean;
+  signupOpen?: boolean;
+  approveAffiliates?: 'manual' | 'auto';
+  /** null: none. */
+  contactEmail?: string | null;
+  siteUrl?: string | null;
 }
 
 export async function updateCampaign(db: Db | Trx, id: number, changes: CampaignChanges): Promise<number> {
@@ -113,6 +126,11 @@ export async function updateCampaign(db: Db | Trx, id: number, changes: Campaign
   if (changes.commissionHundredths !== undefined) columns.commission_value = changes.commissionHundredths;
   if (changes.autoApproveDays !== undefined) columns.auto_approve_days = changes.autoApproveDays;
   if (changes.payoutMinimumCents !== undefined) columns.payout_minimum_cents = changes.payoutMinimumCents;
+  if (changes.portalEnabled !== undefined) columns.portal_enabled = changes.portalEnabled;
+  if (changes.signupOpen !== undefined) columns.signup_open = changes.signupOpen;
+  if (changes.approveAffiliates !== undefined) columns.approve_affiliates = changes.approveAffiliates;
+  if (changes.contactEmail !== undefined) columns.contact_email = changes.contactEmail;
+  if (changes.siteUrl !== undefined) columns.site_url = changes.siteUrl;
   return db('campaigns').where('id', id).update(columns);
 }
 

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { toCents } from '../../shared/money.js';
 import {
   type Campaign,
@@ -34,6 +35,13 @@ export interface UpdateCampaignInput {
   /** null turns the hold period off: conversions wait for a person. */
   autoApproveDays?: number | null;
   payoutMinimum?: number;
+  /** The affiliate portal (docs/portal.md). */
+  portal?: boolean;
+  signup?: 'open' | 'closed';
+  approveAffiliates?: 'manual' | 'auto';
+  /** null or '': no contact e-mail. */
+  contactEmail?: string | null;
+  siteUrl?: string | null;
 }
 
 export interface CampaignService {
@@ -92,6 +100,36 @@ async function changesOf(db: ServiceDeps['db'], input: UpdateCampaignInput): Pro
       throw new ValidationError(`payout minimum must be a number from 0 to ${MAX_ORDER_VALUE}`);
     }
     changes.payoutMinimumCents = toCents(minimum);
+  }
+  return { ...changes, ...portalChangesOf(input) };
+}
+
+/** Empty text clears an address; anything else must be one. */
+function addressOf(value: string | null, valid: (text: string) => boolean, message: string): string | null {
+  const text = value?.trim() ?? '';
+  if (text === '') return null;
+  if (!valid(text)) throw new ValidationError(message);
+  return text;
+}
+
+function portalChangesOf(input: UpdateCampaignInput): CampaignChanges {
+  const changes: CampaignChanges = {};
+  if (input.portal !== undefined) changes.portalEnabled = input.portal;
+  if (input.signup !== undefined) changes.signupOpen = input.signup === 'open';
+  if (input.approveAffiliates !== undefined) changes.approveAffiliates = input.approveAffiliates;
+  if (input.contactEmail !== undefined) {
+    changes.contactEmail = addressOf(
+      input.contactEmail,
+      (text) => text.length <= 254 && z.email().safeParse(text).success,
+      'contact e-mail must be a valid e-mail address (or "" for none)',
+    );
+  }
+  if (input.siteUrl !== undefined) {
+    changes.siteUrl = addressOf(
+      input.siteUrl,
+      (text) => text.length <= 2048 && /^https?:\/\/[^\s]+$/.test(text) && URL.canParse(text),
+      'site URL must be an http:// or https:// address (or "" for none)',
+    );
   }
   return changes;
 }
@@ -155,7 +193,9 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
     const campaign = await get(ref);
     const changes = await changesOf(db, input);
     if (Object.keys(changes).length === 0) {
-      throw new ValidationError('nothing to update: give a plan, a commission, a hold period or a payout minimum');
+      throw new ValidationError(
+        'nothing to update: give a plan, a commission, a hold period, a payout minimum or a portal setting',
+      );
     }
     await updateCampaign(db, campaign.id, changes);
     return get(campaign.id);

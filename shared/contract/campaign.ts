@@ -21,6 +21,13 @@ export const campaignRoutes = {
         cookieDays: 30,
         autoApproveDays: null,
         payoutMinimum: 0,
+        portal: {
+          enabled: false,
+          signup: 'open',
+          approveAffiliates: 'manual',
+          contactEmail: null,
+          siteUrl: null,
+        },
         createdAt: EXAMPLE_TIMES.written,
         limits: { maxAffiliates: 1000, maxMonthlyConversions: 10000 },
         usage: { month: '2026-11', affiliates: 2, conversions: 3 },

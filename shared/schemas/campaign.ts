@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_AUTO_APPROVE_DAYS } from '../vocabulary.js';
+import { APPROVAL_MODES, MAX_AUTO_APPROVE_DAYS, SIGNUP_MODES } from '../vocabulary.js';
 
 export const planSchema = z.object({
   id: z.number().int(),
@@ -10,6 +10,21 @@ export const planSchema = z.object({
 export type Plan = z.infer<typeof planSchema>;
 
 export const COMMISSION_TYPES = ['percent', 'fixed'] as const;
+
+/** The affiliate portal of the campaign (docs/portal.md). */
+export const portalSettingsSchema = z.object({
+  /** Served at `/portal/{publicId}/`; off by default. */
+  enabled: z.boolean(),
+  /** Whether people may apply through the portal's sign-up page. */
+  signup: z.enum(SIGNUP_MODES),
+  /** `manual`: a sign-up is `pending` until approved; `auto`: `active` at once. */
+  approveAffiliates: z.enum(APPROVAL_MODES),
+  /** Where the "application received" mail goes; null: no such mail. */
+  contactEmail: z.string().nullable(),
+  /** The shop's address, which referral links point to; null: affiliates are told to add `?ref=CODE`. */
+  siteUrl: z.string().nullable(),
+});
+export type PortalSettings = z.infer<typeof portalSettingsSchema>;
 
 export const campaignSchema = z.object({
   id: z.number().int(),
@@ -24,6 +39,7 @@ export const campaignSchema = z.object({
   autoApproveDays: z.number().int().nullable(),
   /** Smallest payout in BRL (0: any amount). */
   payoutMinimum: z.number(),
+  portal: portalSettingsSchema,
   createdAt: z.string(),
 });
 export type Campaign = z.infer<typeof campaignSchema>;

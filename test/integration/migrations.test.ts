@@ -16,6 +16,11 @@ const TABLES = [
   'webhook_attempts',
   'webhook_settings',
   'affiliate_daily_stats',
+  'portal_sessions',
+  'portal_reset_tokens',
+  'portal_counters',
+  'portal_login_slots',
+  'mail_outbox',
   'payout_conversions',
   'clawbacks',
 ];
@@ -27,6 +32,7 @@ const MIGRATIONS = [
   '20261122140000_byte_exact_dedupe_keys',
   '20261122140100_search_key_worst_case',
   '20261122150000_affiliate_search',
+  '20261126300000_portal_and_mail',
 ];
 
 describe(`migrations (${ENGINE})`, () => {

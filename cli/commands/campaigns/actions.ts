@@ -21,6 +21,11 @@ function commissionOf(options: { commissionPercent?: number; commissionFixed?: n
 const settingsText = (c: Campaign) => ({
   autoApproveDays: c.autoApproveDays === null ? 'off (manual approval)' : `${c.autoApproveDays} days`,
   payoutMinimum: `BRL ${c.payoutMinimum.toFixed(2)}`,
+  portal: c.portal.enabled ? `on, at /portal/${c.publicId}/` : 'off',
+  signup: c.portal.signup,
+  approveAffiliates: c.portal.approveAffiliates,
+  contactEmail: c.portal.contactEmail ?? '(none)',
+  siteUrl: c.portal.siteUrl ?? '(none)',
 });
 
 export async function create(
@@ -46,7 +51,8 @@ export async function create(
     }),
   );
   if (options.json) return printJson(io, campaign);
-  printRecord(io, { ...campaign, commission: commissionText(campaign) });
+  const { portal: _portal, ...shown } = campaign;
+  printRecord(io, { ...shown, commission: commissionText(campaign) });
 }
 
 export async function update(
@@ -57,6 +63,11 @@ export async function update(
     commissionFixed?: number;
     autoApproveDays?: number | 'off';
     payoutMinimum?: number;
+    portal?: 'on' | 'off';
+    signup?: 'open' | 'closed';
+    approveAffiliates?: 'manual' | 'auto';
+    contactEmail?: string;
+    siteUrl?: string;
   },
   ref: string,
 ): Promise<void> {
@@ -65,15 +76,22 @@ export async function update(
     commission: commissionOf(options),
     autoApproveDays: options.autoApproveDays === 'off' ? null : options.autoApproveDays,
     payoutMinimum: options.payoutMinimum,
+    portal: options.portal === undefined ? undefined : options.portal === 'on',
+    signup: options.signup,
+    approveAffiliates: options.approveAffiliates,
+    contactEmail: options.contactEmail,
+    siteUrl: options.siteUrl,
   };
   if (Object.values(input).every((value) => value === undefined)) {
     throw new UsageError(
-      'nothing to update: give at least one of --plan --commission-percent --commission-fixed --auto-approve-days --payout-minimum',
+      'nothing to update: give at least one of --plan --commission-percent --commission-fixed --auto-approve-days --payout-minimum' +
+        ' --portal --signup --approve-affiliates --contact-email --site-url',
     );
   }
   const campaign = await withServices(io, options, ({ campaigns }) => campaigns.update(ref, input));
   if (options.json) return printJson(io, campaign);
-  printRecord(io, { ...campaign, commission: commissionText(campaign), ...settingsText(campaign) });
+  const { portal: _portal, ...shown } = campaign;
+  printRecord(io, { ...shown, commission: commissionText(campaign), ...settingsText(campaign) });
 }
 
 export async function list(io: Io, options: GlobalOptions & { output?: ListFormat }): Promise<void> {
@@ -92,7 +110,7 @@ export async function get(io: Io, options: GlobalOptions, ref: string): Promise<
     campaigns.withUsage((await campaigns.get(ref)).id),
   );
   if (options.json) return printJson(io, campaign);
-  const { limits, usage, ...rest } = campaign;
+  const { limits, usage, portal: _portal, ...rest } = campaign;
   const of = (n: number, max: number | null) => `${n} / ${max ?? 'unlimited'}`;
   printRecord(io, {
     ...rest,

@@ -1,8 +1,8 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
-import { decimalNumber, outputOption, wholeNumber } from '../../options.js';
-import { MAX_AUTO_APPROVE_DAYS } from '../../vocabulary.js';
+import { choice, decimalNumber, outputOption, wholeNumber } from '../../options.js';
+import { APPROVAL_MODES, MAX_AUTO_APPROVE_DAYS, SIGNUP_MODES } from '../../vocabulary.js';
 
 /** `--auto-approve-days`: days, or `off` (manual approval; commander turns a null into '', so a word). */
 function holdPeriod(value: string): number | 'off' {
@@ -34,7 +34,7 @@ export function registerCampaigns(program: Command, io: Io): void {
   withExamples(
     campaigns
       .command('update')
-      .description('change a campaign’s plan, commission rule, hold period or payout minimum')
+      .description('change a campaign’s plan, commission rule, hold period, payout minimum or affiliate portal')
       .argument('<id>', 'campaign id or public id')
       .option('--plan <plan>', 'plan name (see `affiliated plans list`)')
       .option('--commission-percent <x>', 'commission as a percentage of the order value', decimalNumber)
@@ -44,13 +44,23 @@ export function registerCampaigns(program: Command, io: Io): void {
         'approve pending conversions older than N days (0 to 3650); "off" for manual approval',
         holdPeriod,
       )
-      .option('--payout-minimum <x>', 'smallest payout in BRL (0: any amount)', decimalNumber),
+      .option('--payout-minimum <x>', 'smallest payout in BRL (0: any amount)', decimalNumber)
+      .addOption(choice('--portal <on|off>', 'serve the affiliate portal at /portal/PUBLIC_ID/', ['on', 'off']))
+      .addOption(choice('--signup <mode>', 'whether people may apply through the portal', SIGNUP_MODES))
+      .addOption(
+        choice('--approve-affiliates <mode>', 'sign-ups wait for approval (manual) or start active (auto)', APPROVAL_MODES),
+      )
+      .option('--contact-email <email>', "where the “application received” mail goes; '' for none")
+      .option('--site-url <url>', "the shop’s address, which affiliates’ referral links point to; '' for none"),
     [
       'campaigns update spring-sale --auto-approve-days 30 --payout-minimum 50',
       'campaigns update spring-sale --plan pro',
+      'campaigns update spring-sale --portal on --signup open --approve-affiliates manual --contact-email partners@shop.example',
+      'campaigns update spring-sale --site-url https://shop.example',
     ],
     'A new commission rule applies to conversions that arrive from now on; stored ones keep theirs.\n' +
-      'A hold period applies to the pending conversions already there, at the next scheduled run.',
+      'A hold period applies to the pending conversions already there, at the next scheduled run.\n' +
+      'The portal is off by default; see docs/portal.md for turning it on and for e-mail (SMTP_URL).',
   ).action(async (id: string, options) =>
     (await import('./actions.js')).update(io, { ...program.opts(), ...options }, id),
   );
