@@ -16,7 +16,15 @@ const CARLA = {
   phone: '+55 21 99876-5432',
   referralId: 'CARLA10',
 };
-const NO_ACTIVITY = { totalConversions: 0, totalCommissions: 0, totalPaid: 0 };
+const NO_ACTIVITY = {
+  totalConversions: 0,
+  totalCommissions: 0,
+  totalPaid: 0,
+  payoutMethod: null,
+  pixKeyType: null,
+  payoutAccount: null,
+  flags: [],
+};
 
 const common = { tag: 'Affiliates', auth: 'apiKey', rateLimit: 'default' } as const;
 

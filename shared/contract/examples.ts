@@ -111,6 +111,10 @@ export function exampleAffiliate(overrides: Record<string, unknown> = {}) {
     totalConversions: 3,
     totalCommissions: 43.99,
     totalPaid: 0,
+    payoutMethod: null,
+    pixKeyType: null,
+    payoutAccount: null,
+    flags: [],
     ...overrides,
   };
 }
@@ -147,6 +151,9 @@ export function examplePayout(overrides: Record<string, unknown> = {}) {
     affiliateId: EXAMPLE_ANA.id,
     affiliateName: EXAMPLE_ANA.name,
     affiliateEmail: EXAMPLE_ANA.email,
+    payoutMethod: null,
+    pixKeyType: null,
+    payoutAccount: null,
     amount: EXAMPLE_PAYOUT.amount,
     commissionAmount: EXAMPLE_PAYOUT.amount,
     clawbackAmount: 0,

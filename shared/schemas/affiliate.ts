@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoDate, money, paginationFields, paginationQuery, trimmed, trimmedText } from './common.js';
 
-import { AFFILIATE_STATUSES } from '../vocabulary.js';
+import { AFFILIATE_FLAGS, AFFILIATE_STATUSES, PAYOUT_METHODS, PIX_KEY_TYPES } from '../vocabulary.js';
 
 export { AFFILIATE_STATUSES };
 export const affiliateStatus = z.enum(AFFILIATE_STATUSES);
@@ -88,6 +88,14 @@ export const affiliateSchema = z.object({
   totalConversions: z.number().int(),
   totalCommissions: money,
   totalPaid: money,
+  /** Set by the affiliate in the portal (docs/portal.md); null until then. */
+  payoutMethod: z.enum(PAYOUT_METHODS).nullable(),
+  /** The kind of Pix key; null for PayPal or no details. */
+  pixKeyType: z.enum(PIX_KEY_TYPES).nullable(),
+  /** The Pix key or PayPal e-mail, normalised (CPF and CNPJ without punctuation, phones as +55…). */
+  payoutAccount: z.string().nullable(),
+  /** `duplicate_payout_identity`: another affiliate of the campaign is paid to the same account. */
+  flags: z.array(z.enum(AFFILIATE_FLAGS)),
 });
 export type Affiliate = z.infer<typeof affiliateSchema>;
 

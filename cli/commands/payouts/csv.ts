@@ -3,7 +3,17 @@ import type { Payout } from '../../../shared/schemas/payout.js';
 import { csvLines } from '../../csv.js';
 
 /** The columns of `payouts export --format csv`: what a bank or PayPal mass-payment upload needs. */
-export const CSV_HEADER = ['payout_id', 'affiliate_id', 'name', 'email', 'amount', 'currency'] as const;
+export const CSV_HEADER = [
+  'payout_id',
+  'affiliate_id',
+  'name',
+  'email',
+  'payout_method',
+  'pix_key_type',
+  'payout_account',
+  'amount',
+  'currency',
+] as const;
 
 function csvRow(payout: Payout) {
   return [
@@ -11,6 +21,10 @@ function csvRow(payout: Payout) {
     payout.affiliateId,
     payout.affiliateName ?? '',
     payout.affiliateEmail,
+    // Where to send it, as the affiliate entered it in the portal; empty until then.
+    payout.payoutMethod ?? '',
+    payout.pixKeyType ?? '',
+    payout.payoutAccount ?? '',
     // Two decimals, from centavos: never a float's `12.5` or `0.30000000000000004`.
     formatCents(toCents(payout.amount)),
     payout.currency,
