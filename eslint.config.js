@@ -135,12 +135,13 @@ export default tseslint.config(
   },
   {
     // The tracking script runs in visitors' browsers, not in Node.
-    files: ['server/sdk/**/*.js'],
+    files: ['server/sdk/**/*.js', 'server/views/assets/**/*.js'],
     languageOptions: {
       sourceType: 'script',
       globals: {
         window: 'readonly',
         document: 'readonly',
+        navigator: 'readonly',
         console: 'readonly',
         setTimeout: 'readonly',
         URLSearchParams: 'readonly',

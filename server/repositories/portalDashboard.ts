@@ -1,0 +1,200 @@
+import type { ConversionStatus } from '../../shared/schemas/conversion.js';
+import type { PayoutStatus } from '../../shared/schemas/payout.js';
+import type { Db } from '../db/knex.js';
+import { toDate } from '../db/rows.js';
+
+/** One affiliate's numbers over a period: what the dashboard's figures show. Money in centavos. */
+export interface AffiliateFigures {
+  visits: number;
+  leads: number;
+  conversions: number;
+  commissionCents: Record<'pending' | 'approved' | 'paid', number>;
+}
+
+/** `YYYY-MM-DD` of a UTC instant: the daily counters' key. */
+const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+
+/**
+ * Visits and leads from the daily counters (one row a day at most), conversions and their
+ * commissions by status from the conversions, read through (affiliate_id, status, commission)
+ * for all time and (affiliate_id, created_at) for a period.
+ */
+export async function affiliateFigures(db: Db, affiliateId: number, since?: Date): Promise<AffiliateFigures> {
+  const counters = db('affiliate_daily_stats').where('affiliate_id', affiliateId);
+  if (since) counters.andWhere('day', '>=', dayOf(since));
+  const conversions = db('conversions').where('affiliate_id', affiliateId);
+  if (since) conversions.andWhere('created_at', '>=', since);
+  const [[counted], byStatus] = await Promise.all([
+    counters.select<{ visits: number | string | null; leads: number | string | null }[]>(
+      db.raw('SUM(page_views) as visits'),
+      db.raw('SUM(leads) as leads'),
+    ),
+    conversions
+      .groupBy('status')
+      .select<{ status: ConversionStatus; n: number | string; cents: number | string | null }[]>(
+        'status',
+        db.raw('COUNT(*) as n'),
+        db.raw('SUM(commission_cents) as cents'),
+      ),
+  ]);
+  const commissionCents = { pending: 0, approved: 0, paid: 0 };
+  let total = 0;
+  for (const row of byStatus) {
+    total += Number(row.n);
+    if (row.status !== 'rejected') commissionCents[row.status] = Number(row.cents ?? 0);
+  }
+  return {
+    visits: Number(counted?.visits ?? 0),
+    leads: Number(counted?.leads ?? 0),
+    conversions: total,
+    commissionCents,
+  };
+}
+
+export interface PortalConversion {
+  id: number;
+  orderId: string;
+  orderValueCents: number;
+  commissionCents: number;
+  status: ConversionStatus;
+  payoutId: number | null;
+  createdAt: Date;
+}
+
+/** A page of the affiliate's conversions, newest first, and how many there are. */
+export async function affiliateConversions(
+  db: Db,
+  affiliateId: number,
+  page: { limit: number; offset: number },
+): Promise<{ conversions: PortalConversion[]; total: number }> {
+  const [rows, [count]] = await Promise.all([
+    db('conversions')
+      .where('affiliate_id', affiliateId)
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(page.limit)
+      .offset(page.offset)
+      .select<
+        {
+          id: number;
+          order_id: string;
+          order_value_cents: number | string;
+          commission_cents: number | string;
+          status: ConversionStatus;
+          payout_id: number | null;
+          created_at: Date | number;
+        }[]
+      >('id', 'order_id', 'order_value_cents', 'commission_cents', 'status', 'payout_id', 'created_at'),
+    db('conversions').where('affiliate_id', affiliateId).count<{ n: number | string }[]>({ n: '*' }),
+  ]);
+  return {
+    conversions: rows.map((row) => ({
+      id: Number(row.id),
+      orderId: row.order_id,
+      orderValueCents: Number(row.order_value_cents),
+      commissionCents: Number(row.commission_cents),
+      status: row.status,
+      payoutId: row.payout_id === null ? null : Number(row.payout_id),
+      createdAt: toDate(row.created_at),
+    })),
+    total: Number(count?.n ?? 0),
+  };
+}
+
+export interface PortalPayout {
+  id: number;
+  amountCents: number;
+  commissionCents: number;
+  clawbackCents: number;
+  status: PayoutStatus;
+  createdAt: Date;
+  paidAt: Date | null;
+}
+
+type PayoutRowRead = {
+  id: number;
+  amount_cents: number | string;
+  commission_cents: number | string;
+  clawback_cents: number | string;
+  status: PayoutStatus;
+  created_at: Date | number;
+  paid_at: Date | number | null;
+};
+
+const PAYOUT_COLUMNS = ['id', 'amount_cents', 'commission_cents', 'clawback_cents', 'status', 'created_at', 'paid_at'];
+
+function payoutOf(row: PayoutRowRead): PortalPayout {
+  return {
+    id: Number(row.id),
+    amountCents: Number(row.amount_cents),
+    commissionCents: Number(row.commission_cents),
+    clawbackCents: Number(row.clawback_cents),
+    status: row.status,
+    createdAt: toDate(row.created_at),
+    paidAt: row.paid_at === null ? null : toDate(row.paid_at),
+  };
+}
+
+/** The affiliate's latest payouts, newest first. */
+export async function affiliatePayouts(db: Db, affiliateId: number, limit: number): Promise<PortalPayout[]> {
+  const rows = await db('payouts')
+    .where('affiliate_id', affiliateId)
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit)
+    .select<PayoutRowRead[]>(PAYOUT_COLUMNS);
+  return rows.map(payoutOf);
+}
+
+/** One payout of this affiliate (another's is not found) and the conversions it covered. */
+export async function affiliatePayout(
+  db: Db,
+  affiliateId: number,
+  payoutId: number,
+): Promise<{ payout: PortalPayout; conversions: PortalConversion[] } | undefined> {
+  const row = await db('payouts')
+    .where({ id: payoutId, affiliate_id: affiliateId })
+    .first<PayoutRowRead | undefined>(PAYOUT_COLUMNS);
+  if (!row) return undefined;
+  const covered = await db('payout_conversions as pc')
+    .join('conversions as c', 'c.id', 'pc.conversion_id')
+    .where('pc.payout_id', payoutId)
+    .andWhere('c.affiliate_id', affiliateId)
+    .orderBy('c.id')
+    .select<
+      {
+        id: number;
+        order_id: string;
+        order_value_cents: number | string;
+        commission_cents: number | string;
+        status: ConversionStatus;
+        payout_id: number | null;
+        created_at: Date | number;
+      }[]
+    >('c.id', 'c.order_id', 'c.order_value_cents', 'c.commission_cents', 'c.status', 'c.payout_id', 'c.created_at');
+  return {
+    payout: payoutOf(row),
+    conversions: covered.map((c) => ({
+      id: Number(c.id),
+      orderId: c.order_id,
+      orderValueCents: Number(c.order_value_cents),
+      commissionCents: Number(c.commission_cents),
+      status: c.status,
+      payoutId: c.payout_id === null ? null : Number(c.payout_id),
+      createdAt: toDate(c.created_at),
+    })),
+  };
+}
+
+/**
+ * The affiliate's coupons. Coupons (codes a shop's checkout accepts for an affiliate) are not
+ * stored by this version of the daemon: the dashboard shows the section once they are, by
+ * reading them here.
+ */
+export async function affiliateCoupons(_db: Db, _affiliateId: number): Promise<string[]> {
+  return [];
+}
