@@ -29,6 +29,8 @@ export interface Config {
   /** The daemon's address as browsers reach it: the origin of links in mails (docs/portal.md). */
   publicUrl: string | undefined;
   mail: MailConfig;
+  /** The affiliate portal's throttling (docs/portal.md#the-security-model). */
+  portal: { postsPerIp: number };
 }
 
 /** E-mail (docs/portal.md): without `smtpUrl` no mail is recorded or sent. */
@@ -159,6 +161,7 @@ const envSchema = z.object({
   MAIL_RETRY_SCHEDULE: durations(DEFAULT_MAIL_RETRY_SCHEDULE),
   MAIL_LEASE_MS: int(1_000, 3_600_000).default(60_000),
   MAIL_POLL_MS: int(10, 600_000).default(1_000),
+  PORTAL_POSTS_PER_IP: int(1, 1_000_000).default(30),
 });
 
 /**
@@ -250,5 +253,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       leaseMs: e.MAIL_LEASE_MS,
       pollMs: e.MAIL_POLL_MS,
     }),
+    portal: Object.freeze({ postsPerIp: e.PORTAL_POSTS_PER_IP }),
   });
 }

@@ -80,6 +80,7 @@ export async function pendingAffiliateIds(db: Db, campaignId: number, limit: num
 /** What a mail needs to know of its affiliate and campaign. */
 export interface MailAddressee {
   affiliateId: number;
+  campaignId: number;
   email: string;
   name: string | null;
   locale: string | null;
@@ -98,6 +99,7 @@ export async function mailAddressees(trx: Trx, affiliateIds: readonly number[]):
     .select<
       {
         id: number;
+        campaign_id: number;
         email: string;
         name: string | null;
         locale: string | null;
@@ -109,6 +111,7 @@ export async function mailAddressees(trx: Trx, affiliateIds: readonly number[]):
       }[]
     >(
       'a.id',
+      'a.campaign_id',
       'a.email',
       'a.name',
       'a.locale',
@@ -123,6 +126,7 @@ export async function mailAddressees(trx: Trx, affiliateIds: readonly number[]):
       Number(row.id),
       {
         affiliateId: Number(row.id),
+        campaignId: Number(row.campaign_id),
         email: row.email,
         name: row.name,
         locale: row.locale,
@@ -134,4 +138,9 @@ export async function mailAddressees(trx: Trx, affiliateIds: readonly number[]):
       },
     ]),
   );
+}
+
+/** A new password hash (a reset): the caller ends the affiliate's sessions in the same transaction. */
+export async function setPasswordHash(trx: Trx, affiliateId: number, passwordHash: string, now: Date): Promise<void> {
+  await trx('affiliates').where('id', affiliateId).update({ password_hash: passwordHash, updated_at: now });
 }

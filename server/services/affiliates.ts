@@ -1,4 +1,5 @@
 import { MESSAGES } from '../../shared/errors.js';
+import type { PayoutDetails } from '../../shared/payoutDetails.js';
 import type {
   Affiliate,
   AffiliateList,
@@ -6,7 +7,7 @@ import type {
   ListAffiliatesQuery,
   UpdateAffiliateInput,
 } from '../../shared/schemas/affiliate.js';
-import { inTransaction } from '../db/knex.js';
+import { inTransaction, type Trx } from '../db/knex.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import {
   type AffiliateFields,
@@ -18,13 +19,32 @@ import {
   updateAffiliate,
   withTotals,
 } from '../repositories/affiliates.js';
+import { activatePending, pendingAffiliateIds, setLocale, setPayoutDetails } from '../repositories/portalAccounts.js';
+import { deleteSessionsOf } from '../repositories/portalSessions.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
 import { affiliateUsage, releaseAffiliateSlot, reserveAffiliateSlot } from '../repositories/usage.js';
 import type { ServiceDeps } from './deps.js';
 import { pageOf } from './pages.js';
 import { passwordHasher } from './passwordHasher.js';
 import { randomReferralCode } from './random.js';
+import type { MailOutbox } from './mail/outbox.js';
 import type { Outbox } from './webhooks/outbox.js';
+
+/** A sign-up through the portal (docs/portal.md). */
+export interface SignUpInput {
+  email: string;
+  password: string;
+  name: string;
+  phone: string | null;
+  status: 'pending' | 'active';
+  locale: string;
+}
+
+/** `taken`: the e-mail has an account already (the portal answers as for a new one); `full`: the plan's limit. */
+export type SignUpOutcome = { outcome: 'created'; affiliate: Affiliate } | { outcome: 'taken' } | { outcome: 'full' };
+
+/** At most this many pending affiliates are approved by one `approvePending` call. */
+const APPROVE_BATCH = 1000;
 
 export interface AffiliateService {
   create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate>;
@@ -32,6 +52,14 @@ export interface AffiliateService {
   get(campaignId: number, id: number): Promise<Affiliate>;
   update(campaignId: number, id: number, input: UpdateAffiliateInput): Promise<Affiliate>;
   remove(campaignId: number, id: number): Promise<void>;
+  /** The portal's sign-up: a pending (or active) affiliate under the plan's limit, `affiliate.applied`, the merchant's mail. */
+  signUp(campaignId: number, input: SignUpInput): Promise<SignUpOutcome>;
+  /** `pending → active`: 409 for any other status. */
+  approve(campaignId: number, id: number): Promise<Affiliate>;
+  /** Every pending affiliate, oldest first, up to a thousand a call; `remaining` are left for the next. */
+  approvePending(campaignId: number): Promise<{ approved: Affiliate[]; remaining: number }>;
+  /** Where the affiliate is paid (the portal's settings); `affiliate.updated` reports it. */
+  setPayoutDetails(campaignId: number, id: number, details: PayoutDetails, identity: string): Promise<Affiliate>;
 }
 
 /** A taken e-mail or referral code is a 409; the texts never say which campaign holds it (spec §4.1.4). */
@@ -40,22 +68,25 @@ function conflictOf(err: unknown): ConflictError | undefined {
   return new ConflictError(err.field === 'referralId' ? MESSAGES.referralTaken : MESSAGES.emailTaken);
 }
 
-export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbox): AffiliateService {
-  const hasher = passwordHasher(config.bcryptRounds, config.bcryptConcurrency);
-
-  async function create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate> {
-    // Hash outside the transaction: bcrypt's async API runs on the thread pool, and no lock waits for it.
-    const passwordHash = await hasher.hash(input.password);
-    // spec §10.3: generated codes are retried on collision; a code the merchant chose is a 409.
+export function affiliateService(
+  { db, config, now }: ServiceDeps,
+  outbox: Outbox,
+  mail: MailOutbox,
+  hasher = passwordHasher(config.bcryptRounds, config.bcryptConcurrency),
+): AffiliateService {
+  /**
+   * Inserts under the plan's affiliate limit (a conditional update of the campaign's counter),
+   * then lets `more` record what else the creation reports, in the same transaction.
+   * spec §10.3: generated codes are retried on collision; a code the merchant chose is a 409.
+   */
+  async function insertUnderLimit(
+    campaignId: number,
+    input: { email: string; referralId?: string; name: string | null; phone: string | null; status: AffiliateFields['status'] },
+    passwordHash: string,
+    more: (trx: Trx, affiliate: Affiliate) => Promise<void>,
+  ): Promise<Affiliate> {
     for (let attempt = 1; ; attempt++) {
-      const fields: AffiliateFields = {
-        email: input.email,
-        referralId: input.referralId ?? randomReferralCode(),
-        name: input.name ?? null,
-        phone: input.phone ?? null,
-        // spec §10.1: active unless the body says otherwise.
-        status: input.status ?? 'active',
-      };
+      const fields: AffiliateFields = { ...input, referralId: input.referralId ?? randomReferralCode() };
       try {
         return await inTransaction(db, async (trx) => {
           if (!(await reserveAffiliateSlot(trx, campaignId))) {
@@ -65,6 +96,7 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
           const affiliate = await insertAffiliate(trx, campaignId, fields, passwordHash, now());
           // The webhook message commits, or rolls back, with the affiliate (docs/webhooks.md).
           await outbox.record(trx, [{ campaignId, type: 'affiliate.created', data: affiliate }]);
+          await more(trx, affiliate);
           return affiliate;
         });
       } catch (err) {
@@ -74,6 +106,79 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
         if (!generatedCodeCollided || attempt >= 5) throw conflict;
       }
     }
+  }
+
+  async function create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate> {
+    // Hash outside the transaction: bcrypt's async API runs on the thread pool, and no lock waits for it.
+    const passwordHash = await hasher.hash(input.password);
+    const fields = {
+      email: input.email,
+      referralId: input.referralId,
+      name: input.name ?? null,
+      phone: input.phone ?? null,
+      // spec §10.1: active unless the body says otherwise.
+      status: input.status ?? 'active',
+    };
+    return insertUnderLimit(campaignId, fields, passwordHash, async () => undefined);
+  }
+
+  async function signUp(campaignId: number, input: SignUpInput): Promise<SignUpOutcome> {
+    const passwordHash = await hasher.hash(input.password);
+    try {
+      const affiliate = await insertUnderLimit(
+        campaignId,
+        { email: input.email, name: input.name, phone: input.phone, status: input.status },
+        passwordHash,
+        async (trx, created) => {
+          await setLocale(trx, created.id, input.locale);
+          await outbox.record(trx, [{ campaignId, type: 'affiliate.applied', data: created }]);
+          await mail.record(trx, [{ kind: 'application_received', affiliateId: created.id, status: created.status }]);
+        },
+      );
+      return { outcome: 'created', affiliate };
+    } catch (err) {
+      if (err instanceof ConflictError) return { outcome: 'taken' };
+      if (err instanceof ForbiddenError) return { outcome: 'full' };
+      throw err;
+    }
+  }
+
+  /** What an approval reports: the webhook and the affiliate's mail, in the approval's transaction. */
+  async function approved(trx: Trx, campaignId: number, id: number): Promise<Affiliate> {
+    const current = await lockAffiliate(trx, campaignId, id);
+    if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
+    const affiliate = await withTotals(trx, current);
+    await outbox.record(trx, [
+      { campaignId, type: 'affiliate.updated', data: affiliate },
+      { campaignId, type: 'affiliate.approved', data: affiliate },
+    ]);
+    await mail.record(trx, [{ kind: 'application_approved', affiliateId: id }]);
+    return affiliate;
+  }
+
+  async function approve(campaignId: number, id: number): Promise<Affiliate> {
+    return inTransaction(db, async (trx) => {
+      // One conditional update decides, so two approvals at once (or on two nodes) approve once.
+      if (!(await activatePending(trx, campaignId, id, now()))) {
+        const current = await lockAffiliate(trx, campaignId, id);
+        if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
+        throw new ConflictError(MESSAGES.notPending(id, current.status));
+      }
+      return approved(trx, campaignId, id);
+    });
+  }
+
+  async function approvePending(campaignId: number): Promise<{ approved: Affiliate[]; remaining: number }> {
+    const ids = await pendingAffiliateIds(db, campaignId, APPROVE_BATCH + 1);
+    const done: Affiliate[] = [];
+    for (const id of ids.slice(0, APPROVE_BATCH)) {
+      const affiliate = await inTransaction(db, async (trx) =>
+        (await activatePending(trx, campaignId, id, now())) ? approved(trx, campaignId, id) : undefined,
+      );
+      if (affiliate) done.push(affiliate);
+    }
+    const remaining = ids.length > APPROVE_BATCH ? (await pendingAffiliateIds(db, campaignId, 1_000_000)).length : 0;
+    return { approved: done, remaining };
   }
 
   async function list(campaignId: number, query: ListAffiliatesQuery): Promise<AffiliateList> {
@@ -91,6 +196,8 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
     const passwordHash = input.password === undefined ? undefined : await hasher.hash(input.password);
     try {
       return await inTransaction(db, async (trx) => {
+        // docs/portal.md: a pending affiliate made active is approved (webhook, mail), once.
+        const approving = input.status === 'active' && (await activatePending(trx, campaignId, id, now()));
         const current = await lockAffiliate(trx, campaignId, id);
         if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
         // spec §4.4: fields not sent stay unchanged.
@@ -102,6 +209,9 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
           status: input.status ?? current.status,
         };
         await updateAffiliate(trx, campaignId, id, fields, passwordHash, now());
+        // A new password or `inactive` ends the affiliate's portal sessions.
+        if (passwordHash !== undefined || fields.status === 'inactive') await deleteSessionsOf(trx, id);
+        if (approving) return approved(trx, campaignId, id);
         const affiliate = await withTotals(trx, { ...current, ...fields });
         await outbox.record(trx, [{ campaignId, type: 'affiliate.updated', data: affiliate }]);
         return affiliate;
@@ -125,5 +235,31 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
     });
   }
 
-  return { create, list, get, update, remove };
+  async function changePayoutDetails(
+    campaignId: number,
+    id: number,
+    details: PayoutDetails,
+    identity: string,
+  ): Promise<Affiliate> {
+    return inTransaction(db, async (trx) => {
+      await setPayoutDetails(trx, id, details, identity, now());
+      const current = await lockAffiliate(trx, campaignId, id);
+      if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
+      const affiliate = await withTotals(trx, current);
+      await outbox.record(trx, [{ campaignId, type: 'affiliate.updated', data: affiliate }]);
+      return affiliate;
+    });
+  }
+
+  return {
+    create,
+    list,
+    get,
+    update,
+    remove,
+    signUp,
+    approve,
+    approvePending,
+    setPayoutDetails: changePayoutDetails,
+  };
 }
