@@ -66,6 +66,30 @@ const walls = [
     },
   },
   {
+    files: ['server/portal/**/*.ts'],
+    rules: {
+      'no-restricted-imports': refuse(
+        'The portal is HTTP: its pages call the portal service, never the database.',
+        databasePackages.slice(0, 3),
+        [
+          // db/knex.ts only for what an error is (database unreachable: 503).
+          ['/repositories/|/db/(?!knex(\\.js)?$)', 'Portal pages call services; queries live in repositories.'],
+          ['/(routes|http)/', 'The portal is not the /v1 API: it shares services, not its routes.'],
+        ],
+      ),
+    },
+  },
+  {
+    files: ['server/views/**/*.ts'],
+    rules: {
+      'no-restricted-imports': refuse(
+        'Views render what they are given: no HTTP, no database.',
+        [...httpPackages, ...databasePackages],
+        [['/(services|repositories|db|http|middleware|routes|portal)/', 'Views know neither rules nor queries.']],
+      ),
+    },
+  },
+  {
     files: ['server/middleware/**/*.ts', 'server/http/**/*.ts'],
     rules: {
       'no-restricted-imports': refuse(

@@ -157,7 +157,10 @@ const envSchema = z.object({
     .regex(/^smtps?:\/\/[^\s]+$/, { error: 'must start with smtp:// or smtps://' })
     .refine((value) => URL.canParse(value), { error: 'must be a URL such as smtp://user:pass@mail.example.com:587' })
     .optional(),
-  MAIL_FROM: z.string().regex(MAIL_FROM, { error: 'must be an address, e.g. "Acme partners <partners@acme.example>"' }).optional(),
+  MAIL_FROM: z
+    .string()
+    .regex(MAIL_FROM, { error: 'must be an address, e.g. "Acme partners <partners@acme.example>"' })
+    .optional(),
   MAIL_RETRY_SCHEDULE: durations(DEFAULT_MAIL_RETRY_SCHEDULE),
   MAIL_LEASE_MS: int(1_000, 3_600_000).default(60_000),
   MAIL_POLL_MS: int(10, 600_000).default(1_000),

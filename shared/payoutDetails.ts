@@ -6,13 +6,11 @@ export type PixKeyType = (typeof PIX_KEY_TYPES)[number];
 
 /** Where an affiliate is paid: a Pix key of a kind, or a PayPal account's e-mail. */
 export type PayoutDetails =
-  | { method: 'pix'; pixKeyType: PixKeyType; account: string }
-  | { method: 'paypal'; pixKeyType: null; account: string };
+  { method: 'pix'; pixKeyType: PixKeyType; account: string } | { method: 'paypal'; pixKeyType: null; account: string };
 
 /** A valid account, normalised as Pix and PayPal expect it, and the identity two affiliates may share. */
 export type PayoutDetailsCheck =
-  | { ok: true; details: PayoutDetails; identity: string }
-  | { ok: false; problem: PayoutProblem };
+  { ok: true; details: PayoutDetails; identity: string } | { ok: false; problem: PayoutProblem };
 
 /** What was wrong, as a key the portal's texts translate. */
 export type PayoutProblem = 'cpf' | 'cnpj' | 'email' | 'phone' | 'random' | 'paypal';

@@ -148,7 +148,14 @@ export async function insertAffiliate(
   const row = newAffiliateRow(campaignId, fields, passwordHash, now);
   const [id] = await conflictsAs(UNIQUE_FIELDS, () => trx('affiliates').insert(row));
   return toAffiliate(
-    recordOf({ ...row, id: Number(id), payout_method: null, pix_key_type: null, payout_account: null, payout_identity: null }),
+    recordOf({
+      ...row,
+      id: Number(id),
+      payout_method: null,
+      pix_key_type: null,
+      payout_account: null,
+      payout_identity: null,
+    }),
   );
 }
 
@@ -311,7 +318,9 @@ async function sharingIdentity(db: Db | Trx, records: AffiliateRecord[]): Promis
   if (ids.length === 0) return new Set();
   const rows = await db('affiliates as a')
     .join('affiliates as d', function sameAccount() {
-      this.on('d.campaign_id', 'a.campaign_id').andOn('d.payout_identity', 'a.payout_identity').andOn('d.id', '<>', 'a.id');
+      this.on('d.campaign_id', 'a.campaign_id')
+        .andOn('d.payout_identity', 'a.payout_identity')
+        .andOn('d.id', '<>', 'a.id');
     })
     .whereIn('a.id', ids)
     .distinct<{ id: number }[]>('a.id');

@@ -149,9 +149,11 @@ export async function findUsableResetToken(
   const row = await db('portal_reset_tokens as r')
     .join('affiliates as a', 'a.id', 'r.affiliate_id')
     .where({ 'r.token_hash': tokenHash, 'a.campaign_id': campaignId })
-    .first<
-      { affiliate_id: number; used_at: Date | number | null; expires_at: Date | number } | undefined
-    >('r.affiliate_id', 'r.used_at', 'r.expires_at');
+    .first<{ affiliate_id: number; used_at: Date | number | null; expires_at: Date | number } | undefined>(
+      'r.affiliate_id',
+      'r.used_at',
+      'r.expires_at',
+    );
   if (!row) return { state: 'unknown' };
   if (row.used_at !== null) return { state: 'used' };
   if (toDate(row.expires_at) <= now) return { state: 'expired' };

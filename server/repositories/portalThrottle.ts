@@ -43,9 +43,9 @@ export function databaseThrottleStore(db: Db): ThrottleStore {
           hits: db.raw('CASE WHEN window_start <= ? THEN 1 ELSE hits + 1 END', [cut]),
           window_start: db.raw('CASE WHEN window_start <= ? THEN ? ELSE window_start END', [cut, now]),
         });
-      const row = await db('portal_counters').where('bucket', bucket).first<{ window_start: Date } | undefined>(
-        'window_start',
-      );
+      const row = await db('portal_counters')
+        .where('bucket', bucket)
+        .first<{ window_start: Date } | undefined>('window_start');
       const start = row ? toDate(row.window_start) : now;
       return { allowed: counted === 1, resetAt: new Date(start.getTime() + windowMs) };
     },
@@ -163,7 +163,9 @@ export function redisThrottleStore(redis: Redis): ThrottleStore {
     },
     async takeSlot(bucket, slots, until, now) {
       const token = newToken();
-      const found = Number(await redis.eval(TAKE_LUA, 1, key(`slot:${bucket}`), slots, token, ms(until, now.getTime())));
+      const found = Number(
+        await redis.eval(TAKE_LUA, 1, key(`slot:${bucket}`), slots, token, ms(until, now.getTime())),
+      );
       return found >= 0 ? { token } : { retryAt: new Date(now.getTime() + Math.max(0, -1 - found)) };
     },
     async holdSlot(bucket, token, until) {

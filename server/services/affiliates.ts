@@ -81,7 +81,13 @@ export function affiliateService(
    */
   async function insertUnderLimit(
     campaignId: number,
-    input: { email: string; referralId?: string; name: string | null; phone: string | null; status: AffiliateFields['status'] },
+    input: {
+      email: string;
+      referralId?: string;
+      name: string | null;
+      phone: string | null;
+      status: AffiliateFields['status'];
+    },
     passwordHash: string,
     more: (trx: Trx, affiliate: Affiliate) => Promise<void>,
   ): Promise<Affiliate> {

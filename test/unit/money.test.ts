@@ -111,7 +111,14 @@ describe('payouts CSV', () => {
     expect(
       payoutsCsv([
         payout({}),
-        payout({ id: 7, affiliateName: null, amount: 0.3, payoutMethod: 'pix', pixKeyType: 'cpf', payoutAccount: '52998224725' }),
+        payout({
+          id: 7,
+          affiliateName: null,
+          amount: 0.3,
+          payoutMethod: 'pix',
+          pixKeyType: 'cpf',
+          payoutAccount: '52998224725',
+        }),
       ]),
     ).to.equal(
       'payout_id,affiliate_id,name,email,payout_method,pix_key_type,payout_account,amount,currency\r\n' +

@@ -48,7 +48,11 @@ export function registerCampaigns(program: Command, io: Io): void {
       .addOption(choice('--portal <on|off>', 'serve the affiliate portal at /portal/PUBLIC_ID/', ['on', 'off']))
       .addOption(choice('--signup <mode>', 'whether people may apply through the portal', SIGNUP_MODES))
       .addOption(
-        choice('--approve-affiliates <mode>', 'sign-ups wait for approval (manual) or start active (auto)', APPROVAL_MODES),
+        choice(
+          '--approve-affiliates <mode>',
+          'sign-ups wait for approval (manual) or start active (auto)',
+          APPROVAL_MODES,
+        ),
       )
       .option('--contact-email <email>', "where the “application received” mail goes; '' for none")
       .option('--site-url <url>', "the shop’s address, which affiliates’ referral links point to; '' for none"),

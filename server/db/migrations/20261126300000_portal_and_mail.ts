@@ -108,7 +108,13 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['mail_outbox', 'portal_login_slots', 'portal_counters', 'portal_reset_tokens', 'portal_sessions']) {
+  for (const table of [
+    'mail_outbox',
+    'portal_login_slots',
+    'portal_counters',
+    'portal_reset_tokens',
+    'portal_sessions',
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
   await knex.schema.alterTable('conversions', (t) => {

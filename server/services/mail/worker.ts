@@ -24,7 +24,6 @@ export interface MailWorkerOptions extends ServiceDeps {
   transport?: MailTransport;
 }
 
-
 /**
  * Sends the mail outbox: claims due mails (a lease each, so one daemon sends each mail),
  * renders each in its language, hands it to the SMTP server, and records the outcome; a
@@ -91,7 +90,12 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
         : { status: 'pending' as const, nextAttemptAt: new Date(now.getTime() + wait), error: result.error };
     await settleMail(db, mail, { ...next, now });
     // Never the address or the text: the mail may hold a reset link.
-    logger.debug('mail attempt', { mailId: mail.id, kind: mail.kind, attempt: mail.attemptCount + 1, next: next.status });
+    logger.debug('mail attempt', {
+      mailId: mail.id,
+      kind: mail.kind,
+      attempt: mail.attemptCount + 1,
+      next: next.status,
+    });
     if (next.status === 'failed') logger.warn('mail failed', { mailId: mail.id, kind: mail.kind, error: next.error });
   }
 

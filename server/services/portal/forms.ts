@@ -59,5 +59,8 @@ export function payoutOf(fields: FormFields): { check: PayoutDetailsCheck; field
   const type = (PIX_KEY_TYPES as readonly string[]).includes(fields.pixKeyType ?? '')
     ? (fields.pixKeyType as PixKeyType)
     : 'cpf';
-  return { check: checkPayoutDetails({ method: 'pix', pixKeyType: type, account: fields.pixKey ?? '' }), field: 'pixKey' };
+  return {
+    check: checkPayoutDetails({ method: 'pix', pixKeyType: type, account: fields.pixKey ?? '' }),
+    field: 'pixKey',
+  };
 }

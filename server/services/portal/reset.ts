@@ -49,7 +49,11 @@ export async function requestReset(
 }
 
 /** Whether a link can still be used (only looks: the form is shown for a usable one). */
-export async function resetLink(deps: ResetDeps, campaign: PortalCampaign, token: string | undefined): Promise<ResetLink> {
+export async function resetLink(
+  deps: ResetDeps,
+  campaign: PortalCampaign,
+  token: string | undefined,
+): Promise<ResetLink> {
   if (!token || !TOKEN.test(token)) return { state: 'unknown' };
   const found = await findUsableResetToken(deps.db, campaign.id, hashSecret(token), deps.now());
   return 'affiliateId' in found ? { state: 'usable' } : found;

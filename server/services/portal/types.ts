@@ -35,8 +35,6 @@ export type LogInResult =
 
 export type FormResult = { state: 'saved' } | { state: 'invalid'; problems: FieldProblems };
 
-export type ResetLink =
-  | { state: 'usable' }
-  | { state: 'used' | 'expired' | 'unknown' };
+export type ResetLink = { state: 'usable' } | { state: 'used' | 'expired' | 'unknown' };
 
 export type { FormFields };
