@@ -30,7 +30,7 @@ export const campaignRoutes = {
         },
         createdAt: EXAMPLE_TIMES.written,
         limits: { maxAffiliates: 1000, maxMonthlyConversions: 10000 },
-        usage: { month: '2026-11', affiliates: 2, conversions: 3 },
+        usage: { month: '2026-11', affiliates: 3, conversions: 3 },
       },
     },
   }),

@@ -104,3 +104,10 @@ export const affiliateListSchema = z.object({
   ...paginationFields,
 });
 export type AffiliateList = z.infer<typeof affiliateListSchema>;
+
+/** `POST /v1/affiliates/approve-pending`: those approved by this request, and how many pending are left. */
+export const approvePendingResponseSchema = z.object({
+  approved: z.array(affiliateSchema),
+  remaining: z.number().int(),
+});
+export type ApprovePendingResponse = z.infer<typeof approvePendingResponseSchema>;
