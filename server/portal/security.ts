@@ -82,5 +82,7 @@ export function csrfValid(ctx: Context, publicId: string, token: string | undefi
 export function originValid(ctx: Context, publicUrl: string | undefined): boolean {
   const claimed = ctx.get('Origin') || (URL.canParse(ctx.get('Referer')) ? new URL(ctx.get('Referer')).origin : '');
   if (!claimed || claimed === 'null') return false;
-  return claimed === ctx.origin || (publicUrl !== undefined && claimed === new URL(publicUrl).origin);
+  // Not ctx.origin: Koa 3 answers the request's own Origin header there.
+  const own = `${ctx.protocol}://${ctx.host}`;
+  return claimed === own || (publicUrl !== undefined && claimed === new URL(publicUrl).origin);
 }
