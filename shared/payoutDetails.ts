@@ -70,8 +70,9 @@ export function normalisePixPhone(text: string): string | undefined {
   }
   if (digits.length !== 10 && digits.length !== 11) return undefined;
   if (/^0/.test(digits) || digits[1] === '0') return undefined;
-  // Mobile numbers have nine digits and start with 9.
+  // Mobile numbers have nine digits and start with 9; landlines eight, starting with 2 to 5.
   if (digits.length === 11 && digits[2] !== '9') return undefined;
+  if (digits.length === 10 && !/^[2-5]$/.test(digits[2] ?? '')) return undefined;
   return `+55${digits}`;
 }
 
