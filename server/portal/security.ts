@@ -7,14 +7,15 @@ const CSRF_COOKIE = 'affiliated_csrf';
 /** The browser keeps the cookie this long; the database decides whether the session still lives. */
 const SESSION_COOKIE_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** Every portal answer: no framing, no referrer (a reset link's token stays in its page), scripts and styles of ours only. */
+/** Every portal answer: no framing, no referrer to other sites (a reset link's token stays here), scripts and styles of ours only. */
 export function securityHeaders(ctx: Context): void {
   ctx.set({
     'Content-Security-Policy':
       "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
+    // same-origin, not no-referrer: with no-referrer a browser's form posts say `Origin: null`.
+    'Referrer-Policy': 'same-origin',
   });
 }
 

@@ -21,7 +21,7 @@ for (const store of ['database', 'redis'] as const) {
     before(async function () {
       if (store === 'redis' && !redisUrl) this.skip();
       database = await createTestDatabase();
-      const env = store === 'redis' && redisUrl ? { REDIS_URL: redisUrl } : {};
+      const env: Record<string, string> = store === 'redis' && redisUrl ? { REDIS_URL: redisUrl } : {};
       for (let i = 0; i < 2; i++) {
         daemons.push(await startDaemon(testConfig(database.url, env), { logger: createLogger('silent') }));
       }
