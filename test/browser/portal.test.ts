@@ -156,7 +156,8 @@ describe(`the affiliate portal in Chromium (${ENGINE})`, function () {
     expect(sale.slice(1)).to.deep.equal(['PED-1', 'R$ 1.234,56', 'R$ 123,46', 'pendente']);
     // The copy button appears with its script and copies the link.
     await page.click('button.copy');
-    expect(await page.textContent('button.copy')).to.equal('Copiado');
+    // The label changes once the clipboard has taken the text (a promise in the page).
+    await page.waitForSelector('button.copy:has-text("Copiado")', { timeout: 5000 });
     const copied = await page.evaluate(() =>
       (
         globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
