@@ -1,14 +1,14 @@
 /**
  * The affiliates list at scale: the same requests against a large campaign (BENCH_AFFILIATES
  * affiliates, BENCH_CONVERSIONS conversions) and a small one (100 affiliates, 1,000 conversions)
- * of the same database, one at a time over loopback. A page costs a fixed number of queries
+ * of the same database, one at a time over loopback. Measured on the stage bench/atScale.ts
+ * seeds, which the search figures share. A page costs a fixed number of queries
  * whatever the campaign's size, so the ratio should stay near 1; no number was ever set for it.
  */
 import { Pool } from 'undici';
-import { runIfMain } from './lib/direct.js';
-import { type Engine, type Figure, makeFigure } from './lib/figure.js';
+import { type Figure, makeFigure } from './lib/figure.js';
 import type { BenchOptions } from './lib/options.js';
-import { type ScaleStage, withCampaignsAtScale } from './lib/scale.js';
+import type { ScaleStage } from './lib/scale.js';
 import { median, medianOfRounds, timeMs } from './lib/stats.js';
 
 const CASES: Array<[string, (total: number) => string]> = [
@@ -59,10 +59,3 @@ export async function benchList(stage: ScaleStage, opts: BenchOptions): Promise<
     await pool.close();
   }
 }
-
-/** benchList on campaigns of its own (bench/run.ts shares them with the search figures). */
-export function benchListAtScale(engine: Engine, opts: BenchOptions): Promise<Figure[]> {
-  return withCampaignsAtScale(engine, opts, (stage) => benchList(stage, opts), `list-${engine}`);
-}
-
-await runIfMain(import.meta.url, { list: benchListAtScale });

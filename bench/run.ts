@@ -2,54 +2,26 @@
  * `npm run bench`: every figure of docs/benchmarks.md on SQLite and, when BENCH_MYSQL_URL (or
  * TEST_MYSQL_URL) is set, on MySQL/MariaDB, each beside its baseline measured in the same run,
  * medians of BENCH_REPEATS (3) rounds. Writes bench/results/latest.json and latest.md.
- * BENCH_QUICK=1 is a smoke run; BENCH_ONLY=intake,replay,reads,list (or single figure names)
+ * BENCH_QUICK=1 is a smoke run; BENCH_ONLY=intake,replay,reads,list (or part names)
  * and BENCH_ENGINES=sqlite narrow it. Never part of `npm test`.
  */
 import os from 'node:os';
 import knexFactory from 'knex';
-import { benchBatches, benchSingleEvents } from './intake.js';
-import { benchList } from './list.js';
-import type { Engine, Figure } from './lib/figure.js';
-import { type BenchOptions, benchOptions, mysqlUrl, wants } from './lib/options.js';
+import * as atScale from './atScale.js';
+import * as intake from './intake.js';
+import type { Engine } from './lib/figure.js';
+import { benchOptions, mysqlUrl } from './lib/options.js';
+import { type Part, wanted } from './lib/part.js';
 import { figureLine, type RunResults, writeResults } from './lib/results.js';
-import { withCampaignsAtScale } from './lib/scale.js';
-import { benchBcryptP99, benchGetById, benchSearch } from './reads.js';
-import { benchReplay } from './replay.js';
+import { WRK_MISSING, wrkAvailable } from './lib/wrk.js';
+import * as reads from './reads.js';
+import * as replay from './replay.js';
 
-interface Entry {
-  /** The parts it measures, as BENCH_ONLY names them: [group, name]. */
-  parts: Array<[string, string]>;
-  run: (engine: Engine, opts: BenchOptions) => Promise<Figure[]>;
-}
-
-/** search and list on one pair of seeded campaigns: seeding is the slow part of both. */
-function benchAtScale(engine: Engine, opts: BenchOptions): Promise<Figure[]> {
-  return withCampaignsAtScale(
-    engine,
-    opts,
-    async (stage) => [
-      ...(wants(opts, 'reads', 'search') ? await benchSearch(stage, opts) : []),
-      ...(wants(opts, 'list', 'list') ? await benchList(stage, opts) : []),
-    ],
-    `atScale-${engine}`,
-  );
-}
-
-const ENTRIES: Entry[] = [
-  { parts: [['intake', 'single']], run: benchSingleEvents },
-  { parts: [['intake', 'batches']], run: benchBatches },
-  { parts: [['replay', 'replay']], run: benchReplay },
-  { parts: [['reads', 'getById']], run: benchGetById },
-  {
-    parts: [
-      ['reads', 'search'],
-      ['list', 'list'],
-    ],
-    run: benchAtScale,
-  },
-  { parts: [['reads', 'bcrypt']], run: benchBcryptP99 },
-];
-const nameOf = (entry: Entry) => entry.parts.map(([, name]) => name).join('+');
+/**
+ * The modules, in the order they run. A new area is a module exporting `parts` (see
+ * docs/benchmarks.md, "Adding a figure"), listed here.
+ */
+const MODULES: Array<{ parts: readonly Part[] }> = [intake, replay, reads, atScale];
 
 async function engineVersion(engine: Engine, url: string | undefined): Promise<string> {
   if (engine === 'sqlite') {
@@ -72,11 +44,13 @@ async function engineVersion(engine: Engine, url: string | undefined): Promise<s
 const opts = benchOptions();
 const mysql = mysqlUrl();
 if (mysql) process.env.TEST_MYSQL_URL = mysql;
-const only = (process.env.BENCH_ENGINES ?? '').split(',').filter(Boolean);
+const onlyEngines = (process.env.BENCH_ENGINES ?? '').split(',').filter(Boolean);
 const engines = (['sqlite', ...(mysql ? ['mysql'] : [])] as Engine[]).filter(
-  (e) => only.length === 0 || only.includes(e),
+  (e) => onlyEngines.length === 0 || onlyEngines.includes(e),
 );
-const entries = ENTRIES.filter((e) => e.parts.some(([group, name]) => wants(opts, group, name)));
+const parts = MODULES.flatMap((m) => m.parts).filter((p) => wanted(opts, p));
+const nameOf = (p: Part) => p.names.join('+');
+if (!wrkAvailable()) console.error(`bench: ${WRK_MISSING}; those figures will fail.`);
 
 const started = new Date();
 const cpus = os.cpus();
@@ -94,6 +68,7 @@ const results: RunResults = {
   options: opts,
   figures: [],
   failures: [],
+  parts: [],
 };
 
 const save = () => {
@@ -105,20 +80,24 @@ const save = () => {
   return writeResults(results);
 };
 
-console.log(`bench: ${entries.map(nameOf).join(', ')} on ${engines.join(' and ')}${opts.quick ? ' (quick)' : ''}`);
+console.log(`bench: ${parts.map(nameOf).join(', ')} on ${engines.join(' and ')}${opts.quick ? ' (quick)' : ''}`);
 for (const engine of engines) {
-  for (const entry of entries) {
+  for (const p of parts) {
     const t0 = Date.now();
+    const load = os.loadavg()[0] ?? Number.NaN;
     try {
-      const figures = await entry.run(engine, opts);
+      const figures = (await p.run(engine, opts)).map((f) => ({ ...f, loadAverage: Number(load.toFixed(1)) }));
       results.figures.push(...figures);
       for (const f of figures) console.log(figureLine(f));
     } catch (err) {
       const message = (err as Error).message.split('\n')[0] ?? String(err);
-      results.failures.push({ group: nameOf(entry), engine, message });
-      console.error(`  ${engine} ${nameOf(entry)} failed: ${(err as Error).stack ?? message}`);
+      results.failures.push({ group: nameOf(p), engine, message });
+      console.error(`  ${engine} ${nameOf(p)} failed: ${(err as Error).stack ?? message}`);
     }
-    console.log(`  (${nameOf(entry)} on ${engine}: ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+    const seconds = Math.round((Date.now() - t0) / 1000);
+    // The load average beside each part: the rates of a part run on a busy machine read lower.
+    results.parts.push({ part: nameOf(p), engine, seconds, loadAverage: Number(load.toFixed(1)) });
+    console.log(`  (${nameOf(p)} on ${engine}: ${seconds} s, load average ${load.toFixed(1)} at its start)`);
     save();
   }
 }

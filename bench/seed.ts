@@ -1,14 +1,27 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../server/db/knex.js';
+import type { Db, Trx } from '../server/db/knex.js';
 import { engineOf } from '../server/db/knex.js';
 import { newAffiliateRow } from '../server/repositories/affiliates.js';
 
 /**
  * Bulk rows straight into the tables (the API would spend the run on bcrypt). Affiliates get
  * spread `created_at`s and statuses; conversions all four statuses; some affiliates a paid payout.
+ * On SQLite in one transaction: a commit (and its fsync) per chunk of rows made seeding the
+ * large campaign take 26 s rather than 15. Not on MariaDB, where one transaction of 400,000
+ * rows (and its FULLTEXT index, written at commit) was slower than a commit per chunk.
  */
-export async function seedCampaign(
+export function seedCampaign(
   db: Db,
+  campaignId: number,
+  options: { affiliates: number; conversions: number; tag: string },
+): Promise<number[]> {
+  return engineOf(db) === 'sqlite'
+    ? db.transaction((trx) => seedInto(trx, campaignId, options))
+    : seedInto(db, campaignId, options);
+}
+
+async function seedInto(
+  db: Db | Trx,
   campaignId: number,
   options: { affiliates: number; conversions: number; tag: string },
 ): Promise<number[]> {

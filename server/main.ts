@@ -35,6 +35,20 @@ export async function connectRedis(url: string): Promise<Redis> {
   return redis;
 }
 
+/** Why the port could not be taken, and what to do about it. */
+function listenProblem(config: Readonly<Config>, err: NodeJS.ErrnoException): string {
+  const at = `cannot listen on ${config.host}:${config.port} (${err.code ?? err.message})`;
+  if (err.code === 'EADDRINUSE') {
+    return `${at}: another program listens there, perhaps a daemon already running (\`affiliated status\` asks it). Stop it, or choose another port: --port N or PORT=N`;
+  }
+  if (err.code === 'EACCES') {
+    return `${at}: ports below 1024 need privileges. Choose a port from 1024 up: --port N or PORT=N`;
+  }
+  if (err.code === 'EADDRNOTAVAIL')
+    return `${at}: no network interface of this machine has that address. Check --host or HOST`;
+  return at;
+}
+
 /** config → database → app → listen. Migrations run first unless `migrate` is false. */
 export async function startDaemon(
   config: Readonly<Config>,
@@ -66,7 +80,7 @@ export async function startDaemon(
   const server = createHttpServer(app.callback(), config, logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
-      reject(new StartupError(`cannot listen on ${config.host}:${config.port} (${err.code ?? err.message})`));
+      reject(new StartupError(listenProblem(config, err)));
     });
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (err) => {

@@ -65,7 +65,8 @@ export const MESSAGES = Object.freeze({
   illFormedKey: (path: string) =>
     `${path} has a key that is not well-formed Unicode text (it holds an unpaired surrogate)`,
   routeNotFound: (method: string, path: string) => `Cannot ${method} ${path}`,
-  reportRangeReversed: (from: string, to: string) => `from must not be after to (${from} is after ${to})`,
+  /** Every date range, one rule (shared/dateRange.ts). */
+  rangeReversed: (from: string, to: string) => `from must not be after to (${from} is after ${to})`,
   methodNotAllowed: (method: string, path: string, allowed: string) =>
     `${method} is not allowed on ${path}: use ${allowed}`,
   methodNotImplemented: (method: string) =>

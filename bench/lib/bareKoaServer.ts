@@ -1,11 +1,15 @@
 /**
  * The baseline server, run as a child process by bench/lib/bareKoa.ts: Koa and nothing else, on
- * a loopback port. POST reads and parses the JSON body, as any JSON API must, and answers
- * `{"success":true}`; GET answers a fixed object the size of an affiliate. What the daemon does
- * beyond this (keys, rate limit, validation, the database) is what the ratio measures.
+ * a loopback port. POST reads and parses the JSON body, as any JSON API must, and answers what
+ * the daemon answers a batch it stored whole (`{"success":true,"received":n,"accepted":n,
+ * "skipped":[]}`); GET answers, by path, the JSON the daemon answered for it (a file named by
+ * BARE_KOA_GET_BODIES, written by the part), else a fixed object the size of an affiliate. Koa
+ * serialises it on every request, as the daemon does. What the daemon does beyond this (keys,
+ * rate limit, validation, the database, the request log) is what the ratio measures.
  *
  * Prints `{"url":"http://127.0.0.1:PORT"}` on stdout once it listens; stops on SIGTERM.
  */
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import getRawBody from 'raw-body';
@@ -24,14 +28,20 @@ const AFFILIATE = {
   updatedAt: '2026-11-01T12:00:00.000Z',
 };
 
+const bodiesFile = process.env.BARE_KOA_GET_BODIES;
+const bodies = new Map<string, unknown>(
+  Object.entries(bodiesFile ? (JSON.parse(readFileSync(bodiesFile, 'utf8')) as Record<string, unknown>) : {}),
+);
+
 const app = new Koa();
 app.use(async (ctx) => {
   if (ctx.method === 'POST') {
     const text = await getRawBody(ctx.req, { limit: '2mb', encoding: 'utf8' });
-    JSON.parse(text);
-    ctx.body = { success: true };
+    const { events } = JSON.parse(text) as { events?: unknown[] };
+    const received = Array.isArray(events) ? events.length : 0;
+    ctx.body = { success: true, received, accepted: received, skipped: [] };
   } else {
-    ctx.body = AFFILIATE;
+    ctx.body = bodies.size > 0 ? bodies.get(ctx.path) : AFFILIATE;
   }
 });
 

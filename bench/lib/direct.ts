@@ -1,10 +1,9 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Engine, Figure } from './figure.js';
-import { type BenchOptions, benchOptions, mysqlUrl } from './options.js';
+import type { Engine } from './figure.js';
+import { benchOptions, mysqlUrl } from './options.js';
+import type { Part } from './part.js';
 import { figureLine } from './results.js';
-
-type Part = (engine: Engine, opts: BenchOptions) => Promise<Figure[]>;
 
 /**
  * Lets a module of bench/ run alone, for work on one area: `node --import tsx bench/reads.ts
@@ -13,17 +12,18 @@ type Part = (engine: Engine, opts: BenchOptions) => Promise<Figure[]>;
  * options of `npm run bench`, and prints each figure. It writes no results file. Needs dist/
  * built (`npm run build`): the daemon is the built CLI. Does nothing when imported.
  */
-export async function runIfMain(moduleUrl: string, parts: Record<string, Part>): Promise<void> {
+export async function runIfMain(moduleUrl: string, parts: readonly Part[]): Promise<void> {
   if (!process.argv[1] || fileURLToPath(moduleUrl) !== path.resolve(process.argv[1])) return;
   const args = process.argv.slice(2);
-  const unknown = args.filter((a) => a !== 'sqlite' && a !== 'mysql' && !(a in parts));
+  const names = parts.flatMap((p) => p.names);
+  const unknown = args.filter((a) => a !== 'sqlite' && a !== 'mysql' && !names.includes(a));
   const mysql = mysqlUrl();
   if (mysql) process.env.TEST_MYSQL_URL = mysql;
   const named = args.filter((a): a is Engine => a === 'sqlite' || a === 'mysql');
   const engines: Engine[] = named.length > 0 ? named : mysql ? ['sqlite', 'mysql'] : ['sqlite'];
   const refusal =
     unknown.length > 0
-      ? `unknown: ${unknown.join(', ')}. Name engines (sqlite, mysql) and parts (${Object.keys(parts).join(', ')}).`
+      ? `unknown: ${unknown.join(', ')}. Name engines (sqlite, mysql) and parts (${names.join(', ')}).`
       : engines.includes('mysql') && !mysql
         ? 'mysql needs BENCH_MYSQL_URL or TEST_MYSQL_URL: eval "$(bash scripts/test-services.sh)" sets the latter.'
         : undefined;
@@ -32,12 +32,13 @@ export async function runIfMain(moduleUrl: string, parts: Record<string, Part>):
     process.exitCode = 1;
     return;
   }
-  const wanted = args.filter((a) => a in parts);
-  const opts = benchOptions();
+  const asked = args.filter((a) => names.includes(a));
+  // A part that measures several things on one stage measures only those asked for.
+  const opts = { ...benchOptions(), ...(asked.length > 0 ? { only: asked } : {}) };
   for (const engine of engines) {
-    for (const [name, part] of Object.entries(parts)) {
-      if (wanted.length > 0 && !wanted.includes(name)) continue;
-      for (const figure of await part(engine, opts)) console.log(figureLine(figure));
+    for (const p of parts) {
+      if (asked.length > 0 && !p.names.some((n) => asked.includes(n))) continue;
+      for (const figure of await p.run(engine, opts)) console.log(figureLine(figure));
     }
   }
 }

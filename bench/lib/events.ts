@@ -46,38 +46,46 @@ export function conversionEvent(publicId: string, codes: readonly string[], tag:
 }
 
 /**
- * Sends `batches` requests of `size` conversions (conversionEvent's, or `event`'s) to POST /v1/events, one at a time over one
- * kept-alive connection, and answers the events stored per second. Every event must be accepted:
- * skipped or refused ones would make the rate mean something else.
+ * Sends `batches` requests of `size` conversions (conversionEvent's, or `event`'s) to POST
+ * /v1/events, `inFlight` at a time (1 by default: one after another) over as many kept-alive
+ * connections, and answers the events stored per second. The bodies are built before the clock
+ * starts, so the rate is the daemon's, not this process's JSON.stringify. Every event must be
+ * accepted: skipped or refused ones would make the rate mean something else.
  */
 export async function sendConversionBatches(
   url: string,
   key: string,
   publicId: string,
   codes: readonly string[],
-  options: { batches: number; size: number; tag: string; event?: (n: number) => object },
+  options: { batches: number; size: number; tag: string; inFlight?: number; event?: (n: number) => object },
 ): Promise<number> {
   const event = options.event ?? ((n: number) => conversionEvent(publicId, codes, options.tag, n));
-  const pool = new Pool(url, { connections: 1 });
+  const inFlight = Math.max(1, options.inFlight ?? 1);
+  const pool = new Pool(url, { connections: inFlight });
   try {
     const bodies = Array.from({ length: options.batches }, (_, b) =>
       JSON.stringify({
         events: Array.from({ length: options.size }, (_, i) => event(b * options.size + i)),
       }),
     );
-    const started = process.hrtime.bigint();
+    let next = 0;
     let accepted = 0;
-    for (const body of bodies) {
-      const res = await pool.request({
-        path: '/v1/events',
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': key },
-        body,
-      });
-      const text = await res.body.text();
-      if (res.statusCode !== 200) throw new Error(`POST /v1/events answered ${res.statusCode}: ${text.slice(0, 200)}`);
-      accepted += (JSON.parse(text) as { accepted: number }).accepted;
-    }
+    const sender = async () => {
+      for (let body = bodies[next++]; body !== undefined; body = bodies[next++]) {
+        const res = await pool.request({
+          path: '/v1/events',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key },
+          body,
+        });
+        const text = await res.body.text();
+        if (res.statusCode !== 200)
+          throw new Error(`POST /v1/events answered ${res.statusCode}: ${text.slice(0, 200)}`);
+        accepted += (JSON.parse(text) as { accepted: number }).accepted;
+      }
+    };
+    const started = process.hrtime.bigint();
+    await Promise.all(Array.from({ length: inFlight }, sender));
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const expected = options.batches * options.size;
     if (accepted !== expected) throw new Error(`intake accepted ${accepted} of ${expected} conversions`);

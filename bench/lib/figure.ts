@@ -1,3 +1,5 @@
+import type { CpuShares } from './cpu.js';
+
 /**
  * One row of the results table: a figure measured on one engine, beside the baseline measured in
  * the same run on the same machine, their ratio and the target it is held to.
@@ -23,6 +25,15 @@ export interface Figure {
   met: boolean | null;
   /** Anything a reader needs to read the figure right (scale, connections, samples). */
   note?: string;
+  /**
+   * What bounded the measured side, and the baseline's, as the run saw it (bench/lib/bound.ts):
+   * the process's own CPU, the machine, or waiting. It is what to read first when a target is missed.
+   */
+  bound?: string;
+  /** The machine's 1-minute load average when its part started (bench/run.ts sets it). */
+  loadAverage?: number;
+  /** Where the CPU went while each side was measured (median shares over the rounds), for the JSON. */
+  cpu?: { measured?: CpuShares; baseline?: CpuShares };
 }
 
 /** A target on the ratio or on the value itself. */
@@ -57,6 +68,8 @@ export function makeFigure(input: {
   /** One target, or several that must all hold. */
   target?: Target | Target[];
   note?: string;
+  bound?: string;
+  cpu?: Figure['cpu'];
 }): Figure {
   const targets = input.target === undefined ? [] : Array.isArray(input.target) ? input.target : [input.target];
   const ratio = input.baseline > 0 ? input.value / input.baseline : Number.NaN;
@@ -73,5 +86,7 @@ export function makeFigure(input: {
     met: targets.length > 0 ? targets.every((t) => meets(t, input.value, ratio)) : null,
   };
   if (input.note) figure.note = input.note;
+  if (input.bound) figure.bound = input.bound;
+  if (input.cpu) figure.cpu = input.cpu;
   return figure;
 }

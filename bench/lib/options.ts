@@ -1,7 +1,7 @@
 /**
  * What a bench run does, read once from the environment (docs/benchmarks.md lists the
- * variables). The defaults keep a full run of both engines under 15 minutes on 2 cores;
- * BENCH_QUICK=1 is a smoke run of a minute or two.
+ * variables). The defaults keep a full run of both engines under 10 minutes on 2 cores at a
+ * load average near 2; BENCH_QUICK=1 is a smoke run of a few minutes.
  */
 export interface BenchOptions {
   quick: boolean;
@@ -10,8 +10,9 @@ export interface BenchOptions {
   /** Seconds of each load-generator run, and of the warm-up before a figure's rounds. */
   durationSec: number;
   warmupSec: number;
-  /** Connections the load generator keeps open. */
+  /** Connections the load generator keeps open, and wrk's threads. */
   connections: number;
+  wrkThreads: number;
   /** Sequential requests per latency sample (search, get by id, the list). */
   samples: number;
   /** Batches of `batchSize` conversions per round of the batch figure. */
@@ -20,16 +21,24 @@ export interface BenchOptions {
   /** Affiliates of the large campaign (search, list), and conversions of the list figure. */
   affiliates: number;
   conversions: number;
-  /** Lines of the replay file, and of the larger file that shows whether memory stays flat (0: skip). */
+  /**
+   * Lines of the replay file (the speed figure, and peak memory), of the smaller file peak
+   * memory is compared with, and of the larger one that shows whether it stays flat (0: skip).
+   */
   replayLines: number;
+  replayLinesSmall: number;
   replayLinesLarge: number;
   /** The replay's --concurrency (batches in flight); 0: the CLI's default. */
   replayConcurrency: number;
+  /** Conversions the replay's baseline sends a round (its rate is steady long before 100,000). */
+  replayBaselineLines: number;
+  /** Batches in flight of the replay's baseline, the daemon's best intake; 0: the best of 1 to 4, found each run. */
+  intakeInFlight: number;
   /** Creations (bcrypt) sent during the p99 figure. */
   bcryptCreations: number;
   /** The daemon's LOG_LEVEL: `info` logs every request, as a default install does. */
   daemonLogLevel: string;
-  /** Which groups of figures to run (intake, reads, replay, list); all when empty. */
+  /** Which parts or groups of parts to run (intake, single, …); all when empty. */
   only: string[];
 }
 
@@ -46,17 +55,21 @@ export function benchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions
   return {
     quick,
     repeats: Math.max(1, int(env, 'BENCH_REPEATS', quick ? 1 : 3)),
-    durationSec: Math.max(1, int(env, 'BENCH_DURATION', quick ? 2 : 5)),
+    durationSec: Math.max(1, int(env, 'BENCH_DURATION', quick ? 2 : 4)),
     warmupSec: int(env, 'BENCH_WARMUP', 1),
     connections: Math.max(1, int(env, 'BENCH_CONNECTIONS', 64)),
+    wrkThreads: Math.max(1, int(env, 'BENCH_WRK_THREADS', 2)),
     samples: Math.max(5, int(env, 'BENCH_SAMPLES', quick ? 20 : 50)),
     batches: Math.max(1, int(env, 'BENCH_BATCHES', quick ? 10 : 20)),
     batchSize: 500,
     affiliates: Math.max(100, int(env, 'BENCH_AFFILIATES', quick ? 10_000 : 100_000)),
     conversions: int(env, 'BENCH_CONVERSIONS', quick ? 20_000 : 300_000),
-    replayLines: Math.max(1_000, int(env, 'BENCH_REPLAY_LINES', quick ? 10_000 : 100_000)),
+    replayLines: Math.max(1_000, int(env, 'BENCH_REPLAY_LINES', quick ? 10_000 : 400_000)),
+    replayLinesSmall: int(env, 'BENCH_REPLAY_LINES_SMALL', quick ? 5_000 : 100_000),
     replayLinesLarge: int(env, 'BENCH_REPLAY_LINES_LARGE', quick ? 0 : 1_000_000),
     replayConcurrency: int(env, 'BENCH_REPLAY_CONCURRENCY', 0),
+    replayBaselineLines: Math.max(1_000, int(env, 'BENCH_REPLAY_BASELINE_LINES', quick ? 10_000 : 100_000)),
+    intakeInFlight: int(env, 'BENCH_INTAKE_IN_FLIGHT', 0),
     bcryptCreations: int(env, 'BENCH_BCRYPT_CREATIONS', 20),
     daemonLogLevel: env.BENCH_LOG_LEVEL || 'info',
     only: (env.BENCH_ONLY ?? '')

@@ -3,6 +3,7 @@ import type { Db } from '../../server/db/knex.js';
 import { createMerchant, type Merchant } from '../../test/helpers/daemon.js';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.js';
 import type { Child } from './child.js';
+import { listenerPid } from './cpu.js';
 import { startDaemonChild } from './daemon.js';
 import type { Engine } from './figure.js';
 import type { BenchOptions } from './options.js';
@@ -15,6 +16,12 @@ export interface Stage {
   db: Db;
   merchant: Merchant;
   daemon: Child;
+  /**
+   * The MariaDB server's process, by name, when it runs on this machine and can be seen
+   * (`{}` otherwise): a figure watches its CPU beside the daemon's, which says whether the
+   * daemon waited on it or on an fsync.
+   */
+  databaseServer: Record<string, number>;
 }
 
 /**
@@ -41,7 +48,9 @@ export async function withStage<T>(
       logLevel: options.daemonLogLevel,
       profile: profile ?? `daemon-${engine}`,
     });
-    return await work({ engine, database, db: database.db, merchant, daemon });
+    const mariadb = engine === 'mysql' ? listenerPid(database.url) : undefined;
+    const databaseServer: Record<string, number> = mariadb ? { MariaDB: mariadb } : {};
+    return await work({ engine, database, db: database.db, merchant, daemon, databaseServer });
   } finally {
     await daemon?.stop();
     await database.drop();

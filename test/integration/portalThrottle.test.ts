@@ -15,7 +15,7 @@ for (const store of ['database', 'redis'] as const) {
     this.timeout(60_000);
     const redisUrl = process.env.TEST_REDIS_URL;
     let database: TestDatabase;
-    let daemons: Daemon[] = [];
+    const daemons: Daemon[] = [];
     let merchant: Merchant;
 
     before(async function () {

@@ -1,0 +1,25 @@
+import type { Engine, Figure } from './figure.js';
+import type { BenchOptions } from './options.js';
+
+/**
+ * A part of the bench: the figures of one thing, measured on one engine at a time. A module of
+ * bench/ (one per area) exports its parts as `parts`; bench/run.ts lists the modules, and
+ * `runIfMain` (bench/lib/direct.ts) runs a module alone.
+ */
+export interface Part {
+  /** What BENCH_ONLY and a module run alone call it (`single`); several when it measures several on one stage. */
+  names: string[];
+  /** Its areas, which BENCH_ONLY also takes (`intake`). */
+  groups: string[];
+  run: (engine: Engine, opts: BenchOptions) => Promise<Figure[]>;
+}
+
+/** A part of one name in one area. */
+export function part(group: string, name: string, run: Part['run']): Part {
+  return { names: [name], groups: [group], run };
+}
+
+/** Whether BENCH_ONLY asks for `p` (everything when it is empty). */
+export function wanted(options: BenchOptions, p: Part): boolean {
+  return options.only.length === 0 || [...p.names, ...p.groups].some((n) => options.only.includes(n));
+}
