@@ -61,46 +61,40 @@ export interface PortalConversion {
   createdAt: Date;
 }
 
-/** A page of the affiliate's conversions, newest first, and how many there are. */
+/** A page of the affiliate's conversions, newest first (the figures already counted them all). */
 export async function affiliateConversions(
   db: Db,
   affiliateId: number,
   page: { limit: number; offset: number },
-): Promise<{ conversions: PortalConversion[]; total: number }> {
-  const [rows, [count]] = await Promise.all([
-    db('conversions')
-      .where('affiliate_id', affiliateId)
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(page.limit)
-      .offset(page.offset)
-      .select<
-        {
-          id: number;
-          order_id: string;
-          order_value_cents: number | string;
-          commission_cents: number | string;
-          status: ConversionStatus;
-          payout_id: number | null;
-          created_at: Date | number;
-        }[]
-      >('id', 'order_id', 'order_value_cents', 'commission_cents', 'status', 'payout_id', 'created_at'),
-    db('conversions').where('affiliate_id', affiliateId).count<{ n: number | string }[]>({ n: '*' }),
-  ]);
-  return {
-    conversions: rows.map((row) => ({
-      id: Number(row.id),
-      orderId: row.order_id,
-      orderValueCents: Number(row.order_value_cents),
-      commissionCents: Number(row.commission_cents),
-      status: row.status,
-      payoutId: row.payout_id === null ? null : Number(row.payout_id),
-      createdAt: toDate(row.created_at),
-    })),
-    total: Number(count?.n ?? 0),
-  };
+): Promise<PortalConversion[]> {
+  const rows = await db('conversions')
+    .where('affiliate_id', affiliateId)
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(page.limit)
+    .offset(page.offset)
+    .select<
+      {
+        id: number;
+        order_id: string;
+        order_value_cents: number | string;
+        commission_cents: number | string;
+        status: ConversionStatus;
+        payout_id: number | null;
+        created_at: Date | number;
+      }[]
+    >('id', 'order_id', 'order_value_cents', 'commission_cents', 'status', 'payout_id', 'created_at');
+  return rows.map((row) => ({
+    id: Number(row.id),
+    orderId: row.order_id,
+    orderValueCents: Number(row.order_value_cents),
+    commissionCents: Number(row.commission_cents),
+    status: row.status,
+    payoutId: row.payout_id === null ? null : Number(row.payout_id),
+    createdAt: toDate(row.created_at),
+  }));
 }
 
 export interface PortalPayout {

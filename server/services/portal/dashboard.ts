@@ -54,7 +54,7 @@ export async function dashboard(
   ]);
   const pages = Math.max(1, Math.ceil(allTime.conversions / CONVERSIONS_PER_PAGE));
   const page = Math.min(Math.max(1, requestedPage), pages);
-  const { conversions } = await affiliateConversions(db, user.affiliateId, {
+  const conversions = await affiliateConversions(db, user.affiliateId, {
     limit: CONVERSIONS_PER_PAGE,
     offset: (page - 1) * CONVERSIONS_PER_PAGE,
   });
