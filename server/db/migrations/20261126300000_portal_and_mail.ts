@@ -15,8 +15,9 @@ import type { Knex } from 'knex';
  * - `mail_outbox` is written in the transaction of the change a mail reports and claimed by a
  *   lease (`lease_token`, `lease_until`) with a conditional update, like webhook deliveries.
  *   It stores what a mail says, never a link's token: reset links are made when the mail is sent.
- * - Conversions gain an index by affiliate and arrival: the portal's newest-first list and its
- *   30-day figures read only the affiliate's recent rows.
+ * - Conversions gain an index by affiliate and arrival that also holds status and commission: the
+ *   portal's newest-first list walks it in order (created_at, id), and its 30-day figures read
+ *   only the affiliate's recent entries of it, without a row lookup.
  */
 export async function up(knex: Knex): Promise<void> {
   const datetime = (table: Knex.CreateTableBuilder, name: string) =>
@@ -41,7 +42,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.alterTable('conversions', (t) => {
-    t.index(['affiliate_id', 'created_at', 'id']);
+    t.index(['affiliate_id', 'created_at', 'id', 'status', 'commission_cents']);
   });
 
   await knex.schema.createTable('portal_sessions', (t) => {
@@ -118,7 +119,7 @@ export async function down(knex: Knex): Promise<void> {
     await knex.schema.dropTableIfExists(table);
   }
   await knex.schema.alterTable('conversions', (t) => {
-    t.dropIndex(['affiliate_id', 'created_at', 'id']);
+    t.dropIndex(['affiliate_id', 'created_at', 'id', 'status', 'commission_cents']);
   });
   await knex.schema.alterTable('affiliates', (t) => {
     t.dropIndex(['campaign_id', 'payout_identity']);
