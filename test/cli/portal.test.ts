@@ -66,7 +66,9 @@ describe(`the portal's commands, in-process CLI against a real daemon (${ENGINE}
     expect((await call(t.url, 'GET', '/v1/campaign', { key: merchant.key })).body.portal).to.deep.equal(portal);
 
     const human = await runCliInProcess(['campaigns', 'get', merchant.publicId], { env: operator });
-    expect(human.stdout).to.match(/portal:\s+on, at \/portal\//).and.include(`/portal/${merchant.publicId}/`);
+    expect(human.stdout)
+      .to.match(/portal:\s+on, at \/portal\//)
+      .and.include(`/portal/${merchant.publicId}/`);
 
     const cleared = await runCliInProcess(['campaigns', 'update', merchant.publicId, '--contact-email', '', '--json'], {
       env: operator,

@@ -42,7 +42,8 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.alterTable('conversions', (t) => {
-    t.index(['affiliate_id', 'created_at', 'id', 'status', 'commission_cents']);
+    // Named: the name Knex derives is past MySQL's 64 characters.
+    t.index(['affiliate_id', 'created_at', 'id', 'status', 'commission_cents'], 'conversions_affiliate_arrival_index');
   });
 
   await knex.schema.createTable('portal_sessions', (t) => {
@@ -119,7 +120,10 @@ export async function down(knex: Knex): Promise<void> {
     await knex.schema.dropTableIfExists(table);
   }
   await knex.schema.alterTable('conversions', (t) => {
-    t.dropIndex(['affiliate_id', 'created_at', 'id', 'status', 'commission_cents']);
+    t.dropIndex(
+      ['affiliate_id', 'created_at', 'id', 'status', 'commission_cents'],
+      'conversions_affiliate_arrival_index',
+    );
   });
   await knex.schema.alterTable('affiliates', (t) => {
     t.dropIndex(['campaign_id', 'payout_identity']);
