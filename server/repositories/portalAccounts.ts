@@ -77,6 +77,14 @@ export async function pendingAffiliateIds(db: Db, campaignId: number, limit: num
   return rows.map((row) => Number(row.id));
 }
 
+/** How many affiliates of a campaign await approval. */
+export async function countPending(db: Db, campaignId: number): Promise<number> {
+  const [row] = await db('affiliates')
+    .where({ campaign_id: campaignId, status: 'pending' })
+    .count<{ n: number | string }[]>({ n: '*' });
+  return Number(row?.n ?? 0);
+}
+
 /** What a mail needs to know of its affiliate and campaign. */
 export interface MailAddressee {
   affiliateId: number;

@@ -19,7 +19,13 @@ import {
   updateAffiliate,
   withTotals,
 } from '../repositories/affiliates.js';
-import { activatePending, pendingAffiliateIds, setLocale, setPayoutDetails } from '../repositories/portalAccounts.js';
+import {
+  activatePending,
+  countPending,
+  pendingAffiliateIds,
+  setLocale,
+  setPayoutDetails,
+} from '../repositories/portalAccounts.js';
 import { deleteSessionsOf } from '../repositories/portalSessions.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
 import { affiliateUsage, releaseAffiliateSlot, reserveAffiliateSlot } from '../repositories/usage.js';
@@ -175,16 +181,15 @@ export function affiliateService(
   }
 
   async function approvePending(campaignId: number): Promise<{ approved: Affiliate[]; remaining: number }> {
-    const ids = await pendingAffiliateIds(db, campaignId, APPROVE_BATCH + 1);
+    const ids = await pendingAffiliateIds(db, campaignId, APPROVE_BATCH);
     const done: Affiliate[] = [];
-    for (const id of ids.slice(0, APPROVE_BATCH)) {
+    for (const id of ids) {
       const affiliate = await inTransaction(db, async (trx) =>
         (await activatePending(trx, campaignId, id, now())) ? approved(trx, campaignId, id) : undefined,
       );
       if (affiliate) done.push(affiliate);
     }
-    const remaining = ids.length > APPROVE_BATCH ? (await pendingAffiliateIds(db, campaignId, 1_000_000)).length : 0;
-    return { approved: done, remaining };
+    return { approved: done, remaining: await countPending(db, campaignId) };
   }
 
   async function list(campaignId: number, query: ListAffiliatesQuery): Promise<AffiliateList> {
