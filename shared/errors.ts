@@ -76,6 +76,8 @@ export const MESSAGES = Object.freeze({
   requestTimeout: (headersMs: number, requestMs: number) =>
     `Request timed out: send the headers within ${headersMs} ms and the whole request within ${requestMs} ms`,
   databaseUnavailable: 'The database is unavailable: retry in a few seconds',
+  databaseBusy:
+    'The database refused this write because concurrent writes kept taking the same rows: retry in a few seconds',
   illegalTransition: (kind: string, from: string, to: string) => `${kind} cannot move from ${from} to ${to}`,
   conversionInPayout: (payoutId: number) =>
     `Conversion cannot move from approved to rejected while it is in payout ${payoutId}: refund the order instead (POST /v1/refunds)`,

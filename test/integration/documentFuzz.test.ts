@@ -13,7 +13,7 @@ import {
   operationsOf,
   requestUrl,
 } from '../helpers/document.js';
-import { buildExampleWorld } from '../helpers/exampleWorld.js';
+import { buildExampleWorld, idsStepByOne } from '../helpers/exampleWorld.js';
 import { call } from '../helpers/http.js';
 import { SEED } from '../reliability/support/seed.js';
 
@@ -67,8 +67,12 @@ describe(`requests generated from the served document (${ENGINE})`, function () 
   let key = '';
   let document: Record<string, unknown> = {};
 
-  before(async () => {
+  before(async function () {
     database = await createTestDatabase();
+    if (!(await idsStepByOne(database.db))) {
+      console.log('      skipped: this database steps ids by the cluster size (Galera), the example world needs 1, 2, 3');
+      return this.skip();
+    }
     // Generated webhook URLs are never resolved (private networks allowed) nor called (no worker).
     daemon = await startTestDaemon(database.url, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
     await Promise.all(daemon.services.workers.filter((worker) => worker.name === 'webhooks').map((w) => w.stop()));
