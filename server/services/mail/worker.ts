@@ -115,7 +115,11 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
       }
       full = claimed.length === concurrency * 4;
     } catch (err) {
-      logger.error('mail claim failed', { code: (err as { code?: string }).code, stack: safeStack(err) });
+      const code = (err as { code?: string }).code;
+      // Another daemon claimed the same mails first: on a Galera cluster the loser's claim is
+      // refused at commit as a deadlock. Normal there, and nothing is lost: poll again.
+      if (code === 'ER_LOCK_DEADLOCK') logger.debug('mail claim lost to another daemon', { code });
+      else logger.error('mail claim failed', { code, stack: safeStack(err) });
     } finally {
       const soon = full || again;
       again = false;
