@@ -55,7 +55,9 @@ describe(`every example of the document, sent to the daemon (${ENGINE})`, functi
   before(async function () {
     database = await createTestDatabase();
     if (!(await idsStepByOne(database.db))) {
-      console.log('      skipped: this database steps ids by the cluster size (Galera), the example world needs 1, 2, 3');
+      console.log(
+        '      skipped: this database steps ids by the cluster size (Galera), the example world needs 1, 2, 3',
+      );
       return this.skip();
     }
     // Example URLs are on example.com: never resolved (private networks allowed) nor called.

@@ -70,7 +70,9 @@ describe(`requests generated from the served document (${ENGINE})`, function () 
   before(async function () {
     database = await createTestDatabase();
     if (!(await idsStepByOne(database.db))) {
-      console.log('      skipped: this database steps ids by the cluster size (Galera), the example world needs 1, 2, 3');
+      console.log(
+        '      skipped: this database steps ids by the cluster size (Galera), the example world needs 1, 2, 3',
+      );
       return this.skip();
     }
     // Generated webhook URLs are never resolved (private networks allowed) nor called (no worker).
