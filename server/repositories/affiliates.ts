@@ -3,10 +3,13 @@ import type { Affiliate, AffiliateStatus } from '../../shared/schemas/affiliate.
 import type { Knex } from 'knex';
 import type { Db, Trx } from '../db/knex.js';
 import { engineOf } from '../db/knex.js';
+import { inChunks } from '../db/bulk.js';
 import { newestFirstPage } from '../db/pages.js';
 import { preparedRead } from '../db/prepared.js';
 import { type AffiliateRow, toDate } from '../db/rows.js';
 import { fulltextQuery, MIN_WORD_CHARS, searchWords, trigramQuery } from './affiliateSearch.js';
+import { apiRate, type Rate } from './ruleColumns.js';
+import { referencesAs } from './missingReference.js';
 import { conflictsAs } from './uniqueConflict.js';
 
 interface AffiliateTotals {
@@ -36,6 +39,10 @@ export interface AffiliateFields {
   name: string | null;
   phone: string | null;
   status: AffiliateStatus;
+  /** The commission rule's fields (docs/commissions.md); absent: none. */
+  groupId?: number | null;
+  commissionOverride?: Rate | null;
+  parentAffiliateId?: number | null;
 }
 
 /** Where the affiliate is paid (set in the portal), as stored. */
@@ -49,11 +56,19 @@ export interface PayoutColumns {
 /** An affiliate as stored, without its totals: what an update starts from. */
 export interface AffiliateRecord extends AffiliateFields, PayoutColumns {
   id: number;
+  groupId: number | null;
+  commissionOverride: Rate | null;
+  parentAffiliateId: number | null;
   createdAt: Date;
 }
 
 /** Which unique index guards which field (the 409 texts never say where, spec §4.1.4). */
 const UNIQUE_FIELDS = { referral_key: 'referralId', email_key: 'email' } as const;
+/** Which foreign key guards which field: a group or parent deleted meanwhile. */
+const REFERENCES = { parent_affiliate_id: 'parentAffiliateId', group_id: 'groupId' } as const;
+
+/** A write of an affiliate row: a taken key is a UniqueConflict, a vanished group or parent a MissingReference. */
+const guarded = <T>(write: () => Promise<T>) => referencesAs(REFERENCES, () => conflictsAs(UNIQUE_FIELDS, write));
 
 /** A whole row for a new affiliate, keys derived here (also used by tests and the benchmark that insert directly). */
 export function newAffiliateRow(
@@ -66,6 +81,7 @@ export function newAffiliateRow(
     campaign_id: campaignId,
     ...derivedColumns(fields),
     password_hash: passwordHash,
+    lineage_version: 0,
     created_at: now,
     updated_at: now,
   };
@@ -84,6 +100,10 @@ function derivedColumns(fields: AffiliateFields) {
     status: fields.status,
     search_key: key,
     search_words: searchWords(key),
+    group_id: fields.groupId ?? null,
+    commission_override_type: fields.commissionOverride?.type ?? null,
+    commission_override_value: fields.commissionOverride?.hundredths ?? null,
+    parent_affiliate_id: fields.parentAffiliateId ?? null,
   };
 }
 
@@ -94,6 +114,10 @@ const PUBLIC_COLUMNS = [
   'name',
   'phone',
   'status',
+  'group_id',
+  'commission_override_type',
+  'commission_override_value',
+  'parent_affiliate_id',
   'payout_method',
   'pix_key_type',
   'payout_account',
@@ -110,6 +134,12 @@ function recordOf(row: PublicRow): AffiliateRecord {
     name: row.name,
     phone: row.phone,
     status: row.status,
+    groupId: row.group_id === null ? null : Number(row.group_id),
+    commissionOverride:
+      row.commission_override_type === null
+        ? null
+        : { type: row.commission_override_type, hundredths: Number(row.commission_override_value ?? 0) },
+    parentAffiliateId: row.parent_affiliate_id === null ? null : Number(row.parent_affiliate_id),
     payoutMethod: row.payout_method ?? null,
     pixKeyType: row.payout_method === 'pix' ? (row.pix_key_type ?? null) : null,
     payoutAccount: row.payout_account ?? null,
@@ -130,6 +160,9 @@ function toAffiliate(record: AffiliateRecord, totals: AffiliateTotals = NO_TOTAL
     totalConversions: totals.conversions,
     totalCommissions: fromCents(totals.commissionsCents),
     totalPaid: fromCents(totals.paidCents),
+    groupId: record.groupId,
+    commissionOverride: record.commissionOverride && apiRate(record.commissionOverride),
+    parentAffiliateId: record.parentAffiliateId,
     payoutMethod: record.payoutMethod,
     pixKeyType: record.pixKeyType,
     payoutAccount: record.payoutAccount,
@@ -146,7 +179,7 @@ export async function insertAffiliate(
   now: Date,
 ): Promise<Affiliate> {
   const row = newAffiliateRow(campaignId, fields, passwordHash, now);
-  const [id] = await conflictsAs(UNIQUE_FIELDS, () => trx('affiliates').insert(row));
+  const [id] = await guarded(() => trx('affiliates').insert(row));
   return toAffiliate(
     recordOf({
       ...row,
@@ -161,7 +194,7 @@ export async function insertAffiliate(
 
 /** The totals of one affiliate, as `totalsFor` counts them, as columns of one row. */
 type RowWithTotals = PublicRow & {
-  t_conversions: number | string;
+  t_conversions: number | string | null;
   t_commissions: number | string | null;
   t_paid: number | string | null;
   t_same_identity: number | string;
@@ -173,7 +206,7 @@ const ONE_WITH_TOTALS = `SELECT ${PUBLIC_COLUMNS.map((column) => `a.${column}`).
   (SELECT COUNT(*) FROM affiliates d
     WHERE d.campaign_id = a.campaign_id AND d.payout_identity = a.payout_identity) AS t_same_identity
 FROM affiliates a
-CROSS JOIN (SELECT COUNT(*) AS t_conversions,
+CROSS JOIN (SELECT SUM(CASE WHEN source_key = 0 THEN 1 ELSE 0 END) AS t_conversions,
     SUM(CASE WHEN status IN ('approved', 'paid') THEN commission_cents ELSE 0 END) AS t_commissions
   FROM conversions WHERE affiliate_id = ?) c
 CROSS JOIN (SELECT SUM(amount_cents) AS t_paid FROM payouts WHERE affiliate_id = ? AND status = 'paid') p
@@ -188,7 +221,7 @@ export async function findAffiliate(db: Db, campaignId: number, id: number): Pro
   if (!found) return undefined;
   const { t_conversions, t_commissions, t_paid, t_same_identity, ...row } = found;
   return toAffiliate(recordOf(row), {
-    conversions: Number(t_conversions),
+    conversions: Number(t_conversions ?? 0),
     commissionsCents: Number(t_commissions ?? 0),
     paidCents: Number(t_paid ?? 0),
     sharedPayoutIdentity: Number(t_same_identity) > 1,
@@ -209,6 +242,24 @@ export async function withTotals(db: Db | Trx, record: AffiliateRecord): Promise
   return toAffiliate(record, (await totalsFor(db, [record])).get(record.id));
 }
 
+/** Affiliates of the campaign by id, with their totals, in id order. */
+export async function findAffiliatesWithTotals(
+  db: Db | Trx,
+  campaignId: number,
+  ids: readonly number[],
+): Promise<Affiliate[]> {
+  const rows = await inChunks(ids, (part) =>
+    db<AffiliateRow>('affiliates')
+      .where('campaign_id', campaignId)
+      .whereIn('id', part)
+      .orderBy('id')
+      .select<PublicRow[]>(...PUBLIC_COLUMNS),
+  );
+  const records = rows.map(recordOf);
+  const totals = await totalsFor(db, records);
+  return records.map((record) => toAffiliate(record, totals.get(record.id)));
+}
+
 /** Writes every field (and its derived keys); a new password hash only when given. A taken e-mail or code is a UniqueConflict. */
 export async function updateAffiliate(
   trx: Trx,
@@ -218,7 +269,7 @@ export async function updateAffiliate(
   passwordHash: string | undefined,
   now: Date,
 ): Promise<void> {
-  await conflictsAs(UNIQUE_FIELDS, () =>
+  await guarded(() =>
     trx('affiliates')
       .where({ campaign_id: campaignId, id })
       .update({
@@ -279,12 +330,13 @@ async function whereSearch(db: Db, query: Knex.QueryBuilder, search: string): Pr
 export async function listAffiliates(
   db: Db,
   campaignId: number,
-  filter: { status?: AffiliateStatus; search?: string; page: number; limit: number },
+  filter: { status?: AffiliateStatus; search?: string; groupId?: number; page: number; limit: number },
 ): Promise<{ affiliates: Affiliate[]; total: number }> {
   const base = db<AffiliateRow>('affiliates').where('campaign_id', campaignId);
+  if (filter.groupId !== undefined) base.andWhere('group_id', filter.groupId);
   if (filter.status) base.andWhere('status', filter.status);
   if (filter.search) await whereSearch(db, base, filter.search);
-  const filtered = Boolean(filter.status || filter.search);
+  const filtered = Boolean(filter.status || filter.search || filter.groupId !== undefined);
   // Deferred join: the offset walks the (campaign_id[, status], created_at, id) index only, and
   // full rows are read for the page's ids alone, however deep the page.
   const pageIds = newestFirstPage(base.clone(), '', filter).select('id');
@@ -334,22 +386,27 @@ async function totalsFor(db: Db | Trx, records: AffiliateRecord[]): Promise<Map<
   const affiliateIds = records.map((record) => record.id);
   const shared = await sharingIdentity(db, records);
   const [conversions, payouts] = await Promise.all([
-    db('conversions')
-      .whereIn('affiliate_id', affiliateIds)
-      .groupBy('affiliate_id')
-      .select<{ affiliate_id: number; conversions: number | string; commissions: number | string | null }[]>(
-        'affiliate_id',
-        db.raw('COUNT(*) as conversions'),
-        db.raw(`SUM(CASE WHEN status IN ('approved', 'paid') THEN commission_cents ELSE 0 END) as commissions`),
-      ),
-    db('payouts')
-      .whereIn('affiliate_id', affiliateIds)
-      .andWhere('status', 'paid')
-      .groupBy('affiliate_id')
-      .select<{ affiliate_id: number; paid: number | string | null }[]>(
-        'affiliate_id',
-        db.raw('SUM(amount_cents) as paid'),
-      ),
+    inChunks(affiliateIds, (part) =>
+      db('conversions')
+        .whereIn('affiliate_id', part)
+        .groupBy('affiliate_id')
+        .select<{ affiliate_id: number; conversions: number | string | null; commissions: number | string | null }[]>(
+          'affiliate_id',
+          // spec §2.1 counts the affiliate's own sales; second-tier conversions (source_key > 0) only earn.
+          db.raw('SUM(CASE WHEN source_key = 0 THEN 1 ELSE 0 END) as conversions'),
+          db.raw(`SUM(CASE WHEN status IN ('approved', 'paid') THEN commission_cents ELSE 0 END) as commissions`),
+        ),
+    ),
+    inChunks(affiliateIds, (part) =>
+      db('payouts')
+        .whereIn('affiliate_id', part)
+        .andWhere('status', 'paid')
+        .groupBy('affiliate_id')
+        .select<{ affiliate_id: number; paid: number | string | null }[]>(
+          'affiliate_id',
+          db.raw('SUM(amount_cents) as paid'),
+        ),
+    ),
   ]);
   const entry = (id: number) => {
     let found = totals.get(id);
@@ -361,7 +418,7 @@ async function totalsFor(db: Db | Trx, records: AffiliateRecord[]): Promise<Map<
   };
   for (const row of conversions) {
     const t = entry(Number(row.affiliate_id));
-    t.conversions = Number(row.conversions);
+    t.conversions = Number(row.conversions ?? 0);
     t.commissionsCents = Number(row.commissions ?? 0);
   }
   for (const row of payouts) entry(Number(row.affiliate_id)).paidCents = Number(row.paid ?? 0);

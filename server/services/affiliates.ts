@@ -27,7 +27,9 @@ import {
   setPayoutDetails,
 } from '../repositories/portalAccounts.js';
 import { deleteSessionsOf } from '../repositories/portalSessions.js';
+import { rateOf } from '../repositories/ruleColumns.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
+import { ChainMoved, checkGroup, checkParent, referenceError, referenceIssues } from './affiliateRules.js';
 import { affiliateUsage, releaseAffiliateSlot, reserveAffiliateSlot } from '../repositories/usage.js';
 import type { ServiceDeps } from './deps.js';
 import { pageOf } from './pages.js';
@@ -54,6 +56,8 @@ const APPROVE_BATCH = 1000;
 
 export interface AffiliateService {
   create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate>;
+  /** The context check of create and update: a group or parent the body names that is not the campaign's. */
+  referenceIssues(campaignId: number, body: unknown): Promise<string[]>;
   list(campaignId: number, query: ListAffiliatesQuery): Promise<AffiliateList>;
   get(campaignId: number, id: number): Promise<Affiliate>;
   update(campaignId: number, id: number, input: UpdateAffiliateInput): Promise<Affiliate>;
@@ -74,6 +78,45 @@ function conflictOf(err: unknown): ConflictError | undefined {
   return new ConflictError(err.field === 'referralId' ? MESSAGES.referralTaken : MESSAGES.emailTaken);
 }
 
+/** The rule fields of a body (docs/commissions.md), as stored; undefined: not sent. */
+function ruleFieldsOf(input: CreateAffiliateInput | UpdateAffiliateInput) {
+  const override = input.commissionOverride;
+  return {
+    groupId: input.groupId,
+    commissionOverride: override === undefined ? undefined : override && rateOf(override),
+    parentAffiliateId: input.parentAffiliateId,
+  };
+}
+
+/**
+ * The group and parent a change sets, checked in its transaction (spec §12.3, §12.5): only
+ * those that change, so an unchanged parent is not walked again.
+ */
+async function checkReferences(
+  trx: Trx,
+  campaignId: number,
+  id: number | undefined,
+  next: { groupId?: number | null; parentAffiliateId?: number | null },
+  current?: { groupId: number | null; parentAffiliateId: number | null },
+): Promise<void> {
+  if (next.groupId != null && next.groupId !== current?.groupId) await checkGroup(trx, campaignId, next.groupId);
+  if (next.parentAffiliateId != null && next.parentAffiliateId !== current?.parentAffiliateId) {
+    await checkParent(trx, campaignId, id, next.parentAffiliateId);
+  }
+}
+
+/** A parent chain that moved under the transaction is read again, a few times. */
+async function retryingChain<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (!(err instanceof ChainMoved)) throw err;
+      if (attempt >= 5) throw new ConflictError(MESSAGES.parentChainBusy);
+    }
+  }
+}
+
 export function affiliateService(
   { db, config, now }: ServiceDeps,
   outbox: Outbox,
@@ -87,13 +130,7 @@ export function affiliateService(
    */
   async function insertUnderLimit(
     campaignId: number,
-    input: {
-      email: string;
-      referralId?: string;
-      name: string | null;
-      phone: string | null;
-      status: AffiliateFields['status'];
-    },
+    input: Omit<AffiliateFields, 'referralId'> & { referralId?: string },
     passwordHash: string,
     more: (trx: Trx, affiliate: Affiliate) => Promise<void>,
   ): Promise<Affiliate> {
@@ -101,6 +138,7 @@ export function affiliateService(
       const fields: AffiliateFields = { ...input, referralId: input.referralId ?? randomReferralCode() };
       try {
         return await inTransaction(db, async (trx) => {
+          await checkReferences(trx, campaignId, undefined, fields);
           if (!(await reserveAffiliateSlot(trx, campaignId))) {
             const usage = await affiliateUsage(trx, campaignId);
             throw new ForbiddenError(MESSAGES.affiliateLimit(usage.plan, usage.count, usage.max ?? usage.count));
@@ -113,7 +151,7 @@ export function affiliateService(
         });
       } catch (err) {
         const conflict = conflictOf(err);
-        if (!conflict) throw err;
+        if (!conflict) throw referenceError(err) ?? err;
         const generatedCodeCollided = input.referralId === undefined && conflict.messages === MESSAGES.referralTaken;
         if (!generatedCodeCollided || attempt >= 5) throw conflict;
       }
@@ -130,6 +168,7 @@ export function affiliateService(
       phone: input.phone ?? null,
       // spec §10.1: active unless the body says otherwise.
       status: input.status ?? 'active',
+      ...ruleFieldsOf(input),
     };
     return insertUnderLimit(campaignId, fields, passwordHash, async () => undefined);
   }
@@ -205,30 +244,39 @@ export function affiliateService(
 
   async function update(campaignId: number, id: number, input: UpdateAffiliateInput): Promise<Affiliate> {
     const passwordHash = input.password === undefined ? undefined : await hasher.hash(input.password);
+    const rules = ruleFieldsOf(input);
     try {
-      return await inTransaction(db, async (trx) => {
-        // docs/portal.md: a pending affiliate made active is approved (webhook, mail), once.
-        const approving = input.status === 'active' && (await activatePending(trx, campaignId, id, now()));
-        const current = await lockAffiliate(trx, campaignId, id);
-        if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
-        // spec §4.4: fields not sent stay unchanged.
-        const fields: AffiliateFields = {
-          email: input.email === undefined ? current.email : input.email.trim(),
-          referralId: input.referralId ?? current.referralId,
-          name: input.name === undefined ? current.name : input.name,
-          phone: input.phone === undefined ? current.phone : input.phone,
-          status: input.status ?? current.status,
-        };
-        await updateAffiliate(trx, campaignId, id, fields, passwordHash, now());
-        // A new password or `inactive` ends the affiliate's portal sessions.
-        if (passwordHash !== undefined || fields.status === 'inactive') await deleteSessionsOf(trx, id);
-        if (approving) return approved(trx, campaignId, id);
-        const affiliate = await withTotals(trx, { ...current, ...fields });
-        await outbox.record(trx, [{ campaignId, type: 'affiliate.updated', data: affiliate }]);
-        return affiliate;
-      });
+      return await retryingChain(() =>
+        inTransaction(db, async (trx) => {
+          // docs/portal.md: a pending affiliate made active is approved (webhook, mail), once.
+          const approving = input.status === 'active' && (await activatePending(trx, campaignId, id, now()));
+          const current = await lockAffiliate(trx, campaignId, id);
+          if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
+          // spec §4.4: fields not sent stay unchanged.
+          const fields = {
+            email: input.email === undefined ? current.email : input.email.trim(),
+            referralId: input.referralId ?? current.referralId,
+            name: input.name === undefined ? current.name : input.name,
+            phone: input.phone === undefined ? current.phone : input.phone,
+            status: input.status ?? current.status,
+            groupId: rules.groupId === undefined ? current.groupId : rules.groupId,
+            commissionOverride:
+              rules.commissionOverride === undefined ? current.commissionOverride : rules.commissionOverride,
+            parentAffiliateId:
+              rules.parentAffiliateId === undefined ? current.parentAffiliateId : rules.parentAffiliateId,
+          } satisfies AffiliateFields;
+          await checkReferences(trx, campaignId, id, fields, current);
+          await updateAffiliate(trx, campaignId, id, fields, passwordHash, now());
+          // A new password or `inactive` ends the affiliate's portal sessions.
+          if (passwordHash !== undefined || fields.status === 'inactive') await deleteSessionsOf(trx, id);
+          if (approving) return approved(trx, campaignId, id);
+          const affiliate = await withTotals(trx, { ...current, ...fields });
+          await outbox.record(trx, [{ campaignId, type: 'affiliate.updated', data: affiliate }]);
+          return affiliate;
+        }),
+      );
     } catch (err) {
-      throw conflictOf(err) ?? err;
+      throw conflictOf(err) ?? referenceError(err) ?? err;
     }
   }
 
@@ -264,6 +312,7 @@ export function affiliateService(
 
   return {
     create,
+    referenceIssues: (campaignId, body) => referenceIssues(db, campaignId, body),
     list,
     get,
     update,

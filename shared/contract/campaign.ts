@@ -21,6 +21,9 @@ export const campaignRoutes = {
         cookieDays: 30,
         autoApproveDays: null,
         payoutMinimum: 0,
+        recurring: 'lifetime',
+        secondTierPercent: 0,
+        products: [],
         portal: {
           enabled: false,
           signup: 'open',

@@ -3,6 +3,7 @@ import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { withServices } from '../../operator.js';
 import { type GlobalOptions, type ListFormat, printJson, printRecord, printTable } from '../../output.js';
+import { type ProductOption, productsText, type RecurringOption, recurringText } from '../../ruleOptions.js';
 
 export const commissionText = (c: Campaign) =>
   c.commissionType === 'percent' ? `${c.commissionValue}%` : `BRL ${c.commissionValue.toFixed(2)}`;
@@ -17,10 +18,13 @@ function commissionOf(options: { commissionPercent?: number; commissionFixed?: n
   return undefined;
 }
 
-/** The hold period and the payout minimum as a person reads them. */
+/** The campaign's settings as a person reads them (its JSON fields as text). */
 const settingsText = (c: Campaign) => ({
   autoApproveDays: c.autoApproveDays === null ? 'off (manual approval)' : `${c.autoApproveDays} days`,
   payoutMinimum: `BRL ${c.payoutMinimum.toFixed(2)}`,
+  recurring: recurringText(c.recurring),
+  secondTierPercent: `${c.secondTierPercent}%`,
+  products: productsText(c.products),
   portal: c.portal.enabled ? `on, at /portal/${c.publicId}/` : 'off',
   signup: c.portal.signup,
   approveAffiliates: c.portal.approveAffiliates,
@@ -52,7 +56,7 @@ export async function create(
   );
   if (options.json) return printJson(io, campaign);
   const { portal: _portal, ...shown } = campaign;
-  printRecord(io, { ...shown, commission: commissionText(campaign) });
+  printRecord(io, { ...shown, commission: commissionText(campaign), ...settingsText(campaign) });
 }
 
 export async function update(
@@ -63,6 +67,11 @@ export async function update(
     commissionFixed?: number;
     autoApproveDays?: number | 'off';
     payoutMinimum?: number;
+    recurring?: RecurringOption;
+    secondTierPercent?: number;
+    /** commander: the list of --product, or false for --no-products, or true when neither was given. */
+    products?: ProductOption[] | boolean;
+    product?: ProductOption[];
     portal?: 'on' | 'off';
     signup?: 'open' | 'closed';
     approveAffiliates?: 'manual' | 'auto';
@@ -71,11 +80,17 @@ export async function update(
   },
   ref: string,
 ): Promise<void> {
+  if (options.product !== undefined && options.products === false) {
+    throw new UsageError('give --product or --no-products, not both');
+  }
   const input = {
     plan: options.plan,
     commission: commissionOf(options),
     autoApproveDays: options.autoApproveDays === 'off' ? null : options.autoApproveDays,
     payoutMinimum: options.payoutMinimum,
+    recurring: options.recurring,
+    secondTierPercent: options.secondTierPercent,
+    products: options.products === false ? [] : options.product,
     portal: options.portal === undefined ? undefined : options.portal === 'on',
     signup: options.signup,
     approveAffiliates: options.approveAffiliates,
@@ -84,7 +99,8 @@ export async function update(
   };
   if (Object.values(input).every((value) => value === undefined)) {
     throw new UsageError(
-      'nothing to update: give at least one of --plan --commission-percent --commission-fixed --auto-approve-days --payout-minimum' +
+      'nothing to update: give at least one of --plan --commission-percent --commission-fixed --auto-approve-days ' +
+        '--payout-minimum --recurring --second-tier-percent --product --no-products' +
         ' --portal --signup --approve-affiliates --contact-email --site-url',
     );
   }

@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
 import { choice, decimalNumber, outputOption, publicId, text, wholeNumber } from '../../options.js';
+import { percentOption, productOption, recurringOption } from '../../ruleOptions.js';
 import { APPROVAL_MODES, MAX_AUTO_APPROVE_DAYS, OPERATOR_LIMITS, SIGNUP_MODES } from '../../vocabulary.js';
 
 /** `--auto-approve-days`: days, or `off` (manual approval; commander turns a null into '', so a word). */
@@ -62,6 +63,18 @@ export function registerCampaigns(program: Command, io: Io): void {
         holdPeriod,
       )
       .option('--payout-minimum <x>', 'smallest payout in BRL (0: any amount)', decimalNumber)
+      .option(
+        '--recurring <limit>',
+        "which of a customer's payments earn: lifetime, first, or <N>m (N months from the first)",
+        recurringOption,
+      )
+      .option('--second-tier-percent <x>', "percent of a child's commission its parent earns (0: none)", percentOption)
+      .option(
+        '--product <name=rate>',
+        'a product rule, "NAME=PERCENT%" or "NAME=BRL"; repeat for each; replaces the product rules',
+        productOption,
+      )
+      .option('--no-products', 'remove every product rule of the campaign')
       .addOption(choice('--portal <on|off>', 'serve the affiliate portal at /portal/PUBLIC_ID/', ['on', 'off']))
       .addOption(choice('--signup <mode>', 'whether people may apply through the portal', SIGNUP_MODES))
       .addOption(
@@ -76,11 +89,14 @@ export function registerCampaigns(program: Command, io: Io): void {
     [
       'campaigns update spring-sale --auto-approve-days 30 --payout-minimum 50',
       'campaigns update spring-sale --plan pro',
+      'campaigns update spring-sale --recurring 12m --second-tier-percent 5',
+      'campaigns update spring-sale --product "Pro plan=20%" --product "Starter=5"',
       'campaigns update spring-sale --portal on --signup open --approve-affiliates manual --contact-email partners@shop.example',
       'campaigns update spring-sale --site-url https://shop.example',
     ],
     'A new commission rule applies to conversions that arrive from now on; stored ones keep theirs.\n' +
       'A hold period applies to the pending conversions already there, at the next scheduled run.\n' +
+      'Rules, groups and their precedence: docs/commissions.md.\n' +
       'The portal is off by default; see docs/portal.md for turning it on and for e-mail (SMTP_URL).',
   ).action(async (id: string, options) =>
     (await import('./actions.js')).update(io, { ...program.opts(), ...options }, id),
