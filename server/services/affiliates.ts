@@ -8,7 +8,7 @@ import type {
   UpdateAffiliateInput,
 } from '../../shared/schemas/affiliate.js';
 import { inTransaction, type Trx } from '../db/knex.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import {
   type AffiliateFields,
   deleteAffiliate,
@@ -46,6 +46,8 @@ export interface SignUpInput {
   phone: string | null;
   status: 'pending' | 'active';
   locale: string;
+  /** The affiliate whose `?ref=` code the sign-up came through: its parent (docs/commissions.md). */
+  parentAffiliateId?: number;
 }
 
 /** `taken`: the e-mail has an account already (the portal answers as for a new one); `full`: the plan's limit. */
@@ -175,17 +177,28 @@ export function affiliateService(
 
   async function signUp(campaignId: number, input: SignUpInput): Promise<SignUpOutcome> {
     const passwordHash = await hasher.hash(input.password);
+    const { email, name, phone, status, parentAffiliateId } = input;
     try {
-      const affiliate = await insertUnderLimit(
-        campaignId,
-        { email: input.email, name: input.name, phone: input.phone, status: input.status },
-        passwordHash,
-        async (trx, created) => {
-          await setLocale(trx, created.id, input.locale);
-          await outbox.record(trx, [{ campaignId, type: 'affiliate.applied', data: created }]);
-          await mail.record(trx, [{ kind: 'application_received', affiliateId: created.id, status: created.status }]);
-        },
-      );
+      return await applied(campaignId, { email, name, phone, status, parentAffiliateId }, input, passwordHash);
+    } catch (err) {
+      // The referrer was deleted since the portal found its code: the applicant still applies.
+      if (!(err instanceof ValidationError) || parentAffiliateId === undefined) throw err;
+      return applied(campaignId, { email, name, phone, status }, input, passwordHash);
+    }
+  }
+
+  async function applied(
+    campaignId: number,
+    fields: Omit<AffiliateFields, 'referralId'>,
+    input: SignUpInput,
+    passwordHash: string,
+  ): Promise<SignUpOutcome> {
+    try {
+      const affiliate = await insertUnderLimit(campaignId, fields, passwordHash, async (trx, created) => {
+        await setLocale(trx, created.id, input.locale);
+        await outbox.record(trx, [{ campaignId, type: 'affiliate.applied', data: created }]);
+        await mail.record(trx, [{ kind: 'application_received', affiliateId: created.id, status: created.status }]);
+      });
       return { outcome: 'created', affiliate };
     } catch (err) {
       if (err instanceof ConflictError) return { outcome: 'taken' };

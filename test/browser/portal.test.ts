@@ -95,18 +95,27 @@ describe(`the affiliate portal in Chromium (${ENGINE})`, function () {
   }
 
   it('walks sign-up, approval, log-in, the dashboard, settings, reset and log-out, each page accessible', async () => {
-    // Sign-up, through a referral code that is not an affiliate's: the form says nothing of it.
-    await page.goto(portal('/signup?ref=NOBODY1'));
+    // Sign-up through Rafa's referral link: the form names the code, and Rafa becomes Ana's parent.
+    const rafa = await servicesFor(database.db).affiliates.create(merchant.campaignId, {
+      email: 'rafa@example.com',
+      password: 'rafa-password',
+      referralId: 'RAFA10',
+    });
+    await page.goto(portal('/signup?ref=RAFA10'));
     await accessible('sign-up');
+    expect(await page.textContent('main')).to.include('Indicado por RAFA10.');
     await page.fill('#name', 'Ana <Lima>');
     await page.fill('#email', 'ana@example.com');
     await page.fill('#password', 'correct-horse');
     await page.click('button[type=submit]');
     await expect(await page.textContent('h1')).to.equal('Candidatura recebida');
     await accessible('sign-up done');
+    const applicant = await database.db('affiliates').where('email_key', 'ana@example.com').first();
+    expect(Number(applicant?.parent_affiliate_id)).to.equal(rafa.id);
 
-    // A bad form is shown again with each problem next to its field.
-    await page.goto(portal('/signup'));
+    // A bad form is shown again with each problem next to its field; a code of nobody is not named.
+    await page.goto(portal('/signup?ref=NOBODY1'));
+    expect(await page.textContent('main')).not.to.include('Indicado por');
     await page.fill('#email', 'not-an-address');
     await page.click('button[type=submit]');
     expect(await page.textContent('#email-error')).to.equal('Informe um e-mail válido.');

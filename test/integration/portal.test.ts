@@ -129,6 +129,72 @@ describe(`the affiliate portal over HTTP (${ENGINE})`, function () {
     expect(await affiliateRow('bia@example.com')).to.include({ status: 'active' });
   });
 
+  it('makes the affiliate of a ?ref= code the applicant’s parent, who earns the second tier of its sales', async () => {
+    const referrer = await api('POST', '/v1/affiliates', {
+      email: 'rafa@example.com',
+      password: 'rafa-password',
+      referralId: 'RAFA10',
+    });
+    const other = await createMerchant(database.db);
+    const stranger = await call(daemon.url, 'POST', '/v1/affiliates', {
+      key: other.key,
+      body: { email: 'sol@example.com', password: 'sol-password', referralId: 'SOL10' },
+    });
+    expect([referrer.status, stranger.status]).to.deep.equal([201, 201]);
+    await servicesFor(database.db).campaigns.update(merchant.campaignId, {
+      approveAffiliates: 'auto',
+      secondTierPercent: 10,
+    });
+
+    // The form names the code (any case) and carries it to the post.
+    const b = browser();
+    const form = await b.get('/signup?ref=rafa10');
+    expect(textOf(form.html)).to.include('Referred by rafa10.');
+    const reply = await b.post('/signup', {
+      name: 'Ana Lima',
+      email: 'ana@example.com',
+      password: 'correct-horse',
+      ref: 'rafa10',
+    });
+    expect(reply.status).to.equal(200);
+    const ana = await affiliateRow('ana@example.com');
+    const seen = await api('GET', `/v1/affiliates/${ana.id}`);
+    expect(seen.body).to.include({ parentAffiliateId: referrer.body.id, status: 'active' });
+
+    // Ana's sale earns Rafa 10 % of her commission, as for a parent the merchant set.
+    await api('POST', '/v1/events', { events: [conversion(merchant.publicId, ana.referral_id, 'A-1', 200)] });
+    const tiers = await api('GET', `/v1/conversions?kind=second_tier&affiliateId=${referrer.body.id}`);
+    expect(tiers.body.conversions).to.have.length(1);
+    expect(tiers.body.conversions[0]).to.include({ affiliateId: referrer.body.id, commission: 2, orderId: 'A-1' });
+
+    // A code of nobody, or of another campaign's affiliate, is not shown and sets no parent.
+    for (const [email, code] of [
+      ['bia@example.com', 'NOBODY1'],
+      ['caio@example.com', 'SOL10'],
+    ] as const) {
+      const page = await browser().get(`/signup?ref=${code}`);
+      expect(textOf(page.html)).not.to.include('Referred by');
+      await signUp(email, { ref: code });
+      const row = await affiliateRow(email);
+      expect(row.parent_affiliate_id, code).to.equal(null);
+    }
+
+    // A referrer deleted between finding its code and the insert: the applicant still applies.
+    const gone = await api('POST', '/v1/affiliates', { email: 'gone@example.com', password: 'gone-password' });
+    expect((await api('DELETE', `/v1/affiliates/${gone.body.id}`)).status).to.equal(200);
+    const outcome = await servicesFor(database.db).affiliates.signUp(merchant.campaignId, {
+      email: 'dora@example.com',
+      password: 'correct-horse',
+      name: 'Dora',
+      phone: null,
+      status: 'pending',
+      locale: 'en',
+      parentAffiliateId: gone.body.id,
+    });
+    expect(outcome.outcome).to.equal('created');
+    expect((await affiliateRow('dora@example.com')).parent_affiliate_id).to.equal(null);
+  });
+
   it('refuses a sign-up form with bad fields, naming each, and a closed or full programme', async () => {
     const { reply } = await signUp('not-an-address', { name: '', password: '123' });
     expect(reply.status).to.equal(400);

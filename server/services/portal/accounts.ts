@@ -28,9 +28,9 @@ export async function referrerOf(
 }
 
 /**
- * docs/portal.md#signing-up: a `pending` affiliate (`active` with approval `auto`) under the
- * plan's limit. An e-mail that has an account gets the very page a new one gets, after the same
- * bcrypt work, and nothing changes: the form tells nobody who is registered.
+ * docs/portal.md#what-affiliates-see: a `pending` affiliate (`active` with approval `auto`)
+ * under the plan's limit. An e-mail that has an account gets the very page a new one gets, after
+ * the same bcrypt work, and nothing changes: the form tells nobody who is registered.
  */
 export async function signUp(
   deps: AccountDeps,
@@ -49,9 +49,9 @@ export async function signUp(
     return { state: 'invalid', problems: all };
   }
   await deps.throttle.ipPost(asker.ip, deps.now());
-  // The referrer: the commission rules' parent affiliate is this code's affiliate. Affiliates
-  // of this version keep no parent; this is where the sign-up learns it.
-  await referrerOf(deps.db, campaign, fields.ref);
+  // The referrer becomes the new affiliate's parent (docs/commissions.md#two-tiers); a code that
+  // names nobody of the campaign is ignored, as the sign-up page ignores it.
+  const referrer = await referrerOf(deps.db, campaign, fields.ref);
   const result = await deps.affiliates.signUp(campaign.id, {
     email: fields.email.trim(),
     password: fields.password,
@@ -59,14 +59,15 @@ export async function signUp(
     phone,
     status: campaign.approveAffiliates === 'auto' ? 'active' : 'pending',
     locale: asker.locale,
+    parentAffiliateId: referrer?.affiliateId,
   });
   if (result.outcome === 'full') return { state: 'full' };
   return { state: 'received', approval: campaign.approveAffiliates };
 }
 
 /**
- * docs/portal.md#logging-in: the IP's count, then one of the e-mail's five places (429 when five
- * failures hold them), then the password. Unknown e-mail and wrong password are one answer.
+ * docs/portal.md#the-security-model: the IP's count, then one of the e-mail's five places (429
+ * when five failures hold them), then the password. Unknown e-mail and wrong password are one answer.
  * A log-in opens a new session: an id a browser held before is never promoted.
  */
 export async function logIn(
