@@ -55,6 +55,7 @@ export async function showDashboard(page: Page): Promise<void> {
     conversions: data.conversions.map((c) => ({
       date: day(page, c.createdAt),
       orderId: c.orderId,
+      secondTier: c.secondTier,
       value: money(page, c.orderValueCents),
       commission: money(page, c.commissionCents),
       status: c.status,
@@ -93,6 +94,7 @@ export async function showPayout(page: Page, id: number): Promise<void> {
     conversions: conversions.map((c) => ({
       date: day(page, c.createdAt),
       orderId: c.orderId,
+      secondTier: c.secondTier,
       commission: money(page, c.commissionCents),
       statusText: t.status[c.status] ?? c.status,
     })),

@@ -7,19 +7,26 @@ import { toDate } from '../db/rows.js';
 export interface AffiliateFigures {
   visits: number;
   leads: number;
+  /** The affiliate's own sales (spec §2.1's totalConversions). */
   conversions: number;
+  /** Rows the conversion list shows: the sales and the second-tier conversions on its children's sales. */
+  listed: number;
   commissionCents: Record<'pending' | 'approved' | 'paid', number>;
 }
 
 /** `YYYY-MM-DD` of a UTC instant: the daily counters' key. */
 const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 
-type Sales = Pick<AffiliateFigures, 'conversions' | 'commissionCents'>;
+type Sales = Pick<AffiliateFigures, 'conversions' | 'listed' | 'commissionCents'>;
+
+/** Counts a sale (source_key 0), not a parent's second-tier conversion, which only earns. */
+const OWN_SALE = 'SUM(CASE WHEN source_key = 0 THEN 1 ELSE 0 END)';
 
 /**
  * Conversions over a period, in one pass over the (affiliate_id, created_at, id, status,
- * commission_cents) index's range: the sums by status are CASEs rather than a GROUP BY, which
- * would tempt MySQL into the (affiliate_id, status, …) index and a row lookup per conversion.
+ * commission_cents, source_key) index's range: the sums by status are CASEs rather than a GROUP
+ * BY, which would tempt MySQL into the (affiliate_id, status, …) index and a row lookup per
+ * conversion.
  */
 async function salesSince(db: Db, affiliateId: number, since: Date): Promise<Sales> {
   const sum = (status: string) =>
@@ -29,12 +36,14 @@ async function salesSince(db: Db, affiliateId: number, since: Date): Promise<Sal
     .andWhere('created_at', '>=', since)
     .select<Record<string, number | string | null>[]>(
       db.raw('COUNT(*) as n'),
+      db.raw(`${OWN_SALE} as sales`),
       sum('pending'),
       sum('approved'),
       sum('paid'),
     );
   return {
-    conversions: Number(row?.n ?? 0),
+    conversions: Number(row?.sales ?? 0),
+    listed: Number(row?.n ?? 0),
     commissionCents: {
       pending: Number(row?.pending ?? 0),
       approved: Number(row?.approved ?? 0),
@@ -43,19 +52,18 @@ async function salesSince(db: Db, affiliateId: number, since: Date): Promise<Sal
   };
 }
 
-/** Every conversion of the affiliate, through (affiliate_id, status, commission_cents) alone. */
+/** Every conversion of the affiliate, through (affiliate_id, status, source_key, commission_cents) alone. */
 async function allSales(db: Db, affiliateId: number): Promise<Sales> {
   const rows = await db('conversions')
     .where('affiliate_id', affiliateId)
     .groupBy('status')
-    .select<{ status: ConversionStatus; n: number | string; cents: number | string | null }[]>(
-      'status',
-      db.raw('COUNT(*) as n'),
-      db.raw('SUM(commission_cents) as cents'),
-    );
-  const sales: Sales = { conversions: 0, commissionCents: { pending: 0, approved: 0, paid: 0 } };
+    .select<
+      { status: ConversionStatus; n: number | string; sales: number | string | null; cents: number | string | null }[]
+    >('status', db.raw('COUNT(*) as n'), db.raw(`${OWN_SALE} as sales`), db.raw('SUM(commission_cents) as cents'));
+  const sales: Sales = { conversions: 0, listed: 0, commissionCents: { pending: 0, approved: 0, paid: 0 } };
   for (const row of rows) {
-    sales.conversions += Number(row.n);
+    sales.conversions += Number(row.sales ?? 0);
+    sales.listed += Number(row.n);
     if (row.status !== 'rejected') sales.commissionCents[row.status] = Number(row.cents ?? 0);
   }
   return sales;
@@ -85,6 +93,8 @@ export interface PortalConversion {
   commissionCents: number;
   status: ConversionStatus;
   payoutId: number | null;
+  /** A parent's share of a child's sale (the commission rules' second tier), not a sale of its own. */
+  secondTier: boolean;
   createdAt: Date;
 }
 
@@ -110,9 +120,10 @@ export async function affiliateConversions(
         commission_cents: number | string;
         status: ConversionStatus;
         payout_id: number | null;
+        source_key: number | string;
         created_at: Date | number;
       }[]
-    >('id', 'order_id', 'order_value_cents', 'commission_cents', 'status', 'payout_id', 'created_at');
+    >('id', 'order_id', 'order_value_cents', 'commission_cents', 'status', 'payout_id', 'source_key', 'created_at');
   return rows.map((row) => ({
     id: Number(row.id),
     orderId: row.order_id,
@@ -120,6 +131,7 @@ export async function affiliateConversions(
     commissionCents: Number(row.commission_cents),
     status: row.status,
     payoutId: row.payout_id === null ? null : Number(row.payout_id),
+    secondTier: Number(row.source_key) > 0,
     createdAt: toDate(row.created_at),
   }));
 }
@@ -194,9 +206,19 @@ export async function affiliatePayout(
         commission_cents: number | string;
         status: ConversionStatus;
         payout_id: number | null;
+        source_key: number | string;
         created_at: Date | number;
       }[]
-    >('c.id', 'c.order_id', 'c.order_value_cents', 'c.commission_cents', 'c.status', 'c.payout_id', 'c.created_at');
+    >(
+      'c.id',
+      'c.order_id',
+      'c.order_value_cents',
+      'c.commission_cents',
+      'c.status',
+      'c.payout_id',
+      'c.source_key',
+      'c.created_at',
+    );
   return {
     payout: payoutOf(row),
     conversions: covered.map((c) => ({
@@ -206,6 +228,7 @@ export async function affiliatePayout(
       commissionCents: Number(c.commission_cents),
       status: c.status,
       payoutId: c.payout_id === null ? null : Number(c.payout_id),
+      secondTier: Number(c.source_key) > 0,
       createdAt: toDate(c.created_at),
     })),
   };

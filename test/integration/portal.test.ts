@@ -166,6 +166,12 @@ describe(`the affiliate portal over HTTP (${ENGINE})`, function () {
     const tiers = await api('GET', `/v1/conversions?kind=second_tier&affiliateId=${referrer.body.id}`);
     expect(tiers.body.conversions).to.have.length(1);
     expect(tiers.body.conversions[0]).to.include({ affiliateId: referrer.body.id, commission: 2, orderId: 'A-1' });
+    // Rafa's dashboard lists it, marked, and earns from it without counting it as a sale of his.
+    const { b: rafa } = await logIn('rafa@example.com', 'rafa-password');
+    const dashboard = textOf((await rafa.get('/dashboard')).html);
+    expect(dashboard).to.include('Sales 0 0');
+    expect(dashboard).to.include('Commission pending R$2.00 R$2.00');
+    expect(dashboard).to.include('A-1 (second tier: a sale of someone you referred) R$200.00 R$2.00 pending');
 
     // A code of nobody, or of another campaign's affiliate, is not shown and sets no parent.
     for (const [email, code] of [

@@ -42,8 +42,12 @@ export async function up(knex: Knex): Promise<void> {
   });
 
   await knex.schema.alterTable('conversions', (t) => {
-    // Named: the name Knex derives is past MySQL's 64 characters.
-    t.index(['affiliate_id', 'created_at', 'id', 'status', 'commission_cents'], 'conversions_affiliate_arrival_index');
+    // Named: the name Knex derives is past MySQL's 64 characters. `source_key` (the commission
+    // rules' migration, which runs first) tells the affiliate's own sales from second-tier ones.
+    t.index(
+      ['affiliate_id', 'created_at', 'id', 'status', 'commission_cents', 'source_key'],
+      'conversions_affiliate_arrival_index',
+    );
   });
 
   await knex.schema.createTable('portal_sessions', (t) => {
@@ -121,7 +125,7 @@ export async function down(knex: Knex): Promise<void> {
   }
   await knex.schema.alterTable('conversions', (t) => {
     t.dropIndex(
-      ['affiliate_id', 'created_at', 'id', 'status', 'commission_cents'],
+      ['affiliate_id', 'created_at', 'id', 'status', 'commission_cents', 'source_key'],
       'conversions_affiliate_arrival_index',
     );
   });

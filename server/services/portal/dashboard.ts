@@ -52,7 +52,7 @@ export async function dashboard(
     affiliatePayouts(db, user.affiliateId, PAYOUTS_SHOWN),
     affiliateCoupons(db, user.affiliateId),
   ]);
-  const pages = Math.max(1, Math.ceil(allTime.conversions / CONVERSIONS_PER_PAGE));
+  const pages = Math.max(1, Math.ceil(allTime.listed / CONVERSIONS_PER_PAGE));
   const page = Math.min(Math.max(1, requestedPage), pages);
   const conversions = await affiliateConversions(db, user.affiliateId, {
     limit: CONVERSIONS_PER_PAGE,

@@ -62,6 +62,8 @@ export const en = {
     paid: 'Commission paid',
     sales: 'Sales',
     noSales: 'No sales yet.',
+    /** Beside an order that earned a share as the seller's referrer (a second-tier commission). */
+    secondTier: '(second tier: a sale of someone you referred)',
     date: 'Date',
     order: 'Order',
     value: 'Order value',

@@ -64,6 +64,7 @@ export const ptBR: Texts = {
     paid: 'Comissão paga',
     sales: 'Vendas',
     noSales: 'Nenhuma venda ainda.',
+    secondTier: '(segundo nível: venda de alguém que você indicou)',
     date: 'Data',
     order: 'Pedido',
     value: 'Valor do pedido',
