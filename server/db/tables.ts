@@ -32,6 +32,13 @@ import type {
   BillingOrderRow,
   BillingPendingRefundRow,
 } from './billingRows.js';
+import type {
+  MailOutboxRow,
+  PortalCounterRow,
+  PortalLoginSlotRow,
+  PortalResetTokenRow,
+  PortalSessionRow,
+} from './portalRows.js';
 
 /**
  * Knex's table map (its documented `knex/types/tables` augmentation, `.js` under ESM resolution): `db('affiliates')` is typed
@@ -57,6 +64,11 @@ declare module 'knex/types/tables.js' {
     affiliate_daily_stats: AffiliateDailyStatsRow;
     payout_conversions: PayoutConversionRow;
     clawbacks: ClawbackRow;
+    portal_sessions: PortalSessionRow;
+    portal_reset_tokens: PortalResetTokenRow;
+    portal_counters: PortalCounterRow;
+    portal_login_slots: PortalLoginSlotRow;
+    mail_outbox: MailOutboxRow;
     affiliate_groups: AffiliateGroupRow;
     campaign_customers: CampaignCustomerRow;
     refunds: RefundRow;

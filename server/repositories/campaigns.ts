@@ -44,6 +44,13 @@ function toCampaign(row: CampaignWithPlanRow): Campaign {
     secondTierPercent: fromCents(row.second_tier_percent),
     products: apiProducts(productsOf(row.products)),
     currency: row.currency,
+    portal: {
+      enabled: Boolean(row.portal_enabled),
+      signup: row.signup_open ? 'open' : 'closed',
+      approveAffiliates: row.approve_affiliates === 'auto' ? 'auto' : 'manual',
+      contactEmail: row.contact_email,
+      siteUrl: row.site_url,
+    },
     createdAt: toIso(row.created_at),
   };
 }
@@ -145,6 +152,12 @@ export interface CampaignChanges {
   products?: ProductRate[];
   /** ISO 4217 code. */
   currency?: string;
+  portalEnabled?: boolean;
+  signupOpen?: boolean;
+  approveAffiliates?: 'manual' | 'auto';
+  /** null: none. */
+  contactEmail?: string | null;
+  siteUrl?: string | null;
 }
 
 export async function updateCampaign(db: Db | Trx, id: number, changes: CampaignChanges): Promise<number> {
@@ -161,6 +174,11 @@ export async function updateCampaign(db: Db | Trx, id: number, changes: Campaign
   if (changes.secondTierHundredths !== undefined) columns.second_tier_percent = changes.secondTierHundredths;
   if (changes.products !== undefined) columns.products = productsColumn(changes.products);
   if (changes.currency !== undefined) columns.currency = changes.currency;
+  if (changes.portalEnabled !== undefined) columns.portal_enabled = changes.portalEnabled;
+  if (changes.signupOpen !== undefined) columns.signup_open = changes.signupOpen;
+  if (changes.approveAffiliates !== undefined) columns.approve_affiliates = changes.approveAffiliates;
+  if (changes.contactEmail !== undefined) columns.contact_email = changes.contactEmail;
+  if (changes.siteUrl !== undefined) columns.site_url = changes.siteUrl;
   return db('campaigns').where('id', id).update(columns);
 }
 
