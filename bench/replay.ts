@@ -160,10 +160,15 @@ export async function benchReplay(engine: Engine, opts: BenchOptions): Promise<F
       const replays: ReplayRun[] = [];
       const baselines: Array<{ rate: number; shares: CpuShares }> = [];
       for (let round = 0; round < opts.repeats; round++) {
-        replays.push(await replayOnce(stage, codes, lines, `replay${round}`, opts));
+        const replay = await replayOnce(stage, codes, lines, `replay${round}`, opts);
+        replays.push(replay);
         const pids = { daemon: stage.daemon.pid, 'bench (client)': process.pid, ...stage.databaseServer };
         const b = await whileWatching(pids, () => intake(`direct${round}`, baselineBatches, inFlight));
         baselines.push({ rate: b.value, shares: b.shares });
+        console.log(
+          `    (${stage.engine}, round ${round + 1}: replay ${Math.round(replay.eventsPerSec).toLocaleString('en')} events/s, ` +
+            `baseline ${Math.round(b.value).toLocaleString('en')} events/s, ratio ${(replay.eventsPerSec / b.value).toFixed(2)})`,
+        );
       }
       const replayShares = medianShares(replays.map((r) => r.shares));
       const baselineShares = medianShares(baselines.map((b) => b.shares));
