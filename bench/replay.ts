@@ -148,8 +148,9 @@ export async function benchReplay(engine: Engine, opts: BenchOptions): Promise<F
           event: (n) => exportedConversion(stage.merchant.publicId, codes, tag, n),
         });
       await intake('warm', 6, 2);
-      // Its rate is steady long before the replay's 400,000: 100,000 a round keeps a full run
-      // within its time. It runs right after each replay, on tables of the same size.
+      // Its rate is steady long before the replay's 400,000 (no trend from one 25,000 to the next
+      // within 100,000): 50,000 a round keeps a full run within its time. It runs right after
+      // each replay, on tables of the same size.
       const baselineBatches = Math.ceil(Math.min(lines, opts.replayBaselineLines) / opts.batchSize);
       // The daemon's best intake: as many batches in flight as serve it best, on this machine now.
       const choices = opts.intakeInFlight > 0 ? [opts.intakeInFlight] : IN_FLIGHT_CHOICES;
