@@ -14,6 +14,14 @@ export class CommandFailed extends Error {
   }
 }
 
+/**
+ * The person answered no (or cancelled a prompt): exit code 1, and the answer is said as it is
+ * (`Not deleted.`), not as an error.
+ */
+export class Declined extends Error {
+  override name = 'Declined';
+}
+
 /** The command already printed its outcome (e.g. a replay summary): exit code 1, nothing more printed. */
 export class AlreadyReported extends Error {
   override name = 'AlreadyReported';

@@ -1,5 +1,6 @@
 import { type Config, loadConfig } from '../server/config.js';
 import { createDb, type Db } from '../server/db/knex.js';
+import { migrateToLatest } from '../server/db/migrate.js';
 import type { Services } from '../server/services/index.js';
 import { checkDatabase, databaseLabel } from './database.js';
 import type { Io } from './io.js';
@@ -29,7 +30,7 @@ export async function withDatabase<T>(
   if (!options.json) note(io, `Database: ${databaseLabel(config.database)}`);
   const db = createDb(config.database);
   try {
-    if (options.migrate !== false) await db.migrate.latest();
+    if (options.migrate !== false) await migrateToLatest(db);
     return await work(db, config);
   } finally {
     await db.destroy();

@@ -15,41 +15,50 @@ export function printJson(io: Io, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-export function printLine(io: Io, text = ''): void {
-  io.stdout.write(`${text}\n`);
+/** Bidirectional overrides and isolates: they reorder what follows them on screen. */
+const BIDI = /[\u202A-\u202E\u2066-\u2069]/;
+
+/**
+ * Text from elsewhere (an affiliate's name, a server's message) made safe to print on a terminal:
+ * its control characters are shown, never obeyed, so a name holding ESC sequences cannot
+ * retitle, clear or recolour the terminal (as gh's asciisanitizer does). C0 characters are
+ * shown in caret notation (ESC `^[`, BEL `^G`, CR `^M`), DEL as `^?`, C1 characters as `^[`
+ * and their 7-bit form (CSI U+009B `^[[`), bidirectional overrides as `<U+202E>`.
+ * `lines` keeps line feeds and tabs (free text of several lines); `cell` shows them too
+ * (`^J`, `^I`), so a value stays on its line of a table or record.
+ * Every human writer below calls it; `--json` and CSV keep the data exact.
+ */
+export function visible(text: string, keep: 'lines' | 'cell' = 'lines'): string {
+  let out = '';
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    if (code < 0x20) {
+      out += keep === 'lines' && (char === '\n' || char === '\t') ? char : `^${String.fromCharCode(code + 0x40)}`;
+    } else if (code === 0x7f) out += '^?';
+    else if (code >= 0x80 && code <= 0x9f) out += `^[${String.fromCharCode(code - 0x40)}`;
+    else if (BIDI.test(char)) out += `<U+${code.toString(16).toUpperCase()}>`;
+    else out += char;
+  }
+  return out;
 }
 
-/** Notes for people: stderr, so stdout stays clean for pipes. */
-export function note(io: Io, text: string): void {
-  io.stderr.write(`${text}\n`);
+type Style = 'bold' | 'red' | 'green' | 'yellow' | 'dim' | 'cyan';
+
+/** A part of a line to colour: the writer escapes its text first, then colours it (on a terminal). */
+export interface Styled {
+  style: Style;
+  text: string;
 }
+export const styled = (style: Style, text: string): Styled => ({ style, text });
 
-/** The note under one page of a list: `page 2 of 5 (230 payouts)`. */
-export function pageNote(io: Io, page: { page: number; totalPages: number }, count: string): void {
-  note(io, `page ${page.page} of ${Math.max(page.totalPages, 1)} (${count})`);
-}
-
-type Cell = string | number | boolean | null | undefined;
-
-/** `--output` of list commands: a table for people, or CSV for spreadsheets and scripts. */
-export const LIST_FORMATS = ['table', 'csv'] as const;
-export type ListFormat = (typeof LIST_FORMATS)[number];
-
-/** "1 affiliate", "2 affiliates", "0 affiliates". */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
+/** What the writers take: plain text, or parts of it coloured. */
+export type Text = string | Styled | ReadonlyArray<string | Styled>;
 
 /**
  * Colour only on a terminal, and never when NO_COLOR is set (no-color.org) or TERM is dumb.
  * Node's own util.styleText, so no dependency.
  */
-export function paint(
-  io: Io,
-  stream: 'stdout' | 'stderr',
-  style: 'bold' | 'red' | 'green' | 'yellow' | 'dim' | 'cyan',
-  text: string,
-): string {
+function paint(io: Io, stream: 'stdout' | 'stderr', style: Style, text: string): string {
   const env = io.env;
   if (!io[stream].isTTY || (env.NO_COLOR !== undefined && env.NO_COLOR !== '') || env.TERM === 'dumb') {
     return text;
@@ -59,20 +68,62 @@ export function paint(
   return style3(style, text, { validateStream: false });
 }
 
+/** The bytes a human writer puts on a stream: every part escaped, then coloured. */
+function render(io: Io, stream: 'stdout' | 'stderr', text: Text): string {
+  const parts: ReadonlyArray<string | Styled> = typeof text === 'string' || 'style' in text ? [text] : text;
+  return parts
+    .map((part) => (typeof part === 'string' ? visible(part) : paint(io, stream, part.style, visible(part.text))))
+    .join('');
+}
+
+export function printLine(io: Io, text: Text = ''): void {
+  io.stdout.write(`${render(io, 'stdout', text)}\n`);
+}
+
+/** Notes for people: stderr, so stdout stays clean for pipes. */
+export function note(io: Io, text: Text): void {
+  io.stderr.write(`${render(io, 'stderr', text)}\n`);
+}
+
+/** Whole numbers as people read them: `4,979`. */
+export const count = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * The note under one page of a list: `page 2 of 5 (230 payouts)`; with `all`, a list that has
+ * more pages names the flag that reads them all.
+ */
+export function pageNote(io: Io, page: { page: number; totalPages: number }, what: string, all = false): void {
+  const more = all && page.totalPages > 1 ? '; --all for every page' : '';
+  note(io, `page ${count(page.page)} of ${count(Math.max(page.totalPages, 1))} (${what}${more})`);
+}
+
+type Cell = string | number | boolean | null | undefined;
+
+/** `--output` of list commands: a table for people, or CSV for spreadsheets and scripts. */
+export const LIST_FORMATS = ['table', 'csv'] as const;
+export type ListFormat = (typeof LIST_FORMATS)[number];
+
+/** "1 affiliate", "2 affiliates", "0 affiliates", "4,979 conversions". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
+}
+
 export function printTable(io: Io, columns: string[], rows: Cell[][], format: ListFormat = 'table'): void {
   if (format === 'csv') {
     io.stdout.write(csvLines(columns, rows));
     return;
   }
-  const text = rows.map((row) => row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))));
+  const text = rows.map((row) =>
+    row.map((cell) => (cell === null || cell === undefined ? '-' : visible(String(cell), 'cell'))),
+  );
   const widths = columns.map((title, i) => Math.max(title.length, ...text.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells
       .map((cell, i) => cell.padEnd(widths[i] ?? 0))
       .join('  ')
       .trimEnd();
-  printLine(io, paint(io, 'stdout', 'bold', line(columns.map((c) => c.toUpperCase()))));
-  for (const row of text) printLine(io, line(row));
+  printLine(io, styled('bold', line(columns.map((c) => c.toUpperCase()))));
+  for (const row of text) io.stdout.write(`${line(row)}\n`);
   if (rows.length === 0) note(io, '(none)');
 }
 
@@ -80,7 +131,8 @@ export function printTable(io: Io, columns: string[], rows: Cell[][], format: Li
 export function printRecord(io: Io, record: Record<string, Cell>): void {
   const width = Math.max(...Object.keys(record).map((k) => k.length));
   for (const [key, value] of Object.entries(record)) {
-    printLine(io, `${`${key}:`.padEnd(width + 1)} ${value === null || value === undefined ? '-' : String(value)}`);
+    const shown = value === null || value === undefined ? '-' : visible(String(value), 'cell');
+    io.stdout.write(`${`${key}:`.padEnd(width + 1)} ${shown}\n`);
   }
 }
 

@@ -1,5 +1,6 @@
-import { CommandFailed, UsageError } from './errors.js';
+import { CommandFailed, Declined, UsageError } from './errors.js';
 import type { Io } from './io.js';
+import { note, visible } from './output.js';
 
 /**
  * Prompts appear only on a terminal and only for what a flag did not give (docs/cli.md);
@@ -11,11 +12,13 @@ async function ask<T>(io: Io, flag: string, question: Record<string, unknown>): 
   const { default: inquirer } = await import('inquirer');
   const prompt = inquirer.createPromptModule({ output: io.stderr });
   try {
-    const answers = (await prompt([{ ...question, name: 'value' }] as never)) as { value: T };
+    // A question may quote an affiliate's name: shown, never obeyed, like every human writer's text.
+    const message = visible(String(question.message));
+    const answers = (await prompt([{ ...question, message, name: 'value' }] as never)) as { value: T };
     return answers.value;
   } catch (err) {
     if ((err as Error).name === 'ExitPromptError' || (err as Error).name === 'AbortPromptError') {
-      throw new CommandFailed('Cancelled.');
+      throw new Declined('Cancelled.');
     }
     throw err;
   }
@@ -43,3 +46,25 @@ export const askChoice = (
 
 export const confirm = (io: Io, flag: string, message: string) =>
   ask<boolean>(io, flag, { type: 'confirm', message, default: false });
+
+/** Tries a person gets to type a new password the same way twice. */
+const PASSWORD_TRIES = 3;
+
+/**
+ * A new password is typed twice: it is hidden, so a typo cannot be seen, and the affiliate could
+ * not log in with what was saved. Two that differ are asked again, up to three times.
+ */
+export async function askNewPassword(
+  io: Io,
+  flag: string,
+  message: string,
+  validate: (v: string) => true | string,
+): Promise<string> {
+  for (let attempt = 1; attempt <= PASSWORD_TRIES; attempt++) {
+    const first = await askSecret(io, flag, message, validate);
+    const again = await askSecret(io, flag, `${message} (again, to confirm)`);
+    if (first === again) return first;
+    note(io, 'The two passwords differ; type it again.');
+  }
+  throw new CommandFailed(`The passwords differed ${PASSWORD_TRIES} times; nothing was saved.`);
+}

@@ -3,9 +3,11 @@ import { HttpError } from '../server/errors.js';
 import { ApiError, ConnectionError } from '../shared/client/errors.js';
 import { errorBody } from '../shared/errors.js';
 import { clientOf } from './client.js';
-import { AlreadyReported, CommandFailed, UsageError } from './errors.js';
+import { AlreadyReported, CommandFailed, Declined, UsageError } from './errors.js';
 import { commandPath } from './help.js';
+import { commandHint } from './hints.js';
 import type { Io } from './io.js';
+import { note, printJson } from './output.js';
 import { connectionProblem, fileProblem, planLimitFix } from './problems.js';
 import { buildProgram } from './program.js';
 
@@ -23,8 +25,9 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
   });
   const json = argv.includes('--json');
   const fail = (code: number, body: object, text: string) => {
-    if (json) io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-    io.stderr.write(`${text}\n`);
+    if (json) printJson(io, body);
+    // Server messages and names may hold control characters: note() shows them, never obeys them.
+    note(io, text);
     return code;
   };
   const failWithBody = (status: number, message: string | string[], prefix: string) => {
@@ -53,8 +56,13 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     if (name === 'ConfigError' || name === 'StartupError') {
       return fail(1, { error: (err as Error).message }, `error: ${(err as Error).message}`);
     }
+    if (err instanceof Declined) return fail(1, { error: err.message }, err.message);
     if (err instanceof CommandFailed) {
-      return fail(1, { error: err.message, details: err.details }, [err.message, ...err.details].join('\n'));
+      return fail(
+        1,
+        { error: err.message, details: err.details },
+        [`error: ${err.message}`, ...err.details].join('\n'),
+      );
     }
     // A rule refused locally (operator commands) or by the daemon (client commands): the
     // spec's error body with --json; the daemon's status is printed too.
@@ -62,9 +70,12 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     if (err instanceof ApiError) {
       const message = err.messages.length === 1 ? (err.messages[0] ?? '') : err.messages;
       const code = failWithBody(err.statusCode, message, `error ${err.statusCode}`);
-      if (err.statusCode === 403 && !json) {
+      if (json) return code;
+      const hint = commandHint(err.messages, commandPath(active).replace(/^affiliated /, ''), active.args);
+      if (hint) note(io, hint);
+      if (err.statusCode === 403) {
         const fix = planLimitFix(err.messages.join(' '), await campaignOf(io));
-        if (fix) io.stderr.write(`${fix}\n`);
+        if (fix) note(io, fix);
       }
       return code;
     }

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
-import { createDb, type Db } from './db/knex.js';
+import { createDb, type Db, isDatabaseUnavailable } from './db/knex.js';
+import { migrateToLatest } from './db/migrate.js';
 import { StartupError } from './errors.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
@@ -35,6 +36,45 @@ export async function connectRedis(url: string): Promise<Redis> {
   return redis;
 }
 
+/** Why the port could not be taken, and what to do about it. */
+function listenProblem(config: Readonly<Config>, err: NodeJS.ErrnoException): string {
+  const at = `cannot listen on ${config.host}:${config.port} (${err.code ?? err.message})`;
+  if (err.code === 'EADDRINUSE') {
+    return `${at}: another program listens there, perhaps a daemon already running (\`affiliated status\` asks it). Stop it, or choose another port: --port N or PORT=N`;
+  }
+  if (err.code === 'EACCES') {
+    return `${at}: ports below 1024 need privileges. Choose a port from 1024 up: --port N or PORT=N`;
+  }
+  if (err.code === 'EADDRNOTAVAIL')
+    return `${at}: no network interface of this machine has that address. Check --host or HOST`;
+  return at;
+}
+
+/** What the URL decides: where to connect, as whom, which database or file. */
+const DATABASE_URL_FAULTS = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'ER_ACCESS_DENIED_ERROR',
+  'ER_DBACCESS_DENIED_ERROR',
+  'ER_BAD_DB_ERROR',
+  'SQLITE_CANTOPEN',
+  'SQLITE_NOTADB',
+]);
+
+/** A start-up that failed on the database, said as what to check: the URL only when it is the likely cause. */
+function startupFailure(config: Readonly<Config>, err: unknown): StartupError {
+  const where = config.database.client === 'sqlite' ? config.database.filename : config.database.host;
+  const code = (err as { code?: string }).code;
+  const at = `the database at ${where}${code ? ` (${code})` : ''}`;
+  if (code === undefined || DATABASE_URL_FAULTS.has(code))
+    return new StartupError(`cannot open ${at}: check DATABASE_URL`);
+  if (isDatabaseUnavailable(err))
+    return new StartupError(`cannot use ${at}: it is not ready to serve; start again once it is`);
+  return new StartupError(`cannot apply migrations to ${at}: see the database server's log, then start again`);
+}
+
 /** config → database → app → listen. Migrations run first unless `migrate` is false. */
 export async function startDaemon(
   config: Readonly<Config>,
@@ -45,7 +85,7 @@ export async function startDaemon(
   let redis: Redis | undefined;
   try {
     if (options.migrate !== false) {
-      const [, applied] = (await db.migrate.latest()) as [number, string[]];
+      const applied = await migrateToLatest(db);
       if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
     } else {
       await db.raw('select 1');
@@ -54,9 +94,7 @@ export async function startDaemon(
   } catch (err) {
     await db.destroy();
     if (err instanceof StartupError) throw err;
-    const where = config.database.client === 'sqlite' ? config.database.filename : config.database.host;
-    const code = (err as { code?: string }).code;
-    throw new StartupError(`cannot open the database at ${where}${code ? ` (${code})` : ''}: check DATABASE_URL`);
+    throw startupFailure(config, err);
   }
 
   const services = createServices({ db, config, logger, now: options.now });
@@ -66,7 +104,7 @@ export async function startDaemon(
   const server = createHttpServer(app.callback(), config, logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
-      reject(new StartupError(`cannot listen on ${config.host}:${config.port} (${err.code ?? err.message})`));
+      reject(new StartupError(listenProblem(config, err)));
     });
     server.listen(config.port, config.host, () => resolve());
   }).catch(async (err) => {

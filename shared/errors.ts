@@ -63,7 +63,8 @@ export const MESSAGES = Object.freeze({
   illFormedKey: (path: string) =>
     `${path} has a key that is not well-formed Unicode text (it holds an unpaired surrogate)`,
   routeNotFound: (method: string, path: string) => `Cannot ${method} ${path}`,
-  reportRangeReversed: (from: string, to: string) => `from must not be after to (${from} is after ${to})`,
+  /** Every date range, one rule (shared/dateRange.ts). */
+  rangeReversed: (from: string, to: string) => `from must not be after to (${from} is after ${to})`,
   methodNotAllowed: (method: string, path: string, allowed: string) =>
     `${method} is not allowed on ${path}: use ${allowed}`,
   methodNotImplemented: (method: string) =>
@@ -73,6 +74,8 @@ export const MESSAGES = Object.freeze({
   requestTimeout: (headersMs: number, requestMs: number) =>
     `Request timed out: send the headers within ${headersMs} ms and the whole request within ${requestMs} ms`,
   databaseUnavailable: 'The database is unavailable: retry in a few seconds',
+  databaseBusy:
+    'The database refused this write because concurrent writes kept taking the same rows: retry in a few seconds',
   illegalTransition: (kind: string, from: string, to: string) => `${kind} cannot move from ${from} to ${to}`,
   conversionInPayout: (payoutId: number) =>
     `Conversion cannot move from approved to rejected while it is in payout ${payoutId}: refund the order instead (POST /v1/refunds)`,

@@ -28,3 +28,24 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+/**
+ * What operators type into names, ids and limits, bounded by what the columns hold on every
+ * engine (MariaDB refuses a longer name or a larger number, SQLite would keep it): the CLI
+ * refuses more as a usage error, the services as a validation error, before the database sees it.
+ * Lengths are in characters, as MySQL counts them.
+ */
+export const OPERATOR_LIMITS = {
+  campaignName: 200,
+  keyName: 100,
+  planName: 64,
+  /** Public ids are 3 to this many letters, digits, `-` and `_`. */
+  publicId: 64,
+  /** Browsers keep a cookie at most 400 days (Chrome, Firefox). */
+  cookieDays: 400,
+  /** A plan's maximum affiliates or monthly conversions. */
+  planLimit: 1_000_000_000,
+} as const;
+
+/** Characters as a database column counts them (code points, not UTF-16 units). */
+export const characters = (text: string): number => [...text].length;

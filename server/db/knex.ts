@@ -13,12 +13,42 @@ interface SqliteConnection {
   pragma(source: string): unknown;
 }
 
+interface MysqlConnection {
+  query(sql: string, callback: (err: Error | null, rows?: unknown) => void): void;
+}
+
+/**
+ * On a Galera node, a read waits until the node has applied every write set the cluster had
+ * committed when the read began (wsrep_sync_wait's READ bit): otherwise a daemon on node 2 may
+ * not yet see what a daemon on node 1 has just answered 200 for, such as a new affiliate or
+ * key. Plain MySQL and MariaDB (no wsrep_on, or off) are left as they are.
+ */
+function causalReadsOnGalera(conn: MysqlConnection, done: (err: Error | null, conn: MysqlConnection) => void): void {
+  conn.query("SHOW VARIABLES LIKE 'wsrep_on'", (err, rows) => {
+    const on = !err && Array.isArray(rows) && (rows[0] as { Value?: string } | undefined)?.Value === 'ON';
+    if (!on) return done(null, conn);
+    conn.query('SET SESSION wsrep_sync_wait = @@session.wsrep_sync_wait | 1', (setErr) => done(setErr, conn));
+  });
+}
+
+/**
+ * Knex's own warnings, less the two it prints when another process holds the migration lock:
+ * migrateToLatest waits for that lock, so it is no news, and the daemon's log stays JSON.
+ */
+const log: Knex.Config['log'] = {
+  warn(message: string) {
+    if (/^Can't take lock to run migrations|^If you are sure migrations are not running/.test(message)) return;
+    console.warn(message);
+  },
+};
+
 /** Knex options for either engine; also used by `knexfile.ts` for the knex CLI. */
 export function knexOptions(database: DatabaseConfig): Knex.Config {
   const migrations: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
   if (database.client === 'sqlite') {
     return {
       client: 'better-sqlite3',
+      log,
       connection: { filename: database.filename },
       useNullAsDefault: true,
       migrations,
@@ -42,6 +72,7 @@ export function knexOptions(database: DatabaseConfig): Knex.Config {
   }
   return {
     client: 'mysql2',
+    log,
     connection: {
       uri: database.url,
       charset: 'utf8mb4',
@@ -51,8 +82,13 @@ export function knexOptions(database: DatabaseConfig): Knex.Config {
       supportBigNumbers: true,
       bigNumberStrings: false,
     } as Knex.MySql2ConnectionConfig,
-    migrations,
-    pool: { min: 0, max: 10 },
+    // DDL commits on its own on MySQL, so a transaction around migrations holds nothing; without
+    // one, knex takes its migration lock in a transaction of its own, which commits (or, on a
+    // Galera cluster where another node took the lock first, is refused) before any migration
+    // runs. Inside the migrations' transaction, the first DDL would commit the lock implicitly,
+    // and a daemon refused there would release the lock another daemon holds.
+    migrations: { ...migrations, disableTransactions: true },
+    pool: { min: 0, max: 10, afterCreate: causalReadsOnGalera },
   };
 }
 
@@ -99,17 +135,64 @@ const UNAVAILABLE = new Set([
   'SQLITE_BUSY',
 ]);
 
-/** A database that cannot answer now and may later: the request is answered 503, not 500. */
-export function isDatabaseUnavailable(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const code = (err as { code?: string }).code;
-  return (code !== undefined && UNAVAILABLE.has(code)) || err.name === 'KnexTimeoutError';
+interface DriverError {
+  code?: string;
+  errno?: number;
+  sqlMessage?: string;
+  /** mysql2: the connection is unusable (lost, reset, closed under the pool's feet). */
+  fatal?: boolean;
 }
 
-/** InnoDB deadlock / lock wait: safe to retry the whole transaction. */
+/**
+ * A Galera node that is not in the primary component (it lost quorum) or has not finished
+ * joining (state transfer) refuses every statement on a table with 1047 "WSREP has not yet
+ * prepared node for application use", before running it.
+ */
+export function isNodeNotReady(err: unknown): boolean {
+  const e = (err ?? {}) as DriverError;
+  return e.errno === 1047 && /WSREP/.test(e.sqlMessage ?? '');
+}
+
+/**
+ * A database that cannot answer now and may later: the request is answered 503, not 500.
+ * Besides the codes above, any error mysql2 marks fatal: the connection is gone, for instance
+ * "Can't add new command when connection is in closed state" (no code) when the pool handed
+ * out a connection whose server had just died.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const { code, fatal } = err as DriverError;
+  return (
+    (code !== undefined && UNAVAILABLE.has(code)) ||
+    fatal === true ||
+    err.name === 'KnexTimeoutError' ||
+    isNodeNotReady(err)
+  );
+}
+
+/**
+ * Refusals after which the whole transaction may simply run again: nothing of it was kept.
+ * - ER_LOCK_DEADLOCK (1213): InnoDB chose it as a deadlock victim, or Galera refused it at
+ *   commit because a transaction on another node wrote the same rows first (certification),
+ *   or aborted it to apply such a transaction (brute-force abort);
+ * - ER_LOCK_WAIT_TIMEOUT (1205): a row lock, or Galera's causal read (wsrep_sync_wait), waited too long;
+ * - ER_CHECKREAD (1020): MariaDB 11.6+ with innodb_snapshot_isolation (its default from 11.8)
+ *   found a row changed since the transaction's snapshot;
+ * - ER_TRANSACTION_ROLLBACK_DURING_COMMIT (3101): MySQL Group Replication's certification failure;
+ * - 1047 from a Galera node not ready (see isNodeNotReady): refused before it ran;
+ * - SQLITE_BUSY: the file stayed locked past busy_timeout.
+ */
+const RETRYABLE = new Set([
+  'ER_LOCK_DEADLOCK',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_CHECKREAD',
+  'ER_TRANSACTION_ROLLBACK_DURING_COMMIT',
+  'SQLITE_BUSY',
+]);
+
 export function isRetryableTxError(err: unknown): boolean {
-  const code = (err as { code?: string } | undefined)?.code;
-  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'SQLITE_BUSY';
+  const code = (err as DriverError | undefined)?.code;
+  return (code !== undefined && RETRYABLE.has(code)) || isNodeNotReady(err);
 }
 
 /**
@@ -120,14 +203,38 @@ export function isRetryableTxError(err: unknown): boolean {
  * transactions are serialisable whatever is asked.
  */
 export function inLockingTransaction<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
-  return inTransaction(db, work, 8, engineOf(db) === 'mysql' ? { isolationLevel: 'read committed' } : {});
+  return inTransaction(
+    db,
+    work,
+    DEFAULT_ATTEMPTS,
+    engineOf(db) === 'mysql' ? { isolationLevel: 'read committed' } : {},
+  );
 }
 
-/** Runs `work` in a transaction, retrying a few times when the engine picked it as a deadlock victim. */
+/** Runs of one transaction, at most: enough for a burst of commits racing for one row on a cluster. */
+export const DEFAULT_ATTEMPTS = 8;
+const BACKOFF_BASE_MS = 10;
+const BACKOFF_CAP_MS = 400;
+
+/**
+ * The wait before run `attempt + 1`: random between 0 and 10 ms × 2^(attempt − 1), at most
+ * 400 ms ("full jitter"), so transactions that collided once do not collide again in step.
+ */
+export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
+  return Math.floor(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)));
+}
+
+/**
+ * Runs `work` in a transaction and, when the database takes it back whole (isRetryableTxError:
+ * a deadlock, a Galera certification conflict, a node not ready), runs it again from the
+ * start, up to `attempts` runs with jittered backoff, so its caller gets the answer it would
+ * have had alone. `work` must therefore be safe to run again: it reads what it needs inside
+ * the transaction. The last refusal is thrown (answered 503: the client may retry).
+ */
 export async function inTransaction<T>(
   db: Db,
   work: (trx: Trx) => Promise<T>,
-  attempts = 5,
+  attempts = DEFAULT_ATTEMPTS,
   config: Knex.TransactionConfig = {},
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -135,7 +242,7 @@ export async function inTransaction<T>(
       return await db.transaction(work, config);
     } catch (err) {
       if (attempt >= attempts || !isRetryableTxError(err)) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 20));
+      await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
     }
   }
 }

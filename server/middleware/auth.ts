@@ -11,13 +11,28 @@ declare module 'koa' {
   }
 }
 
+/**
+ * Hashes of the keys seen lately. A merchant's backend sends the same key on every request, and
+ * its SHA-256 was 2 to 3 % of a request's CPU (docs/benchmarks.md). Bounded: a client sending a
+ * new made-up key each time only empties it now and then, and costs what it cost before.
+ */
+const recentHashes = new Map<string, string>();
+const RECENT_HASHES = 1_000;
+
 /** The raw `X-API-Key` header, hashed once per request (rate limit and auth both use it). */
 export function apiKeyHash(ctx: Context): string | undefined {
   if (ctx.state.apiKeyHash === undefined) {
     const key = ctx.get('X-API-Key').trim();
-    if (key) ctx.state.apiKeyHash = hashApiKey(key);
+    if (key) ctx.state.apiKeyHash = recentHashes.get(key) ?? rememberHash(key);
   }
   return ctx.state.apiKeyHash;
+}
+
+function rememberHash(key: string): string {
+  const hash = hashApiKey(key);
+  if (recentHashes.size >= RECENT_HASHES) recentHashes.clear();
+  recentHashes.set(key, hash);
+  return hash;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import { errorBody, MESSAGES } from '../../shared/errors.js';
-import { isDatabaseUnavailable } from '../db/knex.js';
+import { isDatabaseUnavailable, isRetryableTxError } from '../db/knex.js';
 import { HttpError } from '../errors.js';
 import { type Logger, safeStack } from '../logger.js';
 
@@ -27,7 +27,10 @@ export function errorHandler(logger: Logger) {
       const { status, messages, headers } = classify(err);
       const e = err as StatusError;
       // Our own HttpErrors are answers, not faults: only the rest is logged as an error.
-      if (status === 503 && !(err instanceof HttpError)) {
+      if (status === 503 && isRetryableTxError(err) && !isDatabaseUnavailable(err)) {
+        // Conflicts are normal under concurrency (more so on a cluster); only past every retry do they reach here.
+        logger.warn('database busy', { method: ctx.method, path: ctx.path, code: e?.code });
+      } else if (status === 503 && !(err instanceof HttpError)) {
         logger.error('database unavailable', { method: ctx.method, path: ctx.path, code: e?.code ?? e?.name });
       } else if (status >= 500 && !(err instanceof HttpError)) {
         logger.error('request failed', {
@@ -70,6 +73,10 @@ function classify(err: unknown): {
   // A fault of the database's, not of the request: a client may retry it (the replay does).
   if (isDatabaseUnavailable(err)) {
     return { status: 503, messages: MESSAGES.databaseUnavailable, headers: { 'Retry-After': '1' } };
+  }
+  // A transaction the database kept taking back (deadlocks, cluster conflicts) past inTransaction's retries.
+  if (isRetryableTxError(err)) {
+    return { status: 503, messages: MESSAGES.databaseBusy, headers: { 'Retry-After': '1' } };
   }
   const e = (err ?? {}) as StatusError;
   const status = e.status ?? e.statusCode ?? 500;

@@ -131,8 +131,10 @@ export async function listConversions(
     status?: ConversionStatus;
     affiliateId?: number;
     orderId?: string;
+    /** createdAt on or after. */
     from?: Date;
-    to?: Date;
+    /** createdAt before (the end of the range, exclusive). */
+    before?: Date;
     page: number;
     limit: number;
   },
@@ -142,7 +144,7 @@ export async function listConversions(
   if (filter.affiliateId !== undefined) base.andWhere('c.affiliate_id', filter.affiliateId);
   if (filter.orderId !== undefined) base.andWhere('c.order_id', filter.orderId);
   if (filter.from) base.andWhere('c.created_at', '>=', filter.from);
-  if (filter.to) base.andWhere('c.created_at', '<', filter.to);
+  if (filter.before) base.andWhere('c.created_at', '<', filter.before);
   const page = base.clone().join('affiliates as a', 'a.id', 'c.affiliate_id');
   const [total, rows] = await Promise.all([
     countRows(base.clone()),

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ApiKeyInfo } from '../../shared/schemas/campaign.js';
-import { NotFoundError } from '../errors.js';
+import { characters, OPERATOR_LIMITS } from '../../shared/vocabulary.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import { findApiKey, insertApiKey, listApiKeys, revokeApiKey } from '../repositories/apiKeys.js';
 import { findCampaign } from '../repositories/campaigns.js';
 import type { ServiceDeps } from './deps.js';
@@ -30,10 +31,15 @@ export function apiKeyService({ db }: ServiceDeps): ApiKeyService {
     async create(input) {
       const found = await findCampaign(db, input.campaign);
       if (!found) throw campaignNotFound(input.campaign);
+      const name = input.name?.trim() || null;
+      // The column holds 100 characters: MariaDB would refuse more, SQLite keep it.
+      if (name !== null && characters(name) > OPERATOR_LIMITS.keyName) {
+        throw new ValidationError(`key name must be at most ${OPERATOR_LIMITS.keyName} characters long`);
+      }
       const key = API_KEY_PREFIX + randomBase62(32);
       const info = await insertApiKey(db, {
         campaignId: found.campaign.id,
-        name: input.name?.trim() || null,
+        name,
         hash: hashApiKey(key),
         prefix: key.slice(0, API_KEY_PREFIX.length + 4),
         lastFour: key.slice(-4),

@@ -6,6 +6,7 @@ import {
   PUBLIC_ID,
 } from '../../shared/schemas/campaign.js';
 import { MAX_ORDER_VALUE } from '../../shared/schemas/event.js';
+import { characters, OPERATOR_LIMITS } from '../../shared/vocabulary.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import {
   type CampaignChanges,
@@ -106,7 +107,13 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
   /** spec §11: default plan `free`, commission 10 percent, cookie 30 days. */
   async function create(input: CreateCampaignInput): Promise<Campaign> {
     const name = input.name.trim();
-    if (!name || name.length > 200) throw new ValidationError('campaign name must be 1 to 200 characters long');
+    if (!name || characters(name) > OPERATOR_LIMITS.campaignName) {
+      throw new ValidationError(`campaign name must be 1 to ${OPERATOR_LIMITS.campaignName} characters long`);
+    }
+    const cookieDays = input.cookieDays ?? 30;
+    if (!Number.isInteger(cookieDays) || cookieDays < 1 || cookieDays > OPERATOR_LIMITS.cookieDays) {
+      throw new ValidationError(`cookie days must be a whole number from 1 to ${OPERATOR_LIMITS.cookieDays}`);
+    }
     const planName = input.plan ?? 'free';
     const plan = await findPlanByName(db, planName);
     if (!plan) throw new NotFoundError(`Plan "${planName}" not found: see \`affiliated plans list\``);
@@ -123,7 +130,7 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
           planId: plan.id,
           commissionType: commission.type,
           commissionHundredths: toCents(commission.value),
-          cookieDays: input.cookieDays ?? 30,
+          cookieDays,
           createdAt: now(),
         });
         return get(id);

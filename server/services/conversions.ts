@@ -1,3 +1,4 @@
+import { isReversed, rangeBounds } from '../../shared/dateRange.js';
 import { MESSAGES } from '../../shared/errors.js';
 import type {
   BulkResult,
@@ -10,7 +11,7 @@ import type {
 } from '../../shared/schemas/conversion.js';
 import { MAX_BULK_CONVERSIONS } from '../../shared/schemas/conversion.js';
 import { inLockingTransaction, type Trx } from '../db/knex.js';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import {
   countPendingBefore,
   findConversion,
@@ -127,11 +128,11 @@ export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbo
 
   return {
     async list(campaignId, query) {
-      const { conversions, total } = await listConversions(db, campaignId, {
-        ...query,
-        from: query.from === undefined ? undefined : new Date(query.from),
-        to: query.to === undefined ? undefined : new Date(query.to),
-      });
+      // One rule for date ranges (shared/dateRange.ts): both ends included, a date is its whole UTC day.
+      const { from, to, ...filters } = query;
+      if (isReversed(from, to)) throw new ValidationError([MESSAGES.rangeReversed(from ?? '', to ?? '')]);
+      const { start, end } = rangeBounds(from, to);
+      const { conversions, total } = await listConversions(db, campaignId, { ...filters, from: start, before: end });
       return { conversions, ...pageOf(query, total) };
     },
 

@@ -1,4 +1,5 @@
 import type { Plan } from '../../shared/schemas/campaign.js';
+import { OPERATOR_LIMITS } from '../../shared/vocabulary.js';
 import { ConflictError, ValidationError } from '../errors.js';
 import { insertPlan, listPlans } from '../repositories/plans.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
@@ -15,6 +16,13 @@ export function planService({ db }: ServiceDeps): PlanService {
       const name = input.name.trim();
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
         throw new ValidationError('plan name must be 1 to 64 letters, digits, "-" or "_"');
+      }
+      for (const limit of [input.maxAffiliates, input.maxMonthlyConversions]) {
+        if (limit !== null && (!Number.isInteger(limit) || limit < 0 || limit > OPERATOR_LIMITS.planLimit)) {
+          throw new ValidationError(
+            `plan limits must be whole numbers from 0 to ${OPERATOR_LIMITS.planLimit}, or unlimited`,
+          );
+        }
       }
       try {
         return await insertPlan(db, { ...input, name });

@@ -1,3 +1,4 @@
+import { isReversed } from '../../shared/dateRange.js';
 import { MESSAGES } from '../../shared/errors.js';
 import { fromCents } from '../../shared/money.js';
 import type { AffiliateReport, AffiliateReportQuery, AffiliateReportRow } from '../../shared/schemas/report.js';
@@ -22,9 +23,14 @@ interface Sums {
   commissionCents: number;
 }
 
-/** conversions ÷ page views to four decimals; with no page views there is no rate to give. */
+/**
+ * conversions ÷ page views to four decimals. With no page views, or fewer than conversions,
+ * there is no rate to give: conversions come from the merchant's backend, page views from the
+ * tag, so more sales than visits means visits the tag did not see (494,400 % said nothing).
+ */
 function rate(conversions: number, pageViews: number): number | null {
-  return pageViews === 0 ? null : Math.round((conversions / pageViews) * 10_000) / 10_000;
+  if (pageViews === 0 || conversions > pageViews) return null;
+  return Math.round((conversions / pageViews) * 10_000) / 10_000;
 }
 
 /** Counts and money of the answer; money stays in integer centavos until here (exact sums). */
@@ -44,7 +50,10 @@ function reportRange(query: AffiliateReportQuery, now: Date): { from: string; to
   const shift = (day: string, days: number) => utcDay(new Date(Date.parse(day) + days * DAY_MS));
   const to = query.to === undefined ? utcDay(now) : utcDay(query.to);
   const from = query.from === undefined ? shift(to, -(DEFAULT_REPORT_DAYS - 1)) : utcDay(query.from);
-  if (from > to) throw new ValidationError([MESSAGES.reportRangeReversed(from, to)]);
+  // One rule for date ranges (shared/dateRange.ts): a reversed range is refused, never empty.
+  if (from > to || isReversed(query.from, query.to)) {
+    throw new ValidationError([MESSAGES.rangeReversed(query.from ?? from, query.to ?? to)]);
+  }
   return { from, to };
 }
 

@@ -24,7 +24,8 @@ export const conversionRoutes = {
     method: 'get',
     path: '/v1/conversions',
     summary: 'List conversions, newest first',
-    description: '`from` (inclusive) and `to` (exclusive) are ISO 8601 dates or date-times, compared with `createdAt`.',
+    description:
+      '`from` and `to` are ISO 8601 dates or date-times compared with `createdAt`, both included: a date is its whole UTC day. A `from` after `to` is 400: a rule between two values, which the schema cannot state.',
     query: listConversionsQuerySchema,
     responses: { 200: conversionListSchema },
     errors: [400, 401],

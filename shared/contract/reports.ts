@@ -29,7 +29,8 @@ export const reportRoutes = {
             pageViews: 2,
             leads: 1,
             conversions: 3,
-            conversionRate: 1.5,
+            // Fewer page views than conversions: no rate means anything (sales reported by the backend).
+            conversionRate: null,
             revenue: 639.8,
             commissions: 63.98,
           },

@@ -43,9 +43,8 @@ export const listConversionsQuerySchema = z.strictObject({
   status: conversionStatus.optional(),
   affiliateId: positiveId.optional(),
   orderId: z.string().min(1).max(255).optional(),
-  /** createdAt on or after. */
+  /** createdAt from, and up to, both included; a date is its whole UTC day (shared/dateRange.ts). */
   from: instant.optional(),
-  /** createdAt before. */
   to: instant.optional(),
   ...paginationQuery,
 });

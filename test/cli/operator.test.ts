@@ -26,8 +26,11 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
     expect(parseJson(made)).to.include({ name: 'growth', maxAffiliates: 500, maxMonthlyConversions: 5000 });
     const unlimited = parseJson(await runCli(['plans', 'create', '--name', 'open', '--json'], { env }));
     expect(unlimited).to.include({ maxAffiliates: null, maxMonthlyConversions: null });
-    const list = parseJson<Array<{ name: string }>>(await runCli(['plans', 'list', '--json'], { env }));
-    expect(list.map((p) => p.name)).to.deep.equal(['free', 'starter', 'pro', 'unlimited', 'growth', 'open']);
+    const list = parseJson<{ plans: Array<{ name: string }>; total: number }>(
+      await runCli(['plans', 'list', '--json'], { env }),
+    );
+    expect(list.total).to.equal(6);
+    expect(list.plans.map((p) => p.name)).to.deep.equal(['free', 'starter', 'pro', 'unlimited', 'growth', 'open']);
     const again = await runCli(['plans', 'create', '--name', 'growth'], { env });
     expect(again.code).to.equal(1);
     expect(again.stderr).to.include('A plan named "growth" already exists');
@@ -62,8 +65,10 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       commissionType: 'percent',
       commissionValue: 10,
     });
-    const list = parseJson<Array<{ id: number }>>(await runCli(['campaigns', 'list', '--json'], { env }));
-    expect(list.map((c) => c.id)).to.deep.equal([campaign.id, again.id, named.id]);
+    const list = parseJson<{ campaigns: Array<{ id: number }> }>(
+      await runCli(['campaigns', 'list', '--json'], { env }),
+    );
+    expect(list.campaigns.map((c) => c.id)).to.deep.equal([campaign.id, again.id, named.id]);
     const got = parseJson(await runCli(['campaigns', 'get', 'black-friday', '--json'], { env }));
     expect(got).to.deep.include({
       id: named.id,
@@ -219,14 +224,17 @@ describe('serve on a fresh directory (the README quick start)', () => {
     }
   });
 
-  it('a port in use stops the start with one line and exit 1', async () => {
+  it('a port in use stops the start with one line, exit 1, and what to do about it', async () => {
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const { port } = blocker.address() as net.AddressInfo;
     try {
       const res = await runCli(['serve', '--port', String(port)], { cwd: dir, env: { DATABASE_URL: '' } });
       expect(res.code).to.equal(1);
-      expect(res.stderr.trim()).to.equal(`error: cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
+      expect(res.stderr.trim()).to.equal(
+        `error: cannot listen on 127.0.0.1:${port} (EADDRINUSE): another program listens there, perhaps a daemon ` +
+          'already running (`affiliated status` asks it). Stop it, or choose another port: --port N or PORT=N',
+      );
     } finally {
       blocker.close();
     }

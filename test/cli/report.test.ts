@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import { report } from '../../cli/commands/report/actions.js';
+import { RATE_LEGEND } from '../../cli/commands/report/chart.js';
 import type { Io } from '../../cli/io.js';
 import { TRACKER_SCRIPT_URL } from '../../server/services/trackerScript.js';
 import { createApiClient } from '../../shared/client/index.js';
@@ -60,14 +61,16 @@ describe(`affiliated report and snippet (${ENGINE})`, () => {
     const piped = await cli(['report', '--from', DAY, '--to', DAY]);
     expect(piped.code, piped.stderr).to.equal(0);
     expect(piped.stdout.split('\n')).to.deep.equal([
-      'AFFILIATE    REFERRAL  PAGE VIEWS  LEADS  CONVERSIONS    RATE  REVENUE  COMMISSIONS',
-      'Maria Silva  MARIA10            2      0            1   50.0%   300.00        30.00',
-      '-            JOAO               1      0            1  100.0%   100.00        10.00',
-      '-----------------------------------------------------------------------------------',
-      'TOTAL                           3      0            2   66.7%   400.00        40.00',
+      'AFFILIATE    REFERRAL  VIEWS  LEADS  CONVERSIONS    RATE  REVENUE  COMMISSIONS',
+      'Maria Silva  MARIA10       2      0            1   50.0%   300.00        30.00',
+      '-            JOAO          1      0            1  100.0%   100.00        10.00',
+      '------------------------------------------------------------------------------',
+      'TOTAL                      3      0            2   66.7%   400.00        40.00',
       '',
     ]);
-    expect(piped.stderr).to.equal(`${DAY} to ${DAY} (UTC days, both included): 2 affiliates with activity\n`);
+    expect(piped.stderr).to.equal(
+      `${DAY} to ${DAY} (UTC days, both included): 2 affiliates with activity\n${RATE_LEGEND}\n`,
+    );
 
     const stdout = Object.assign(new PassThrough(), { isTTY: true, columns: 120 });
     let text = '';
@@ -80,20 +83,20 @@ describe(`affiliated report and snippet (${ENGINE})`, () => {
     const lines = text.split('\n');
     expect(lines[0]).to.match(/COMMISSIONS {2}SHARE OF REVENUE$/);
     // Maria has three times João's revenue: the whole width left on a 120-column terminal
-    // (34 cells), and a third of it, to the eighth of a cell.
+    // (40 cells, the most a bar takes), and a third of it, to the eighth of a cell.
     const bars = lines.slice(1, 3).map((line) => /[█▏▎▍▌▋▊▉]+$/.exec(line)?.[0] ?? '');
-    expect(bars[0]).to.equal('█'.repeat(34));
-    expect(bars[1]).to.equal(`${'█'.repeat(11)}▍`);
+    expect(bars[0]).to.equal('█'.repeat(40));
+    expect(bars[1]).to.equal(`${'█'.repeat(13)}▍`);
     expect(Math.max(...lines.map((line) => line.length))).to.be.at.most(120);
   });
 
-  it('report refuses a malformed date as a usage error, and shows the daemon’s 400 for a reversed range', async () => {
+  it('report refuses a malformed date and a reversed range as usage errors', async () => {
     const bad = await cli(['report', '--from', 'last-week']);
     expect(bad.code).to.equal(2);
     expect(bad.stderr).to.contain('--from must be a date like 2026-11-01');
     const reversed = await cli(['report', '--from', '2026-06-10', '--to', '2026-06-01']);
-    expect(reversed.code).to.equal(1);
-    expect(reversed.stderr).to.contain('error 400: from must not be after to (2026-06-10 is after 2026-06-01)');
+    expect(reversed.code).to.equal(2);
+    expect(reversed.stderr).to.contain('error: --from 2026-06-10 is after --to 2026-06-01');
   });
 
   it('snippet prints the script tag for the key’s campaign', async () => {

@@ -267,7 +267,7 @@ describe(`the CLI as people use it, against a real daemon (${ENGINE})`, () => {
     } finally {
       again.close();
     }
-    const campaigns = parseJson(await runCli(['campaigns', 'list', '--json'], { env: operator }));
+    const { campaigns } = parseJson(await runCli(['campaigns', 'list', '--json'], { env: operator }));
     expect(campaigns.map((c: { name: string }) => c.name)).to.not.include('Other');
     // Not on a terminal: --force is the way.
     const noForce = await runCli(['init', '--name', 'Other', '--plan', 'free', '--base-url', t.url], { env: operator });

@@ -44,27 +44,52 @@ export async function countRows(db: Db, table: string, campaignId: number): Prom
 }
 
 /**
- * A pass-through HTTP proxy in front of a daemon that counts the `POST /v1/events` requests it
- * forwards: what the daemon was asked, whatever the client reports about itself.
+ * A pass-through HTTP proxy in front of one daemon, or a load balancer in front of several
+ * (round robin), that counts the `POST /v1/events` requests it forwards: what the daemons were
+ * asked, whatever the client reports about itself. Like a load balancer's passive health check,
+ * a daemon that answered 503 (its database is down) or could not be reached gets no request
+ * for the next second, while another one can take it.
  */
-export async function countingProxy(target: string): Promise<{
+export async function countingProxy(targets: string | readonly string[]): Promise<{
   url: string;
   eventPosts: () => number;
+  /** Requests each target answered, by index. */
+  answered: () => number[];
+  /** Of those, the ones answered 5xx. */
+  failed: () => number[];
   close: () => Promise<void>;
 }> {
   const http = await import('node:http');
-  const upstream = new URL(target);
+  const upstreams = (typeof targets === 'string' ? [targets] : targets).map((target) => new URL(target));
+  const resting = upstreams.map(() => 0);
+  const answered = upstreams.map(() => 0);
+  const failed = upstreams.map(() => 0);
+  let next = 0;
   let posts = 0;
+  const pick = () => {
+    const now = Date.now();
+    for (let tried = 0; tried < upstreams.length; tried++) {
+      const i = next++ % upstreams.length;
+      if ((resting[i] ?? 0) <= now) return i;
+    }
+    return next++ % upstreams.length;
+  };
   const server = http.createServer((req, res) => {
     if (req.method === 'POST' && req.url?.startsWith('/v1/events')) posts++;
+    const i = pick();
+    const upstream = upstreams[i] as URL;
     const forward = http.request(
       { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
       (answer) => {
+        answered[i] = (answered[i] ?? 0) + 1;
+        if ((answer.statusCode ?? 502) >= 500) failed[i] = (failed[i] ?? 0) + 1;
+        if (answer.statusCode === 503) resting[i] = Date.now() + 1000;
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },
     );
     forward.on('error', () => {
+      resting[i] = Date.now() + 1000;
       res.writeHead(502);
       res.end();
     });
@@ -75,6 +100,8 @@ export async function countingProxy(target: string): Promise<{
   return {
     url: `http://127.0.0.1:${port}`,
     eventPosts: () => posts,
+    answered: () => [...answered],
+    failed: () => [...failed],
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -83,7 +83,7 @@ describe(`conversions API: list, get, transitions, bulk, refunds (${ENGINE})`, (
       expect((await api('GET', '/v1/conversions?page=9')).body).to.include({ total: 4, totalPages: 1 });
     });
 
-    it('filters on createdAt: from inclusive, to exclusive, dates or date-times', async () => {
+    it('filters on createdAt: both ends included; a date is its whole UTC day, a date-time that instant', async () => {
       const [early, late] = await arrive(code, [
         ['early', 10],
         ['late', 10],
@@ -99,8 +99,11 @@ describe(`conversions API: list, get, transitions, bulk, refunds (${ENGINE})`, (
       const ids = async (query: string) =>
         (await api('GET', `/v1/conversions?${query}`)).body.conversions.map((c: { id: number }) => c.id);
       expect(await ids('from=2026-02-01')).to.deep.equal([late]);
-      expect(await ids('to=2026-02-01')).to.deep.equal([early]);
-      expect(await ids('from=2026-01-31T23:59:59.999Z&to=2026-02-01T00:00:00.001Z')).to.deep.equal([late, early]);
+      expect(await ids('to=2026-01-31')).to.deep.equal([early]);
+      expect(await ids('from=2026-01-31&to=2026-01-31')).to.deep.equal([early]);
+      expect(await ids('to=2026-02-01')).to.deep.equal([late, early]);
+      expect(await ids('from=2026-01-31T23:59:59.999Z&to=2026-02-01T00:00:00.000Z')).to.deep.equal([late, early]);
+      expect(await ids('to=2026-01-31T23:59:59.999Z')).to.deep.equal([early]);
       expect(await ids('from=2026-02-01T01:00:00%2B01:00')).to.deep.equal([late]);
     });
 

@@ -3,7 +3,7 @@ import type { Daemon } from '../../server/main.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { type Operation, operationsOf, requestUrl } from '../helpers/document.js';
-import { buildExampleWorld } from '../helpers/exampleWorld.js';
+import { buildExampleWorld, idsStepByOne } from '../helpers/exampleWorld.js';
 import { call } from '../helpers/http.js';
 
 /** Values that differ from run to run: times, secrets, message ids, this month. */
@@ -52,8 +52,14 @@ describe(`every example of the document, sent to the daemon (${ENGINE})`, functi
   let daemon: Daemon;
   let operations: Operation[] = [];
 
-  before(async () => {
+  before(async function () {
     database = await createTestDatabase();
+    if (!(await idsStepByOne(database.db))) {
+      console.log(
+        '      skipped: this database steps ids by the cluster size (Galera), the example world needs 1, 2, 3',
+      );
+      return this.skip();
+    }
     // Example URLs are on example.com: never resolved (private networks allowed) nor called.
     daemon = await startTestDaemon(database.url, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
     await Promise.all(daemon.services.workers.filter((worker) => worker.name === 'webhooks').map((w) => w.stop()));

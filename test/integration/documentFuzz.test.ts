@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { EXAMPLE_CAMPAIGN } from '../../shared/contract/examples.js';
+import { isReversed } from '../../shared/dateRange.js';
 import type { Daemon } from '../../server/main.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
@@ -12,7 +13,7 @@ import {
   operationsOf,
   requestUrl,
 } from '../helpers/document.js';
-import { buildExampleWorld } from '../helpers/exampleWorld.js';
+import { buildExampleWorld, idsStepByOne } from '../helpers/exampleWorld.js';
 import { call } from '../helpers/http.js';
 import { SEED } from '../reliability/support/seed.js';
 
@@ -39,6 +40,10 @@ function followDescriptions(operation: Operation, request: DocumentRequest): Doc
     };
   }
   if (operation.operationId === 'getReferral') query.campaign = EXAMPLE_CAMPAIGN.publicId;
+  if (operation.operationId === 'listConversions') {
+    // "A from after to is 400."
+    if (isReversed(query.from as string | undefined, query.to as string | undefined)) delete query.from;
+  }
   if (operation.operationId === 'getAffiliateReport') {
     // "A from after to (today when to is not given) is 400."
     const day = (value: unknown) => String(value).slice(0, 10);
@@ -62,8 +67,14 @@ describe(`requests generated from the served document (${ENGINE})`, function () 
   let key = '';
   let document: Record<string, unknown> = {};
 
-  before(async () => {
+  before(async function () {
     database = await createTestDatabase();
+    if (!(await idsStepByOne(database.db))) {
+      console.log(
+        '      skipped: this database steps ids by the cluster size (Galera), the example world needs 1, 2, 3',
+      );
+      return this.skip();
+    }
     // Generated webhook URLs are never resolved (private networks allowed) nor called (no worker).
     daemon = await startTestDaemon(database.url, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
     await Promise.all(daemon.services.workers.filter((worker) => worker.name === 'webhooks').map((w) => w.stop()));

@@ -131,7 +131,7 @@ describe(`GET /v1/reports/affiliates (${ENGINE})`, () => {
     const cases: Array<[string, string[]]> = [
       ['?from=yesterday', ['from must be a valid ISO 8601 date (YYYY-MM-DD)']],
       ['?from=2026-02-30', ['from must be a valid ISO 8601 date (YYYY-MM-DD)']],
-      ['?from=2026-03-05&to=2026-03-01', [MESSAGES.reportRangeReversed('2026-03-05', '2026-03-01')]],
+      ['?from=2026-03-05&to=2026-03-01', [MESSAGES.rangeReversed('2026-03-05', '2026-03-01')]],
       ['?days=7', ['property days should not exist']],
     ];
     for (const [query, message] of cases) {

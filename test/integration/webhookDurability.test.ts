@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { startServe } from '../helpers/cli.js';
+import { daemonUrls, GALERA_URLS, ON_CLUSTER, reachableOnEveryNode } from '../helpers/cluster.js';
 import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { addAffiliate, conversion } from '../helpers/events.js';
@@ -99,33 +100,37 @@ describe(`webhook outbox survives a killed daemon; several daemons deliver once 
     expect(recorded).to.deep.equal([200]);
   });
 
-  it('two daemons on one MariaDB deliver each message exactly once', async function () {
+  // On a Galera cluster (npm run test:cluster), one daemon per node: claims race across nodes.
+  const count = ON_CLUSTER ? GALERA_URLS.length : 2;
+  it(`${count} daemons ${ON_CLUSTER ? 'on the nodes of a Galera cluster' : 'on one MariaDB'} deliver each message exactly once`, async function () {
     if (ENGINE !== 'mysql') this.skip(); // A SQLite file serves one daemon at a time.
     const env = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_MS: '20' };
-    const daemons = [await startTestDaemon(t.url, env), await startTestDaemon(t.url, env)];
+    await reachableOnEveryNode(t.url);
+    const daemons = await Promise.all(daemonUrls(t.url, count).map((url) => startTestDaemon(url, env)));
     kill.push(() => void Promise.all(daemons.map((d) => d.close())));
     try {
-      const [a, b] = daemons.map((d) => d.url);
-      if (!a || !b) throw new Error('two daemons');
+      const urls = daemons.map((d) => d.url);
+      const first = urls[0] ?? '';
       receiver.respond(() => 200);
-      const endpoint = await call(a, 'POST', '/v1/webhooks', {
+      const endpoint = await call(first, 'POST', '/v1/webhooks', {
         key: shop.key,
         body: { url: receiver.url, events: ['conversion.created'] },
       });
       const affiliate = await addAffiliate(t.db, shop.campaignId);
       const batch = (from: number) =>
         Array.from({ length: 50 }, (_, i) => conversion(shop.publicId, affiliate.code, `order-${from + i}`, 10));
-      await Promise.all([
-        call(a, 'POST', '/v1/events', { key: shop.key, body: { events: batch(0) } }),
-        call(b, 'POST', '/v1/events', { key: shop.key, body: { events: batch(50) } }),
-      ]);
-      await receiver.waitFor(100, 30_000);
+      // Each daemon takes 50 conversions; every daemon polls for all of them.
+      await Promise.all(
+        urls.map((url, i) => call(url, 'POST', '/v1/events', { key: shop.key, body: { events: batch(50 * i) } })),
+      );
+      const total = 50 * count;
+      await receiver.waitFor(total, 30_000);
       await sleep(1000);
       const ids = receiver.received.map((r) => String(r.headers['webhook-id']));
-      expect(ids).to.have.length(100);
-      expect(new Set(ids).size).to.equal(100);
+      expect(ids).to.have.length(total);
+      expect(new Set(ids).size).to.equal(total);
       const orders = receiver.payloads().map((p) => p.data.orderId);
-      expect(new Set(orders).size).to.equal(100);
+      expect(new Set(orders).size).to.equal(total);
       // One attempt each: no daemon sent what the other had claimed.
       const attempts = await t
         .db('webhook_attempts as a')
@@ -133,7 +138,7 @@ describe(`webhook outbox survives a killed daemon; several daemons deliver once 
         .where('d.endpoint_id', endpoint.body.id)
         .count({ n: '*' })
         .first();
-      expect(Number(attempts?.n)).to.equal(100);
+      expect(Number(attempts?.n)).to.equal(total);
     } finally {
       await Promise.all(daemons.map((d) => d.close()));
       kill.pop();

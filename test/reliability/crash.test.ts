@@ -1,15 +1,15 @@
 import { expect } from 'chai';
 import { parseDatabaseUrl } from '../../server/config.js';
 import { createDb, type Db } from '../../server/db/knex.js';
-import { clientEnv, spawnCli } from '../helpers/cli.js';
-import { createMerchant, type Merchant } from '../helpers/daemon.js';
+import { createMerchant } from '../helpers/daemon.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { addAffiliate } from '../helpers/events.js';
 import { tempDir } from '../helpers/replay.js';
 import { ask, send } from './support/http.js';
 import { canStartMariadb, ThrowawayMariadb } from './support/mariadb.js';
 import { recorder } from './support/recorder.js';
-import { type ReplayFile, writeReplayFile } from './support/replayFile.js';
+import { writeReplayFile } from './support/replayFile.js';
+import { expectExactly, replay, type ReplaySummary, waitForShare } from './support/replayRun.js';
 import { SEED, seededRandom } from './support/seed.js';
 import { daemonEnv, type ServedDaemon, serve } from './support/served.js';
 
@@ -19,56 +19,10 @@ const DB_CRASH_EVENTS = Number(process.env.DB_CRASH_EVENTS ?? 30_000);
 const FAULTS = 5;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function count(db: Db, table: 'conversions' | 'tracking_events', campaignId: number): Promise<number> {
-  const row = await db(table).where('campaign_id', campaignId).count({ n: '*' }).first();
-  return Number((row as { n?: number | string } | undefined)?.n ?? 0);
-}
-
-async function usage(db: Db, campaignId: number): Promise<number> {
-  const row = await db('monthly_usage').where('campaign_id', campaignId).sum({ n: 'conversions' }).first();
-  return Number((row as { n?: number | string | null } | undefined)?.n ?? 0);
-}
-
 /** Five moments, as fractions of the conversions the file holds, drawn from the run's seed. */
 function faultMoments(seed: number): number[] {
   const random = seededRandom(seed);
   return Array.from({ length: FAULTS }, () => 0.05 + random() * 0.85).sort((a, b) => a - b);
-}
-
-/** `affiliated events replay FILE --json` against `baseUrl`, as a child process; its output is scanned too. */
-function replay(file: string, config: string, baseUrl: string, key: string) {
-  const cli = spawnCli(['events', 'replay', file, '--json'], { env: clientEnv(config, { baseUrl, apiKey: key }) });
-  cli.done.then((result) => {
-    for (const line of `${result.stdout}\n${result.stderr}`.split('\n')) recorder.log(line);
-  });
-  return cli;
-}
-
-/** Waits until `table` holds `share` of `total` rows of the campaign (the database may be down meanwhile). */
-async function waitForShare(db: Db, campaignId: number, total: number, share: number, done: () => boolean) {
-  while (!done()) {
-    try {
-      if ((await count(db, 'conversions', campaignId)) >= share * total) return;
-    } catch {
-      // the database is down or restarting: look again
-    }
-    await sleep(100);
-  }
-}
-
-async function expectExactly(db: Db, merchant: Merchant, file: ReplayFile): Promise<void> {
-  const conversions = await count(db, 'conversions', merchant.campaignId);
-  const events = await count(db, 'tracking_events', merchant.campaignId);
-  recorder.count('crash: rows lost', Math.max(0, file.conversions - conversions) + Math.max(0, file.events - events));
-  recorder.count(
-    'crash: rows doubled',
-    Math.max(0, conversions - file.conversions) + Math.max(0, events - file.events),
-  );
-  expect(conversions, 'conversions: the file’s distinct orders, no more, no less').to.equal(file.conversions);
-  expect(events, 'tracking events: page views, leads and distinct conversions').to.equal(file.events);
-  expect(await usage(db, merchant.campaignId), 'the month’s usage counts each conversion once').to.equal(
-    file.conversions,
-  );
 }
 
 describe(`crashes during a replay (${ENGINE})`, function () {
@@ -112,12 +66,7 @@ describe(`crashes during a replay (${ENGINE})`, function () {
       }
       const result = await cli.done;
       const seconds = (Date.now() - started) / 1000;
-      const summary = JSON.parse(result.stdout) as {
-        accepted: number;
-        skipped: number;
-        rejected: number;
-        retries: object;
-      };
+      const summary = JSON.parse(result.stdout) as ReplaySummary;
       console.log(
         `      ${CRASH_EVENTS} events in ${seconds.toFixed(0)} s (${Math.round(CRASH_EVENTS / seconds)} ev/s), ` +
           `${recorder.figures().get('crash: daemon SIGKILLs') ?? 0} kills, retries ${JSON.stringify(summary.retries)}`,

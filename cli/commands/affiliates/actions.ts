@@ -6,7 +6,7 @@ import {
   password as passwordSchema,
   type UpdateAffiliateInput,
 } from '../../../shared/schemas/affiliate.js';
-import { CommandFailed, UsageError } from '../../errors.js';
+import { Declined, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import {
   type GlobalOptions,
@@ -19,8 +19,8 @@ import {
   printRecord,
   printTable,
 } from '../../output.js';
-import { askSecret, confirm } from '../../prompts.js';
-import { listAll } from './paging.js';
+import { askNewPassword, confirm } from '../../prompts.js';
+import { ALL_PAGE_SIZE, checkAll, everyPage } from '../../paging.js';
 
 const passwordRule = (value: string) =>
   passwordSchema.safeParse(value).success ? true : 'At least 6 characters (and at most 72 bytes)';
@@ -72,19 +72,23 @@ export async function list(
     output?: ListFormat;
   },
 ): Promise<void> {
-  if (flags.all && flags.page !== undefined) throw new UsageError('--all and --page do not go together');
+  checkAll(flags);
   const filters = { status: flags.status, search: flags.search };
   if (flags.all) {
-    const all = await listAll(client, filters, flags.limit ?? 100);
-    if (options.json) return printJson(io, all);
-    table(io, all.affiliates, flags.output);
+    const limit = flags.limit ?? ALL_PAGE_SIZE;
+    const all = await everyPage(async (page) => {
+      const answer = await client.affiliates.list({ query: { ...filters, page, limit } });
+      return { ...answer, items: answer.affiliates };
+    });
+    if (options.json) return printJson(io, { affiliates: all.items, total: all.total });
+    table(io, all.items, flags.output);
     note(io, plural(all.total, 'affiliate'));
     return;
   }
   const page = await client.affiliates.list({ query: { ...filters, page: flags.page, limit: flags.limit } });
   if (options.json) return printJson(io, page);
   table(io, page.affiliates, flags.output);
-  pageNote(io, page, `${plural(page.total, 'affiliate')}; --all for every page`);
+  pageNote(io, page, plural(page.total, 'affiliate'), true);
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
@@ -119,7 +123,7 @@ export async function create(
   options: GlobalOptions,
   flags: FieldFlags & { email: string; password?: string },
 ): Promise<void> {
-  const password = flags.password ?? (await askSecret(io, '--password', 'Password', passwordRule));
+  const password = flags.password ?? (await askNewPassword(io, '--password', 'Password', passwordRule));
   const input: CreateAffiliateInput = { ...fieldsOf(flags), email: flags.email, password };
   const affiliate = await client.affiliates.create({ body: input });
   if (options.json) return printJson(io, affiliate);
@@ -135,7 +139,9 @@ export async function update(
   flags: FieldFlags & { password?: string | true },
 ): Promise<void> {
   const password =
-    flags.password === true ? await askSecret(io, '--password VALUE', 'New password', passwordRule) : flags.password;
+    flags.password === true
+      ? await askNewPassword(io, '--password VALUE', 'New password', passwordRule)
+      : flags.password;
   const changes: UpdateAffiliateInput = {
     ...fieldsOf(flags),
     name: clearable(flags.name),
@@ -173,7 +179,7 @@ export async function remove(
       `Delete affiliate ${id} (${who}) with ${plural(a.totalConversions, 'conversion')}, ` +
         'its commissions, payouts and events? This cannot be undone.',
     );
-    if (!sure) throw new CommandFailed('Not deleted.');
+    if (!sure) throw new Declined('Not deleted.');
   }
   const result = await client.affiliates.remove({ params: { id } });
   if (options.json) return printJson(io, result);

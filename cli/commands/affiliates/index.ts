@@ -9,7 +9,11 @@ const CLEAR = "; '' clears it";
 
 /** Client commands for the affiliate routes: they talk to a daemon over HTTP. */
 export function registerAffiliates(program: Command, io: Io): void {
-  const affiliates = program.command('affiliates').description('manage affiliates through the API');
+  const affiliates = withExamples(program.command('affiliates').description('manage affiliates through the API'), [
+    'affiliates list --status active',
+    'affiliates create --email maria@example.com --name "Maria Silva"',
+    'affiliates get 42',
+  ]);
   const run = clientCommand(program, io, () => import('./actions.js'));
 
   const list = affiliates

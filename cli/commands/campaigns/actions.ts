@@ -78,7 +78,8 @@ export async function update(
 
 export async function list(io: Io, options: GlobalOptions & { output?: ListFormat }): Promise<void> {
   const campaigns = await withServices(io, options, (services) => services.campaigns.list());
-  if (options.json) return printJson(io, campaigns);
+  // Shaped like every list's --json: the rows under their noun, and how many.
+  if (options.json) return printJson(io, { campaigns, total: campaigns.length });
   printTable(
     io,
     ['id', 'public id', 'name', 'plan', 'commission', 'created'],

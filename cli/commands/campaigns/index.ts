@@ -1,31 +1,48 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
-import { decimalNumber, outputOption, wholeNumber } from '../../options.js';
-import { MAX_AUTO_APPROVE_DAYS } from '../../vocabulary.js';
+import { decimalNumber, outputOption, publicId, text, wholeNumber } from '../../options.js';
+import { MAX_AUTO_APPROVE_DAYS, OPERATOR_LIMITS } from '../../vocabulary.js';
 
 /** `--auto-approve-days`: days, or `off` (manual approval; commander turns a null into '', so a word). */
 function holdPeriod(value: string): number | 'off' {
   if (value === 'off' || value === 'none') return 'off';
   if (!/^\d+$/.test(value) || Number(value) > MAX_AUTO_APPROVE_DAYS) {
-    throw new InvalidArgumentError(`must be a whole number from 0 to ${MAX_AUTO_APPROVE_DAYS}, or off.`);
+    throw new InvalidArgumentError(`It must be a whole number from 0 to ${MAX_AUTO_APPROVE_DAYS}, or off.`);
   }
   return Number(value);
 }
 
 export function registerCampaigns(program: Command, io: Io): void {
-  const campaigns = program.command('campaigns').description('campaigns (operator)');
+  const campaigns = withExamples(program.command('campaigns').description('campaigns (operator)'), [
+    'campaigns create --name "Spring sale"',
+    'campaigns list',
+    'campaigns update spring-sale --plan starter',
+  ]);
   withExamples(
     campaigns
       .command('create')
       .description('create a campaign')
-      .requiredOption('--name <name>', 'campaign name')
+      .requiredOption(
+        '--name <name>',
+        `campaign name, at most ${OPERATOR_LIMITS.campaignName} characters`,
+        text(OPERATOR_LIMITS.campaignName),
+      )
       .option('--plan <plan>', 'plan name (see `affiliated plans list`)', 'free')
-      .option('--id <publicId>', 'public id that events send as campaign_id (default: from the name, e.g. spring-sale)')
-      .addOption(new Option('--public-id <publicId>', 'same as --id').hideHelp())
+      .option(
+        '--id <publicId>',
+        `public id that events send as campaign_id, 3 to ${OPERATOR_LIMITS.publicId} letters, digits, - or _ (default: from the name, e.g. spring-sale)`,
+        publicId,
+      )
+      .addOption(new Option('--public-id <publicId>', 'same as --id').hideHelp().argParser(publicId))
       .option('--commission-percent <x>', 'commission as a percentage of the order value (default 10)', decimalNumber)
       .option('--commission-fixed <x>', 'fixed commission in BRL per conversion', decimalNumber)
-      .option('--cookie-days <n>', 'referral cookie lifetime in days', wholeNumber(1), 30),
+      .option(
+        '--cookie-days <n>',
+        `referral cookie lifetime in days, 1 to ${OPERATOR_LIMITS.cookieDays}`,
+        wholeNumber(1, OPERATOR_LIMITS.cookieDays),
+        30,
+      ),
     [
       'campaigns create --name "Spring sale"                 # public id spring-sale',
       'campaigns create --name "Spring sale" --id spring-2027 --plan starter --commission-percent 12.5',

@@ -1,4 +1,4 @@
-import { CommandFailed, UsageError } from '../../errors.js';
+import { Declined, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { type GlobalOptions, note, printJson, printLine, printTable } from '../../output.js';
 import {
@@ -112,7 +112,7 @@ export async function remove(io: Io, options: GlobalOptions & { yes?: boolean },
   if (!profile) throw new UsageError(noSuchProfile(name, config.profiles));
   if (!options.yes) {
     const what = `${profile.baseUrl ?? 'no base-url'}, api-key ${profile.apiKey ? maskKey(profile.apiKey) : 'not set'}`;
-    if (!(await confirm(io, '--yes', `Delete profile "${name}" (${what})?`))) throw new CommandFailed('Not deleted.');
+    if (!(await confirm(io, '--yes', `Delete profile "${name}" (${what})?`))) throw new Declined('Not deleted.');
   }
   const { [name]: _gone, ...profiles } = config.profiles;
   const next = { profiles, ...(config.current && config.current !== name && { current: config.current }) };

@@ -4,9 +4,12 @@ import type { Io } from '../../io.js';
 import { SETTINGS } from './settings.js';
 
 export function registerConfig(program: Command, io: Io): void {
-  const config = program
-    .command('config')
-    .description('connection profiles for client commands (base-url, api-key), in a file with mode 0600');
+  const config = withExamples(
+    program
+      .command('config')
+      .description('connection profiles for client commands (base-url, api-key), in a file with mode 0600'),
+    ['config set base-url http://127.0.0.1:3000', 'config set api-key', 'config list'],
+  );
   const setting = () => new Argument('<setting>', 'which setting').choices(SETTINGS);
   withExamples(
     config

@@ -7,11 +7,14 @@ import {
   MAX_BULK_CONVERSIONS,
   type SettableConversionStatus,
 } from '../../../shared/schemas/conversion.js';
+import { checkRange } from '../../dates.js';
 import { AlreadyReported, UsageError } from '../../errors.js';
+import { refundHint } from '../../hints.js';
 import type { Io } from '../../io.js';
 import {
   type GlobalOptions,
   type ListFormat,
+  note,
   pageNote,
   plural,
   printJson,
@@ -20,6 +23,7 @@ import {
   printTable,
   withSpinner,
 } from '../../output.js';
+import { ALL_PAGE_SIZE, checkAll, everyPage } from '../../paging.js';
 
 export const brl = (amount: number) => formatCents(toCents(amount));
 
@@ -68,14 +72,29 @@ export async function list(
     to?: string;
     page?: number;
     limit?: number;
+    all?: boolean;
     output?: ListFormat;
   },
 ): Promise<void> {
-  const { affiliate, output, ...rest } = flags;
-  const page = await client.conversions.list({ query: { ...rest, affiliateId: affiliate } });
+  checkAll(flags);
+  checkRange(flags.from, flags.to);
+  const { affiliate, output, all, ...rest } = flags;
+  const query = { ...rest, affiliateId: affiliate };
+  if (all) {
+    const limit = flags.limit ?? ALL_PAGE_SIZE;
+    const every = await everyPage(async (page) => {
+      const answer = await client.conversions.list({ query: { ...query, page, limit } });
+      return { ...answer, items: answer.conversions };
+    });
+    if (options.json) return printJson(io, { conversions: every.items, total: every.total });
+    table(io, every.items, output);
+    note(io, plural(every.total, 'conversion'));
+    return;
+  }
+  const page = await client.conversions.list({ query });
   if (options.json) return printJson(io, page);
   table(io, page.conversions, output);
-  pageNote(io, page, plural(page.total, 'conversion'));
+  pageNote(io, page, plural(page.total, 'conversion'), true);
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
@@ -148,6 +167,8 @@ export async function move(
         ['id', 'outcome', 'status', 'message'],
         shown.map((r) => [r.id, r.outcome, r.status, r.message]),
       );
+      const refundable = shown.filter((r) => r.message?.includes('refund the order instead'));
+      if (refundable.length > 0) note(io, refundHint(refundable.map((r) => String(r.id))));
     }
     printLine(
       io,

@@ -8,16 +8,21 @@ import { choice, outputOption, pagingOptions, wholeNumber } from '../../options.
 /** `2026-11-01` or an ISO 8601 date-time, as the API takes it. */
 export function dateOption(value: string): string {
   if (!ISO_INSTANT.test(value)) {
-    throw new InvalidArgumentError('must be an ISO 8601 date (2026-11-01) or date-time (2026-11-01T12:00:00Z).');
+    throw new InvalidArgumentError('It must be an ISO 8601 date (2026-11-01) or date-time (2026-11-01T12:00:00Z).');
   }
   return value;
 }
 
 /** Client commands for the conversion lifecycle (docs/payouts.md). */
 export function registerConversions(program: Command, io: Io): void {
-  const conversions = program
-    .command('conversions')
-    .description('list, approve and reject conversions through the API');
+  const conversions = withExamples(
+    program.command('conversions').description('list, approve and reject conversions through the API'),
+    [
+      'conversions list --status pending',
+      'conversions approve 101 102',
+      'conversions approve --all-pending --before 2026-11-01',
+    ],
+  );
   const run = clientCommand(program, io, () => import('./actions.js'));
   const ids = (value: string, previous: number[] = []) => [...previous, wholeNumber(1)(value)];
 
@@ -30,13 +35,13 @@ export function registerConversions(program: Command, io: Io): void {
           .addOption(choice('--status <status>', 'only this status', CONVERSION_STATUSES))
           .option('--affiliate <id>', 'only this affiliate’s', wholeNumber(1))
           .option('--order-id <id>', 'the conversion of this order')
-          .option('--from <date>', 'arrived on or after (ISO 8601)', dateOption)
-          .option('--to <date>', 'arrived before (ISO 8601)', dateOption),
-      ),
+          .option('--from <date>', 'arrived on or after this day (UTC) or date-time', dateOption)
+          .option('--to <date>', 'arrived on or before this day (UTC; the whole day) or date-time', dateOption),
+      ).option('--all', 'follow every page and print them all'),
     ),
     [
-      'conversions list --status pending --from 2026-11-01 --to 2026-12-01',
-      'conversions list --affiliate 42 --output csv > conversions.csv',
+      'conversions list --status pending --from 2026-11-01 --to 2026-11-30   # November, both days included',
+      'conversions list --affiliate 42 --all --output csv > conversions.csv',
     ],
   ).action((flags) => run((a, client, globals) => a.list(io, client, globals, flags)));
   withExamples(

@@ -3,7 +3,10 @@ import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
 
 export function registerDb(program: Command, io: Io): void {
-  const db = program.command('db').description('database schema: migrate, rollback, status');
+  const db = withExamples(program.command('db').description('database schema: migrate, rollback, status'), [
+    'db migrate',
+    'db status',
+  ]);
   withExamples(
     db.command('migrate').description('apply pending migrations (creates the SQLite file if there is none)'),
     ['db migrate', 'DATABASE_URL=mysql://app:secret@db:3306/affiliated db migrate'],

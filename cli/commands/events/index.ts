@@ -6,7 +6,10 @@ import { withExamples } from '../../help.js';
 import { choice, decimalNumber, wholeNumber } from '../../options.js';
 
 export function registerEvents(program: Command, io: Io): void {
-  const events = program.command('events').description('send tracking events through the API');
+  const events = withExamples(program.command('events').description('send tracking events through the API'), [
+    'events send --type page_view --affiliate MARIA10',
+    'events replay export.ndjson',
+  ]);
   const send = clientCommand(program, io, () => import('./send.js'));
   const replay = clientCommand(program, io, () => import('./replay/action.js'));
 

@@ -1,12 +1,13 @@
 import { loadConfig } from '../../../server/config.js';
 import type { Plan } from '../../../shared/schemas/campaign.js';
 import { baseUrlOf } from '../../client.js';
-import { CommandFailed, UsageError } from '../../errors.js';
+import { CommandFailed, Declined, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { withServices } from '../../operator.js';
-import { type GlobalOptions, note, paint, printJson, printLine, printRecord } from '../../output.js';
+import { type GlobalOptions, note, printJson, styled, printLine, printRecord } from '../../output.js';
 import { activeProfile, maskKey, readConfigFile, saveProfile } from '../../profiles.js';
 import { askChoice, askText, confirm } from '../../prompts.js';
+import { characters, OPERATOR_LIMITS } from '../../vocabulary.js';
 import { checkDaemon } from './check.js';
 
 type InitOptions = GlobalOptions & {
@@ -26,6 +27,12 @@ function configuredBaseUrl(io: Io): string {
   const config = loadConfig(io.env);
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
+
+function campaignNameRule(value: string): true | string {
+  const length = characters(value.trim());
+  if (length === 0) return 'Give it a name';
+  return length <= OPERATOR_LIMITS.campaignName ? true : `At most ${OPERATOR_LIMITS.campaignName} characters`;
 }
 
 function checkUrl(value: string): true | string {
@@ -49,7 +56,7 @@ export async function runInit(io: Io, options: InitOptions): Promise<void> {
       );
     }
     if (!(await confirm(io, '--force', `Profile "${profile}" exists (${holds}). Replace it?`))) {
-      throw new CommandFailed('Nothing created: the profile is as it was. Use --profile NAME for a new one.');
+      throw new Declined('Nothing created: the profile is as it was. Use --profile NAME for a new one.');
     }
   }
   const given = options.baseUrl ?? options.baseUrlToSave;
@@ -71,8 +78,7 @@ export async function runInit(io: Io, options: InitOptions): Promise<void> {
     io,
     { ...options, create: true },
     async ({ plans: planService, campaigns, apiKeys }) => {
-      const name =
-        options.name ?? (await askText(io, '--name', 'Campaign name', (v) => (v.trim() ? true : 'Give it a name')));
+      const name = options.name ?? (await askText(io, '--name', 'Campaign name', campaignNameRule));
       const plans = await planService.list();
       const plan =
         options.plan ??
@@ -104,15 +110,15 @@ export async function runInit(io: Io, options: InitOptions): Promise<void> {
     printLine(io, result.key.key);
     const flag = profile === 'default' ? '' : ` --profile ${profile}`;
     if (check.ok) {
-      note(io, paint(io, 'stderr', 'green', `\n✔ ${check.message}`));
+      note(io, styled('green', `\n✔ ${check.message}`));
       note(io, `\nNext:\n  npx affiliated${flag} affiliates create --email maria@example.com --name "Maria Silva"`);
       note(io, `  npx affiliated${flag} snippet    # the tracking tag for your site`);
     } else {
-      note(io, paint(io, 'stderr', check.fatal ? 'red' : 'yellow', `\n${check.fatal ? '✖' : '!'} ${check.message}`));
+      note(io, styled(check.fatal ? 'red' : 'yellow', `\n${check.fatal ? '✖' : '!'} ${check.message}`));
       note(io, `\nNext:\n  npx affiliated serve            # in the folder of this database, if it is not running`);
       note(io, `  npx affiliated${flag} status           # checks the daemon and the key again`);
     }
     note(io, '(`npx affiliated` runs the CLI of this folder; `npm link` puts `affiliated` on your PATH.)');
   }
-  if (check.fatal) throw new CommandFailed('init: the daemon at the saved address does not accept the new key.');
+  if (check.fatal) throw new CommandFailed('the daemon at the saved address does not accept the new key (see above).');
 }

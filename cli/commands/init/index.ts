@@ -1,6 +1,8 @@
 import { type Command, Option } from 'commander';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
+import { publicId, text } from '../../options.js';
+import { OPERATOR_LIMITS } from '../../vocabulary.js';
 
 export function registerInit(program: Command, io: Io): void {
   withExamples(
@@ -9,8 +11,16 @@ export function registerInit(program: Command, io: Io): void {
       .description(
         'first run: create a campaign and an API key, save a profile for the client commands, and check the daemon answers with it',
       )
-      .option('--name <name>', 'campaign name (asked on a terminal when left out)')
-      .option('--id <publicId>', 'the campaign’s public id (default: from the name, e.g. spring-sale)')
+      .option(
+        '--name <name>',
+        `campaign name, at most ${OPERATOR_LIMITS.campaignName} characters (asked on a terminal when left out)`,
+        text(OPERATOR_LIMITS.campaignName),
+      )
+      .option(
+        '--id <publicId>',
+        `the campaign’s public id, 3 to ${OPERATOR_LIMITS.publicId} letters, digits, - or _ (default: from the name, e.g. spring-sale)`,
+        publicId,
+      )
       .option('--plan <plan>', 'plan name (asked on a terminal, with each plan’s limits, when left out)')
       .option('--force', 'replace the profile if it exists (on a terminal you are asked instead)')
       .addOption(new Option('--base-url-to-save <url>', 'same as the global --base-url').hideHelp()),

@@ -1,5 +1,5 @@
 import type { ApiKeyInfo } from '../../../shared/schemas/campaign.js';
-import { CommandFailed, UsageError } from '../../errors.js';
+import { Declined, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { withServices } from '../../operator.js';
 import { type GlobalOptions, type ListFormat, note, printJson, printLine, printTable } from '../../output.js';
@@ -18,7 +18,7 @@ export async function create(io: Io, options: GlobalOptions & { campaign: string
 
 export async function list(io: Io, options: GlobalOptions & { campaign?: string; output?: ListFormat }): Promise<void> {
   const keys = await withServices(io, options, ({ apiKeys }) => apiKeys.list(options.campaign));
-  if (options.json) return printJson(io, keys);
+  if (options.json) return printJson(io, { keys, total: keys.length });
   printTable(
     io,
     ['id', 'campaign', 'name', 'key', 'status', 'created', 'last used'],
@@ -37,7 +37,7 @@ export async function revoke(io: Io, options: GlobalOptions & { yes?: boolean },
       if (found) {
         const label = `${masked(found)}${found.name ? ` "${found.name}"` : ''}, campaign ${found.campaignId}`;
         const sure = await confirm(io, '--yes', `Revoke key ${keyId} (${label})? Clients using it stop working.`);
-        if (!sure) throw new CommandFailed('Not revoked.');
+        if (!sure) throw new Declined('Not revoked.');
       }
     }
     return apiKeys.revoke(keyId);

@@ -1,16 +1,24 @@
 import type { Command } from 'commander';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
-import { outputOption, wholeNumber } from '../../options.js';
+import { outputOption, text, wholeNumber } from '../../options.js';
+import { OPERATOR_LIMITS } from '../../vocabulary.js';
 
 export function registerKeys(program: Command, io: Io): void {
-  const keys = program.command('keys').description('API keys (operator); a key is shown once, at creation');
+  const keys = withExamples(
+    program.command('keys').description('API keys (operator); a key is shown once, at creation'),
+    ['keys create --campaign spring-sale --name "shop backend"', 'keys list', 'keys revoke 3'],
+  );
   withExamples(
     keys
       .command('create')
       .description('create an API key bound to a campaign')
       .requiredOption('--campaign <id>', 'campaign id or public id')
-      .option('--name <name>', 'a label to recognise the key by'),
+      .option(
+        '--name <name>',
+        `a label to recognise the key by, at most ${OPERATOR_LIMITS.keyName} characters`,
+        text(OPERATOR_LIMITS.keyName),
+      ),
     [
       'keys create --campaign spring-sale --name "shop backend"',
       'keys create --campaign spring-sale --json | jq -r .key',

@@ -6,6 +6,7 @@ import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import {
   type GlobalOptions,
+  count,
   type ListFormat,
   note,
   pageNote,
@@ -15,6 +16,7 @@ import {
   printRecord,
   printTable,
 } from '../../output.js';
+import { ALL_PAGE_SIZE, checkAll, everyPage } from '../../paging.js';
 import { payoutsCsv } from './csv.js';
 
 const brl = (amount: number) => formatCents(toCents(amount));
@@ -38,6 +40,16 @@ function table(io: Io, payouts: Payout[], format?: ListFormat): void {
   );
 }
 
+/** Ids shown in a record before the rest is only counted (a payout may cover thousands). */
+const IDS_SHOWN = 10;
+
+/** `3 (101, 102, 103)`, or for a long list its count, the first ids and where the rest is. */
+export function conversionsText(ids: readonly number[]): string {
+  if (ids.length <= IDS_SHOWN) return ids.length === 0 ? '0' : `${ids.length} (${ids.join(', ')})`;
+  const first = ids.slice(0, IDS_SHOWN - 1).join(', ');
+  return `${count(ids.length)} (${first}, … ${ids.at(-1)}; --json lists every id)`;
+}
+
 function record(io: Io, p: Payout): void {
   printRecord(io, {
     id: p.id,
@@ -46,7 +58,7 @@ function record(io: Io, p: Payout): void {
     'commissions (BRL)': brl(p.commissionAmount),
     'clawbacks (BRL)': brl(p.clawbackAmount),
     'amount (BRL)': brl(p.amount),
-    conversions: p.conversionIds.join(', '),
+    conversions: conversionsText(p.conversionIds),
     created: p.createdAt,
     paid: p.paidAt,
     failed: p.failedAt,
@@ -57,13 +69,33 @@ export async function list(
   io: Io,
   client: ApiClient,
   options: GlobalOptions,
-  flags: { affiliate?: number; status?: PayoutStatus; page?: number; limit?: number; output?: ListFormat },
+  flags: {
+    affiliate?: number;
+    status?: PayoutStatus;
+    page?: number;
+    limit?: number;
+    all?: boolean;
+    output?: ListFormat;
+  },
 ): Promise<void> {
-  const { affiliate, output, ...rest } = flags;
-  const page = await client.payouts.list({ query: { ...rest, affiliateId: affiliate } });
+  checkAll(flags);
+  const { affiliate, output, all, ...rest } = flags;
+  const query = { ...rest, affiliateId: affiliate };
+  if (all) {
+    const limit = flags.limit ?? ALL_PAGE_SIZE;
+    const every = await everyPage(async (page) => {
+      const answer = await client.payouts.list({ query: { ...query, page, limit } });
+      return { ...answer, items: answer.payouts };
+    });
+    if (options.json) return printJson(io, { payouts: every.items, total: every.total });
+    table(io, every.items, output);
+    note(io, plural(every.total, 'payout'));
+    return;
+  }
+  const page = await client.payouts.list({ query });
   if (options.json) return printJson(io, page);
   table(io, page.payouts, output);
-  pageNote(io, page, plural(page.total, 'payout'));
+  pageNote(io, page, plural(page.total, 'payout'), true);
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
@@ -106,7 +138,12 @@ export async function settle(
 ): Promise<void> {
   const payout = await client.payouts.update({ params: { id }, body: { status } });
   if (options.json) return printJson(io, payout);
-  note(io, `Payout ${payout.id} is ${payout.status}.`);
+  note(
+    io,
+    status === 'paid'
+      ? `Marked payout ${payout.id} paid: its ${plural(payout.conversionIds.length, 'conversion')} are paid.`
+      : `Marked payout ${payout.id} failed: its conversions wait for the next payout.`,
+  );
   record(io, payout);
 }
 

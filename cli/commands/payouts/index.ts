@@ -7,7 +7,11 @@ import { PAYOUT_STATUSES } from '../../vocabulary.js';
 
 /** Client commands for payouts (docs/payouts.md). */
 export function registerPayouts(program: Command, io: Io): void {
-  const payouts = program.command('payouts').description('pay affiliates through the API');
+  const payouts = withExamples(program.command('payouts').description('pay affiliates through the API'), [
+    'payouts create --all',
+    'payouts export --output payouts.csv',
+    'payouts mark-paid 7',
+  ]);
   const run = clientCommand(program, io, () => import('./actions.js'));
 
   withExamples(
@@ -18,9 +22,9 @@ export function registerPayouts(program: Command, io: Io): void {
           .description('list payouts, newest first')
           .option('--affiliate <id>', 'only this affiliate’s', wholeNumber(1))
           .addOption(choice('--status <status>', 'only this status', PAYOUT_STATUSES)),
-      ),
+      ).option('--all', 'follow every page and print them all'),
     ),
-    ['payouts list --status pending', 'payouts list --affiliate 42 --output csv'],
+    ['payouts list --status pending', 'payouts list --affiliate 42 --all --output csv'],
   ).action((flags) => run((a, client, globals) => a.list(io, client, globals, flags)));
   withExamples(payouts.command('get').description('show one payout').argument('<id>', 'payout id', wholeNumber(1)), [
     'payouts get 7',

@@ -6,10 +6,6 @@ import { type GlobalOptions, type ListFormat, printJson, printTable } from '../.
 const limit = (n: number | null) => (n === null ? 'unlimited' : n);
 
 function show(io: Io, options: GlobalOptions & { output?: ListFormat }, plans: Plan[]): void {
-  if (options.json) {
-    printJson(io, plans);
-    return;
-  }
   printTable(
     io,
     ['id', 'name', 'max affiliates', 'max monthly conversions'],
@@ -34,5 +30,7 @@ export async function create(
 }
 
 export async function list(io: Io, options: GlobalOptions & { output?: ListFormat }): Promise<void> {
-  show(io, options, await withServices(io, options, ({ plans }) => plans.list()));
+  const plans = await withServices(io, options, (services) => services.plans.list());
+  if (options.json) return printJson(io, { plans, total: plans.length });
+  show(io, options, plans);
 }

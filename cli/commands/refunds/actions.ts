@@ -1,7 +1,16 @@
 import type { ApiClient } from '../../../shared/client/index.js';
+import { formatCents, toCents } from '../../../shared/money.js';
+import type { Conversion } from '../../../shared/schemas/conversion.js';
 import type { Io } from '../../io.js';
-import { type GlobalOptions, printJson } from '../../output.js';
-import { conversionRecord } from '../conversions/actions.js';
+import { type GlobalOptions, type ListFormat, note, plural, printJson, printTable } from '../../output.js';
+import { ALL_PAGE_SIZE, everyPage } from '../../paging.js';
+import { brl, conversionRecord } from '../conversions/actions.js';
+
+/**
+ * A refunded conversion that was in a payout carries a clawback of its commission (docs/payouts.md):
+ * it keeps its `payoutId`, and its commission is what the affiliate owes back.
+ */
+const hasClawback = (c: Conversion) => c.refundedAt !== null && c.payoutId !== null;
 
 export async function create(
   io: Io,
@@ -15,4 +24,60 @@ export async function create(
   });
   if (options.json) return printJson(io, conversion);
   conversionRecord(io, conversion);
+  if (!hasClawback(conversion) || conversion.payoutId === null) {
+    note(io, `Refunded order ${orderId}: conversion ${conversion.id} is rejected; no commission had been paid out.`);
+    return;
+  }
+  const payout = await client.payouts.get({ params: { id: conversion.payoutId } });
+  const when =
+    payout.status === 'paid'
+      ? 'it is netted off their next payout'
+      : `it is owed once payout ${payout.id} is marked paid, then netted off a later payout`;
+  note(
+    io,
+    `Its commission was in payout ${payout.id} (${payout.status}): a clawback of BRL ${brl(conversion.commission)} ` +
+      `is recorded against affiliate ${conversion.affiliateId}; ${when}. \`affiliated refunds list --clawbacks\` lists them.`,
+  );
+}
+
+/**
+ * `refunds list`: the refunded conversions (rejected, with a refund date), newest first, and
+ * which of them carry a clawback. The API lists conversions by status; refunds are read from
+ * the rejected ones, every page.
+ */
+export async function list(
+  io: Io,
+  client: ApiClient,
+  options: GlobalOptions,
+  flags: { affiliate?: number; clawbacks?: boolean; output?: ListFormat },
+): Promise<void> {
+  const rejected = await everyPage(async (page) => {
+    const answer = await client.conversions.list({
+      query: { status: 'rejected', affiliateId: flags.affiliate, page, limit: ALL_PAGE_SIZE },
+    });
+    return { ...answer, items: answer.conversions };
+  });
+  const refunds = rejected.items.filter((c) => c.refundedAt !== null && (!flags.clawbacks || hasClawback(c)));
+  const clawbacks = refunds.filter(hasClawback);
+  if (options.json) return printJson(io, { refunds, total: refunds.length });
+  printTable(
+    io,
+    ['conversion', 'affiliate', 'order', 'commission', 'clawback', 'payout', 'refunded', 'reason'],
+    refunds.map((c) => [
+      c.id,
+      c.affiliateId,
+      c.orderId,
+      brl(c.commission),
+      hasClawback(c) ? brl(c.commission) : null,
+      c.payoutId,
+      c.refundedAt,
+      c.refundReason,
+    ]),
+    flags.output,
+  );
+  const cents = clawbacks.reduce((sum, c) => sum + toCents(c.commission), 0);
+  const what = flags.clawbacks
+    ? plural(clawbacks.length, 'clawback')
+    : `${plural(refunds.length, 'refund')}, ${plural(clawbacks.length, 'clawback')}`;
+  note(io, `${what}: BRL ${formatCents(cents)} clawed back in all`);
 }

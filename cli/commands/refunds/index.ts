@@ -2,10 +2,14 @@ import type { Command } from 'commander';
 import { clientCommand } from '../../clientCommand.js';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
+import { outputOption, wholeNumber } from '../../options.js';
 
-/** `refunds create ORDER_ID` (docs/payouts.md). */
+/** `refunds create ORDER_ID`, `refunds list` (docs/payouts.md). */
 export function registerRefunds(program: Command, io: Io): void {
-  const refunds = program.command('refunds').description('refund orders through the API');
+  const refunds = withExamples(
+    program.command('refunds').description('refund orders, and list refunds and clawbacks'),
+    ['refunds create 1001 --reason "chargeback"', 'refunds list --clawbacks'],
+  );
   const run = clientCommand(program, io, () => import('./actions.js'));
   withExamples(
     refunds
@@ -17,4 +21,14 @@ export function registerRefunds(program: Command, io: Io): void {
   ).action((orderId: string, flags: { reason?: string }) =>
     run((a, client, globals) => a.create(io, client, globals, orderId, flags)),
   );
+  withExamples(
+    outputOption(
+      refunds
+        .command('list')
+        .description('list refunded orders, newest first, with the clawbacks they recorded (every page)')
+        .option('--affiliate <id>', 'only this affiliate’s', wholeNumber(1))
+        .option('--clawbacks', 'only refunds whose commission was in a payout: the clawbacks'),
+    ),
+    ['refunds list', 'refunds list --clawbacks --affiliate 42', 'refunds list --output csv > refunds.csv'],
+  ).action((flags) => run((a, client, globals) => a.list(io, client, globals, flags)));
 }

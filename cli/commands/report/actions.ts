@@ -1,16 +1,47 @@
 import type { ApiClient } from '../../../shared/client/index.js';
-import { affiliateReportQuerySchema } from '../../../shared/schemas/report.js';
+import { affiliateReportQuerySchema, type AffiliateReport } from '../../../shared/schemas/report.js';
+import { csvLines } from '../../csv.js';
+import { checkRange } from '../../dates.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
-import { type GlobalOptions, note, printJson, printLine } from '../../output.js';
-import { renderReport } from './chart.js';
+import { type GlobalOptions, type ListFormat, note, plural, printJson, printLine } from '../../output.js';
+import { RATE_LEGEND, renderReport } from './chart.js';
 
 export interface ReportFlags {
   from?: string;
   to?: string;
+  output?: ListFormat;
 }
 
-/** `report`: per-affiliate activity of the key's campaign, as a table (with bars on a terminal) or JSON. */
+/** `--output csv`: one row per affiliate, the API's numbers as they are (a spreadsheet sums them). */
+function reportCsv(report: AffiliateReport): string {
+  return csvLines(
+    [
+      'affiliate_id',
+      'name',
+      'referral_id',
+      'page_views',
+      'leads',
+      'conversions',
+      'conversion_rate',
+      'revenue',
+      'commissions',
+    ],
+    report.affiliates.map((row) => [
+      row.affiliateId,
+      row.name,
+      row.referralId,
+      row.pageViews,
+      row.leads,
+      row.conversions,
+      row.conversionRate,
+      row.revenue.toFixed(2),
+      row.commissions.toFixed(2),
+    ]),
+  );
+}
+
+/** `report`: per-affiliate activity of the key's campaign, as a table (with bars on a terminal), CSV or JSON. */
 export async function report(io: Io, client: ApiClient, options: GlobalOptions, flags: ReportFlags): Promise<void> {
   for (const name of ['from', 'to'] as const) {
     const value = flags[name];
@@ -18,15 +49,21 @@ export async function report(io: Io, client: ApiClient, options: GlobalOptions, 
       throw new UsageError(`--${name} must be a date like 2026-11-01 (or an ISO 8601 date-time)`);
     }
   }
+  checkRange(flags.from, flags.to);
   const answer = await client.reports.affiliates({ query: { from: flags.from, to: flags.to } });
   if (options.json) return printJson(io, answer);
+  if (flags.output === 'csv') {
+    io.stdout.write(reportCsv(answer));
+    return;
+  }
   const columns = (io.stdout as { columns?: number }).columns;
-  const terminal = io.stdout.isTTY ? { columns: columns ?? 100 } : undefined;
+  const terminal = io.stdout.isTTY ? { columns: columns ?? 80 } : undefined;
   for (const line of renderReport(answer, terminal)) printLine(io, line);
   const count = answer.affiliates.length;
   note(
     io,
     `${answer.from} to ${answer.to} (UTC days, both included): ` +
-      (count === 0 ? 'no activity' : `${count} affiliate${count === 1 ? '' : 's'} with activity`),
+      (count === 0 ? 'no activity' : `${plural(count, 'affiliate')} with activity`),
   );
+  if (count > 0) note(io, RATE_LEGEND);
 }

@@ -1,11 +1,19 @@
 import type { AffiliateReport } from '../../../shared/schemas/report.js';
+import { count, visible } from '../../output.js';
 
 /** Bars are drawn in eighths of a character cell. */
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
 const MIN_BAR = 10;
 const MAX_BAR = 40;
+/** A name is cut (with …) to fit the terminal, never below this. */
+const MIN_NAME = 8;
 
 type Counts = AffiliateReport['totals'];
+
+/** What the RATE column is, said under the table (the API's `conversionRate`). */
+export const RATE_LEGEND =
+  'RATE: conversions per page view the tracking tag counted; "-" where there were no page views, ' +
+  'or fewer than conversions (sales whose visits the tag did not see: no rate to give).';
 
 export function bar(value: number, max: number, width: number): string {
   if (max <= 0 || value <= 0) return '';
@@ -18,9 +26,9 @@ const rate = (value: number | null) => (value === null ? '-' : `${(value * 100).
 
 function cells(counts: Counts): string[] {
   return [
-    String(counts.pageViews),
-    String(counts.leads),
-    String(counts.conversions),
+    count(counts.pageViews),
+    count(counts.leads),
+    count(counts.conversions),
     rate(counts.conversionRate),
     money(counts.revenue),
     money(counts.commissions),
@@ -34,29 +42,38 @@ function measure(totals: Counts): { title: string; of: (counts: Counts) => numbe
   return { title: 'SHARE OF PAGE VIEWS', of: (c) => c.pageViews };
 }
 
+const cut = (text: string, width: number) => (text.length <= width ? text : `${text.slice(0, width - 1)}…`);
+
 /**
- * The report as text lines: a table, numbers right-aligned, a totals line, and on a terminal
- * (`columns` given) a bar per affiliate, scaled to the largest, in the width that is left.
+ * The report as text lines: a table, numbers right-aligned, a totals line. On a terminal
+ * (`columns` given) it fits the width: names are cut to make room, and a bar per affiliate,
+ * scaled to the largest, is drawn only when at least 10 cells are left for it.
  */
 export function renderReport(report: AffiliateReport, terminal?: { columns: number }): string[] {
-  const titles = ['AFFILIATE', 'REFERRAL', 'PAGE VIEWS', 'LEADS', 'CONVERSIONS', 'RATE', 'REVENUE', 'COMMISSIONS'];
-  const rows = report.affiliates.map((row) => [row.name ?? '-', row.referralId, ...cells(row)]);
+  const titles = ['AFFILIATE', 'REFERRAL', 'VIEWS', 'LEADS', 'CONVERSIONS', 'RATE', 'REVENUE', 'COMMISSIONS'];
+  // Names come from affiliates: shown, never obeyed (a name may hold escape sequences).
+  const rows = report.affiliates.map((row) => [visible(row.name ?? '-', 'cell'), row.referralId, ...cells(row)]);
   const total = ['TOTAL', '', ...cells(report.totals)];
   const widths = titles.map((title, i) =>
     Math.max(title.length, ...[...rows, total].map((row) => (row[i] ?? '').length)),
   );
+  const tableWidth = () => widths.reduce((sum, width) => sum + width + 2, 0) - 2;
+  if (terminal && tableWidth() > terminal.columns) {
+    widths[0] = Math.max(MIN_NAME, (widths[0] ?? 0) - (tableWidth() - terminal.columns));
+    for (const row of rows) row[0] = cut(row[0] ?? '', widths[0]);
+  }
   const line = (row: string[]) =>
     row.map((cell, i) => (i < 2 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
-  const tableWidth = widths.reduce((sum, width) => sum + width + 2, 0);
-  const chart = terminal && measure(report.totals);
-  const barWidth = terminal ? Math.min(MAX_BAR, Math.max(MIN_BAR, terminal.columns - tableWidth - 1)) : 0;
+  const room = terminal ? Math.min(MAX_BAR, terminal.columns - tableWidth() - 2) : 0;
+  const chart = terminal && room >= MIN_BAR ? measure(report.totals) : undefined;
   const largest = chart ? Math.max(0, ...report.affiliates.map((row) => chart.of(row))) : 0;
 
-  const lines = [chart ? `${line(titles)}  ${chart.title}` : line(titles)];
+  const title = chart && chart.title.length > room ? 'SHARE' : chart?.title;
+  const lines = [title ? `${line(titles)}  ${title}` : line(titles)];
   report.affiliates.forEach((row, i) => {
     const text = line(rows[i] ?? []);
-    lines.push(chart ? `${text}  ${bar(chart.of(row), largest, barWidth)}`.trimEnd() : text);
+    lines.push(chart ? `${text}  ${bar(chart.of(row), largest, room)}`.trimEnd() : text);
   });
-  lines.push('-'.repeat(tableWidth - 2), line(total));
+  lines.push('-'.repeat(tableWidth()), line(total));
   return lines.map((text) => text.trimEnd());
 }

@@ -1,4 +1,5 @@
 import type { ApiClient } from '../../../shared/client/index.js';
+import { baseUrlOf } from '../../client.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { type GlobalOptions, note, printJson, printLine } from '../../output.js';
@@ -30,7 +31,8 @@ export async function snippet(
 ): Promise<void> {
   const base = publicBase(flags.publicUrl, client.baseUrl);
   const campaign = await client.campaign.get();
-  const src = `${base.origin}${base.pathname.replace(/\/+$/, '')}/v1/sdk/tracker.js`;
+  // A URL ending in /v1 (as the API reference writes them) names the daemon's root, as --base-url does.
+  const src = `${baseUrlOf(new URL(`${base.origin}${base.pathname}`))}/v1/sdk/tracker.js`;
   const tag = `<script src="${attribute(src)}" data-campaign="${attribute(campaign.publicId)}" defer></script>`;
   if (options.json) {
     return printJson(io, { tag, src, campaign: campaign.publicId, cookieDays: campaign.cookieDays });

@@ -2,7 +2,7 @@ import { ApiError, ConnectionError, createApiClient } from '../../../shared/clie
 import { baseUrlOf } from '../../client.js';
 import { AlreadyReported } from '../../errors.js';
 import type { Io } from '../../io.js';
-import { type GlobalOptions, paint, printJson, printLine } from '../../output.js';
+import { type GlobalOptions, printJson, printLine, styled } from '../../output.js';
 import { maskKey, resolveConnection } from '../../profiles.js';
 import { connectionProblem } from '../../problems.js';
 import { VERSION } from '../../version.js';
@@ -96,8 +96,8 @@ export async function status(io: Io, options: GlobalOptions): Promise<void> {
     printLine(io, `profile:  ${connection.profile}`);
     printLine(io, `base URL: ${baseUrl} (${connection.sources.baseUrl})`);
     for (const check of checks) {
-      const mark = check.ok ? paint(io, 'stdout', 'green', 'ok  ') : paint(io, 'stdout', 'red', 'FAIL');
-      printLine(io, `${mark} ${check.name.padEnd(8)} ${check.detail}`);
+      const mark = check.ok ? styled('green', 'ok  ') : styled('red', 'FAIL');
+      printLine(io, [mark, ` ${check.name.padEnd(8)} ${check.detail}`]);
     }
   }
   if (!ok) throw new AlreadyReported('status');

@@ -8,7 +8,7 @@ import type {
   WebhookStatus,
   WebhookWithSecret,
 } from '../../../shared/schemas/webhook.js';
-import { CommandFailed, UsageError } from '../../errors.js';
+import { Declined, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import {
   type GlobalOptions,
@@ -119,7 +119,7 @@ export async function remove(io: Io, client: ApiClient, options: GlobalOptions, 
       '--yes',
       `Delete webhook ${id} and its delivery history? Nothing more is sent to it.`,
     );
-    if (!sure) throw new CommandFailed('Not deleted.');
+    if (!sure) throw new Declined('Not deleted.');
   }
   const result = await client.webhooks.remove({ params: { id } });
   if (options.json) return printJson(io, result);

@@ -13,20 +13,27 @@ function eventList(value: string): string[] {
     .filter(Boolean);
   const unknown = events.filter((event) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(event));
   if (events.length === 0 || unknown.length > 0) {
-    throw new InvalidArgumentError(`must be a comma-separated list of: ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+    throw new InvalidArgumentError(`It must be a comma-separated list of: ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
   }
   return [...new Set(events)];
 }
 
 /** `--header 'webhook-id: msg_…'`, repeatable. */
 function headerLine(value: string, previous: string[] = []): string[] {
-  if (!value.includes(':')) throw new InvalidArgumentError('must look like "name: value".');
+  if (!value.includes(':')) throw new InvalidArgumentError('It must look like "name: value".');
   return [...previous, value];
 }
 
 /** Client commands for signed webhooks (docs/webhooks.md); `verify` works offline. */
 export function registerWebhooks(program: Command, io: Io): void {
-  const webhooks = program.command('webhooks').description('webhook endpoints, their secrets and deliveries');
+  const webhooks = withExamples(
+    program.command('webhooks').description('webhook endpoints, their secrets and deliveries'),
+    [
+      'webhooks add https://crm.example.com/hooks --events conversion.created',
+      'webhooks list',
+      'webhooks deliveries 3 --status failed',
+    ],
+  );
   const run = clientCommand(program, io, () => import('./actions.js'));
   const id = (name: string) => [name, 'webhook endpoint id', wholeNumber(1)] as const;
 

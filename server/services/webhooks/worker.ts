@@ -172,7 +172,11 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
         more = claimed.length === room && over.length === 0;
       }
     } catch (err) {
-      logger.error('webhook claim failed', { stack: safeStack(err) });
+      const code = (err as { code?: string }).code;
+      // Another daemon claimed the same deliveries first: on a Galera cluster the loser's claim
+      // is refused at commit as a deadlock. Normal there, and nothing is lost: poll again.
+      if (code === 'ER_LOCK_DEADLOCK') logger.debug('webhook claim lost to another daemon', { code });
+      else logger.error('webhook claim failed', { code, stack: safeStack(err) });
     } finally {
       polling = false;
       schedule(more ? 0 : config.pollMs);

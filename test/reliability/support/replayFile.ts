@@ -13,6 +13,7 @@ export interface ReplayFile {
  * An NDJSON file of `lines` events for the campaign: half conversions (one in twenty repeats an
  * earlier order id on another line, as exports do), the rest page views and leads. Lines carry
  * no event_id: the replay derives one from each line, which is what makes its retries safe.
+ * Order ids start with `orderPrefix`, so that several files for one campaign hold distinct orders.
  */
 export async function writeReplayFile(
   file: string,
@@ -20,6 +21,7 @@ export async function writeReplayFile(
   campaign: string,
   codes: readonly string[],
   seed: number,
+  orderPrefix = 'order-',
 ): Promise<ReplayFile> {
   const random = seededRandom(seed);
   const orders = new Set<string>();
@@ -30,7 +32,7 @@ export async function writeReplayFile(
     const kind = random();
     if (kind < 0.5) {
       const repeat = nextOrder > 0 && random() < 0.05;
-      const orderId = `order-${repeat ? Math.floor(random() * nextOrder) : nextOrder++}`;
+      const orderId = `${orderPrefix}${repeat ? Math.floor(random() * nextOrder) : nextOrder++}`;
       orders.add(orderId);
       const value = Math.round(random() * 100_000) / 100 + 0.01;
       return JSON.stringify({

@@ -2,7 +2,8 @@ import type { ApiClient } from '../../../../shared/client/index.js';
 import { AlreadyReported } from '../../../errors.js';
 import type { Io } from '../../../io.js';
 import type { GlobalOptions } from '../../../output.js';
-import { printSummary } from './report.js';
+import { planLimitFix } from '../../../problems.js';
+import { printSummary, type ReplaySummary } from './report.js';
 import { type ReplayOptions, replay } from './run.js';
 
 /** Ctrl-C (or SIGTERM) once: finish the batch in flight and save; twice: the default, quit now. */
@@ -24,6 +25,20 @@ function interruptSignal(io: Io): { signal: AbortSignal; release: () => void } {
 }
 
 /**
+ * The way out of a stop the operator can lift: the plan's monthly conversion limit (403), as
+ * `events send` says it. The campaign is asked of the daemon, best effort.
+ */
+async function fixFor(summary: ReplaySummary, client: ApiClient | undefined): Promise<string | undefined> {
+  const stopped = summary.stopped;
+  if (stopped?.statusCode !== 403) return undefined;
+  const campaign = await client?.campaign.get().then(
+    (own) => own.publicId,
+    () => undefined,
+  );
+  return planLimitFix(stopped.messages.join(' '), campaign);
+}
+
+/**
  * `events replay FILE`: runs the replay and reports it. Exit 0 when every line was accepted or
  * skipped, 1 when a line was rejected or the run stopped early; the summary is already out, so
  * main.ts prints nothing more.
@@ -37,7 +52,7 @@ export async function runReplay(
   const interrupt = interruptSignal(io);
   try {
     const summary = await replay({ io, client, signal: interrupt.signal }, flags);
-    printSummary(io, summary, Boolean(options.json));
+    printSummary(io, summary, Boolean(options.json), await fixFor(summary, client));
     if (summary.stopped || summary.rejected > 0) throw new AlreadyReported('replay incomplete');
   } finally {
     interrupt.release();

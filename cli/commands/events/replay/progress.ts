@@ -1,4 +1,5 @@
 import type { Io } from '../../../io.js';
+import { note } from '../../../output.js';
 import type { Clock } from './clock.js';
 import { skippedCount, type Totals } from './totals.js';
 
@@ -93,7 +94,7 @@ export class Progress {
   /** A message for people (retries, waits); the status line is redrawn under it. */
   say(text: string): void {
     if (this.drawn) this.io.stderr.write('\r\x1b[2K');
-    this.io.stderr.write(`${text}\n`);
+    note(this.io, text);
     if (this.drawn) this.io.stderr.write(this.current);
   }
 

@@ -46,7 +46,7 @@ export function rateLimitNote(summary: ReplaySummary): string | undefined {
 }
 
 /** The end of a replay: one JSON object with `--json`, a short summary for people otherwise. */
-export function printSummary(io: Io, summary: ReplaySummary, json: boolean): void {
+export function printSummary(io: Io, summary: ReplaySummary, json: boolean, fix?: string): void {
   if (json) printJson(io, summary);
   else {
     const skipped = skippedCount(summary);
@@ -75,6 +75,7 @@ export function printSummary(io: Io, summary: ReplaySummary, json: boolean): voi
   if (stopped) {
     if (stopped.statusCode !== null) note(io, `error ${stopped.statusCode}: ${stopped.messages.join('\n  ')}`);
     else if (stopped.reason !== 'interrupted') note(io, `error: ${stopped.message}`);
+    if (fix) note(io, fix);
     const done =
       stopped.checkpointLine > 0 ? `lines up to ${number(stopped.checkpointLine)} are done` : 'no line is done yet';
     const verb = stopped.reason === 'interrupted' ? 'Interrupted' : 'Stopped';

@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+// `npm run test:cluster`: the suites that prove one database, on a 3-node MariaDB Galera cluster
+// (docs/scaling.md). scripts/test-cluster.sh starts the cluster when it is not running (and
+// installs MariaDB and Galera from Debian's packages when missing), then:
+//   1. the integration and CLI suites, on a daemon whose database is node 1;
+//   2. with a daemon on each node (TEST_GALERA_URLS): three daemons starting at once, webhooks
+//      delivered exactly once, the same search answers through every node, the race rounds of
+//      the reliability suite (RACE_ROUNDS), what concurrent writes to one row do
+//      (test/cluster/hotRows.test.ts), node 3 SIGKILLed during a replay and rejoining
+//      (CLUSTER_CRASH_EVENTS), then the secrets scan of all they saw;
+//   3. the reproductions marked "[hot row: fails until fixed]", apart: reported, not failing the run.
+// Extra arguments go to every mocha run. The cluster is left running for the next run;
+// `bash scripts/test-cluster.sh stop` removes it.
+import { spawnSync } from 'node:child_process';
+
+const HOT_ROW = '\\[hot row: fails until fixed\\]';
+const extra = process.argv.slice(2);
+
+const cluster = spawnSync('bash', ['scripts/test-cluster.sh'], {
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const urls = /TEST_GALERA_URLS=(\S+)/.exec(cluster.stdout ?? '')?.[1];
+if (cluster.status !== 0 || !urls) {
+  console.error('The Galera cluster did not start (scripts/test-cluster.sh): see its messages above.');
+  process.exit(1);
+}
+const [node1] = urls.split(',');
+console.log(`Galera cluster: ${urls.split(',').length} nodes, ${urls}`);
+
+function mocha(name, { specs, timeout, env, args = [] }) {
+  console.log(`\n=== ${name} ===`);
+  const started = Date.now();
+  const result = spawnSync(
+    process.execPath,
+    ['node_modules/mocha/bin/mocha.js', '--timeout', String(timeout), '--exit', ...specs, ...args, ...extra],
+    {
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        TEST_ENGINE: 'mysql',
+        TEST_MYSQL_URL: node1,
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import tsx`.trim(),
+        ...env,
+      },
+    },
+  );
+  console.log(
+    `=== ${name}: ${result.status === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s ===`,
+  );
+  return result.status === 0;
+}
+
+// Node 1 only: the same suites `npm test` runs on MariaDB, through one node of the cluster.
+const onNode1 = mocha('integration and CLI suites, daemon on node 1', {
+  specs: ['test/integration/**/*.test.ts', 'test/cli/**/*.test.ts'],
+  timeout: 60_000,
+  env: { TEST_GALERA_URLS: '' },
+});
+
+// The files run in this order in one process: the secrets scan covers what the others saw.
+const clusterSpecs = [
+  'test/integration/startup.test.ts',
+  'test/integration/webhookDurability.test.ts',
+  'test/reliability/races.test.ts',
+  'test/cluster/search.test.ts',
+  'test/cluster/hotRows.test.ts',
+  'test/cluster/nodeCrash.test.ts',
+  'test/reliability/secrets.test.ts',
+];
+const onNodes = mocha('a daemon on each node', {
+  specs: clusterSpecs,
+  timeout: 1_200_000,
+  env: { TEST_GALERA_URLS: urls },
+  args: ['--grep', HOT_ROW, '--invert'],
+});
+
+const hotRowsPass = mocha('known failures: hot rows (reported, not counted)', {
+  specs: ['test/cluster/hotRows.test.ts'],
+  timeout: 1_200_000,
+  env: { TEST_GALERA_URLS: urls },
+  args: ['--grep', HOT_ROW],
+});
+if (hotRowsPass) {
+  console.log(
+    '\nThe reproductions marked "[hot row: fails until fixed]" all pass now: remove the mark (test/cluster/hotRows.test.ts).',
+  );
+} else {
+  console.log('\nKnown failures above: hot rows still conflict on a cluster (docs/scaling.md, "Hot rows").');
+}
+
+process.exit(onNode1 && onNodes ? 0 : 1);

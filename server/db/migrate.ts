@@ -1,0 +1,83 @@
+import { StartupError } from '../errors.js';
+import { type Db, isRetryableTxError, retryDelayMs } from './knex.js';
+
+/** How long a start waits for another daemon's migrations (or for conflicts to pass) before giving up. */
+const WAIT_MS = 60_000;
+
+/** Another process holds knex's migration lock, or took it first: knex says both this way. */
+const isLockHeld = (err: unknown) => err instanceof Error && err.name === 'MigrationLocked';
+/** Two daemons created knex's own tables at once on a new database: the slower one is refused. */
+const isTableCreatedMeanwhile = (err: unknown) =>
+  (err as { code?: string } | undefined)?.code === 'ER_TABLE_EXISTS_ERROR';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Lists pending migrations: reads only, except on a new database where knex creates its tables. */
+async function pendingMigrations(db: Db): Promise<unknown[]> {
+  const [, pending] = (await db.migrate.list()) as [unknown[], unknown[]];
+  return pending;
+}
+
+const LOCK_TABLE = 'knex_migrations_lock';
+
+/**
+ * Knex inserts its lock row when it finds the lock table empty, so two daemons that create a
+ * new database's tables together may insert one each. With two rows, knex's lock (an UPDATE
+ * that must change exactly one row) could never be taken again. Keeps the first row; only rows
+ * not locked are removed, so a lock someone holds stays held. Answers whether it removed any.
+ */
+async function removeExtraLockRows(db: Db): Promise<boolean> {
+  const rows = await db(LOCK_TABLE).orderBy('index').select<{ index: number }[]>('index');
+  const [first, ...extra] = rows;
+  if (!first || extra.length === 0) return false;
+  return (await db(LOCK_TABLE).where('is_locked', 0).whereNot('index', first.index).delete()) > 0;
+}
+
+/**
+ * Applies pending migrations, as the daemon and the operator commands do before anything else;
+ * answers the names applied. Several daemons may start together on one database (the nodes
+ * of a Galera cluster, a rolling deploy), so:
+ * - with nothing pending it only reads the migrations table. Knex's lock is an UPDATE of one
+ *   row: taken by every daemon at every start, on a cluster all but one would be refused;
+ * - a lock another daemon holds or took first, a conflict while knex creates its own tables,
+ *   are waited out (jittered, up to 60 s) and the step starts again: nothing was applied
+ *   then. A migration that fails is not tried again: its error is thrown.
+ */
+export async function migrateToLatest(db: Db, waitMs = WAIT_MS): Promise<string[]> {
+  const deadline = Date.now() + waitMs;
+  for (let attempt = 1; ; attempt++) {
+    let waited: unknown;
+    try {
+      if ((await pendingMigrations(db)).length === 0) return [];
+    } catch (err) {
+      if (!isRetryableTxError(err) && !isTableCreatedMeanwhile(err)) throw err;
+      waited = err;
+    }
+    if (waited === undefined) {
+      try {
+        const [, applied] = (await db.migrate.latest()) as [number, string[]];
+        return applied;
+      } catch (err) {
+        if (!isLockHeld(err)) throw err;
+        if (await removeExtraLockRows(db)) continue;
+        waited = err;
+      }
+    }
+    if (Date.now() >= deadline) throw stillWaiting(waited, waitMs);
+    // A few quick tries for a conflict; then about a second at a time: another daemon is migrating.
+    await sleep(attempt <= 4 ? retryDelayMs(attempt + 2) : 1000);
+  }
+}
+
+function stillWaiting(err: unknown, waitMs: number): StartupError {
+  const seconds = Math.round(waitMs / 1000);
+  if (isLockHeld(err)) {
+    return new StartupError(
+      `the database's migration lock stayed taken for ${seconds} s: another daemon is applying migrations, or one stopped while applying them. Check with \`affiliated db status\`; if none is running, set knex_migrations_lock.is_locked to 0`,
+    );
+  }
+  const code = (err as { code?: string }).code ?? 'conflict';
+  return new StartupError(
+    `migrations could not start for ${seconds} s: other daemons kept conflicting (${code}); start again`,
+  );
+}
