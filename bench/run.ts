@@ -2,7 +2,7 @@
  * `npm run bench`: every figure of docs/benchmarks.md on SQLite and, when BENCH_MYSQL_URL (or
  * TEST_MYSQL_URL) is set, on MySQL/MariaDB, each beside its baseline measured in the same run,
  * medians of BENCH_REPEATS (3) rounds. Writes bench/results/latest.json and latest.md.
- * BENCH_QUICK=1 is a smoke run; BENCH_ONLY=intake,replay,reads,list (or part names)
+ * BENCH_QUICK=1 is a smoke run; BENCH_ONLY=intake,replay,reads,list,tenants (or part names)
  * and BENCH_ENGINES=sqlite narrow it. Never part of `npm test`.
  */
 import os from 'node:os';
@@ -16,12 +16,14 @@ import { figureLine, type RunResults, writeResults } from './lib/results.js';
 import { WRK_MISSING, wrkAvailable } from './lib/wrk.js';
 import * as reads from './reads.js';
 import * as replay from './replay.js';
+import * as rules from './rules.js';
+import * as tenants from './tenants.js';
 
 /**
  * The modules, in the order they run. A new area is a module exporting `parts` (see
  * docs/benchmarks.md, "Adding a figure"), listed here.
  */
-const MODULES: Array<{ parts: readonly Part[] }> = [intake, replay, reads, atScale];
+const MODULES: Array<{ parts: readonly Part[] }> = [intake, rules, replay, reads, atScale, tenants];
 
 async function engineVersion(engine: Engine, url: string | undefined): Promise<string> {
   if (engine === 'sqlite') {

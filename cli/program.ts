@@ -5,6 +5,7 @@ import { registerConfig } from './commands/config/index.js';
 import { registerConversions } from './commands/conversions/index.js';
 import { registerDb } from './commands/db/index.js';
 import { registerEvents } from './commands/events/index.js';
+import { registerGroups } from './commands/groups/index.js';
 import { registerInit } from './commands/init/index.js';
 import { registerKeys } from './commands/keys/index.js';
 import { registerPayouts } from './commands/payouts/index.js';
@@ -43,6 +44,7 @@ export function buildProgram(io: Io): Command {
   registerInit(program, io);
   registerConfig(program, io);
   registerAffiliates(program, io);
+  registerGroups(program, io);
   registerEvents(program, io);
   registerWebhooks(program, io);
   registerReport(program, io);

@@ -44,7 +44,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestLog(deps.logger));
   app.use(errorHandler(deps.logger));
   app.use(cors(table));
-  app.use(rateLimit(deps.config, deps.logger, table, deps.redis));
+  app.use(rateLimit(deps.config, deps.logger, table, deps.services.authenticator, deps.redis));
   app.use(docsAssets());
   // A method the path lacks is 405 here, before the router could hand it to a sibling route.
   app.use(methodCheck(table));

@@ -38,6 +38,19 @@ export interface WebhookConfig {
   secretKey: Buffer | undefined;
   /** How often an idle daemon looks for due deliveries. */
   pollMs: number;
+  /**
+   * Fairness (docs/webhooks.md#fairness): attempts in flight in this daemon, in all, for one
+   * campaign and for one endpoint, so a stalled campaign or receiver holds only its own share.
+   */
+  maxInFlight: number;
+  campaignInFlight: number;
+  endpointInFlight: number;
+  /** One attempt, connection, request and answer's body included, ends after this. */
+  attemptTimeoutMs: number;
+  /** Endpoints a campaign may register. */
+  maxEndpoints: number;
+  /** Retired secrets of one endpoint that may still sign at once (each for 24 h after its rotation). */
+  maxRetiredSecrets: number;
 }
 
 export class ConfigError extends Error {
@@ -117,6 +130,12 @@ const envSchema = z.object({
     })
     .optional(),
   WEBHOOK_POLL_MS: int(10, 600_000).default(500),
+  WEBHOOK_MAX_IN_FLIGHT: int(1, 1_000).default(32),
+  WEBHOOK_CAMPAIGN_IN_FLIGHT: int(1, 1_000).default(8),
+  WEBHOOK_ENDPOINT_IN_FLIGHT: int(1, 1_000).default(4),
+  WEBHOOK_ATTEMPT_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  WEBHOOK_MAX_ENDPOINTS: int(1, 10_000).default(20),
+  WEBHOOK_MAX_RETIRED_SECRETS: int(1, 100).default(5),
   HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
   REQUEST_TIMEOUT_MS: int(100, 600_000).default(30_000),
   KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(5_000),
@@ -171,6 +190,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
     throw new ConfigError(`HEADERS_TIMEOUT_MS must not be greater than REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`);
   }
+  // A lease that ran out while its attempt still ran would let another daemon send the message too.
+  if (e.WEBHOOK_LEASE_MS <= e.WEBHOOK_ATTEMPT_TIMEOUT_MS) {
+    throw new ConfigError(
+      `WEBHOOK_LEASE_MS must be greater than WEBHOOK_ATTEMPT_TIMEOUT_MS (${e.WEBHOOK_ATTEMPT_TIMEOUT_MS})`,
+    );
+  }
+  for (const name of ['WEBHOOK_CAMPAIGN_IN_FLIGHT', 'WEBHOOK_ENDPOINT_IN_FLIGHT'] as const) {
+    if (e[name] > e.WEBHOOK_MAX_IN_FLIGHT) {
+      throw new ConfigError(`${name} must not be greater than WEBHOOK_MAX_IN_FLIGHT (${e.WEBHOOK_MAX_IN_FLIGHT})`);
+    }
+  }
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -194,6 +224,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       secretKey: e.WEBHOOK_SECRET_KEY,
       pollMs: e.WEBHOOK_POLL_MS,
+      maxInFlight: e.WEBHOOK_MAX_IN_FLIGHT,
+      campaignInFlight: e.WEBHOOK_CAMPAIGN_IN_FLIGHT,
+      endpointInFlight: e.WEBHOOK_ENDPOINT_IN_FLIGHT,
+      attemptTimeoutMs: e.WEBHOOK_ATTEMPT_TIMEOUT_MS,
+      maxEndpoints: e.WEBHOOK_MAX_ENDPOINTS,
+      maxRetiredSecrets: e.WEBHOOK_MAX_RETIRED_SECRETS,
     }),
     http: Object.freeze({
       headersTimeoutMs: e.HEADERS_TIMEOUT_MS,

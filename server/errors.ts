@@ -42,9 +42,10 @@ export class ConflictError extends HttpError {
   }
 }
 
+/** The connection is closed after the answer: what is left of the body is never read. */
 export class PayloadTooLargeError extends HttpError {
   constructor(limitBytes: number) {
-    super(413, MESSAGES.bodyTooLarge(limitBytes));
+    super(413, MESSAGES.bodyTooLarge(limitBytes), { Connection: 'close' });
   }
 }
 

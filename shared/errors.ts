@@ -39,11 +39,33 @@ export const MESSAGES = Object.freeze({
   conversionNotFound: 'Conversion not found',
   payoutNotFound: 'Payout not found',
   webhookNotFound: 'Webhook not found',
+  groupNotFound: 'Group not found',
+  groupNameTaken: 'Group name is not available',
+  groupNotInCampaign: 'groupId must be the id of a group of this campaign',
+  parentNotInCampaign: 'parentAffiliateId must be the id of another affiliate of this campaign',
+  parentIsSelf: 'parentAffiliateId must not be the affiliate itself',
+  parentCycle: (id: number, parentId: number) =>
+    `parentAffiliateId ${parentId} would make a cycle: affiliate ${parentId} is below affiliate ${id} already`,
+  parentChainBusy: 'The affiliates above the new parent kept changing during this update: send it again',
+  percentOver100: 'commissionValue must not be greater than 100 for a percent commission',
+  secondTierConversion: (id: number, sourceId: number) =>
+    `Conversion ${id} is the second-tier commission of conversion ${sourceId}: it follows that sale, so approve, reject or refund conversion ${sourceId} instead`,
+  refundOverOrder: (orderValue: string) => `amount must not be greater than the order's value (${orderValue})`,
+  refundOverRemaining: (amount: string, left: string, orderId: string) =>
+    `Refund of ${amount} BRL is more than the ${left} BRL of order ${orderId} not refunded yet`,
   deliveryNotFound: 'Delivery not found',
   webhookDisabled: 'Webhook is disabled: enable it first (PATCH status enabled)',
   webhookPrivateUrl: (address: string) =>
     `url resolves to ${address}, a private, loopback or link-local address: use a public address ` +
     '(or set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the daemon)',
+  webhookUrlPortZero: 'must not use port 0: give the port your receiver listens on, or none for 80/443',
+  webhookUrlCredentials:
+    'must not hold a user name or password: they would be stored and listed, and never sent (verify the signature instead)',
+  webhookEndpointLimit: (max: number) =>
+    `Webhook endpoint limit reached: a campaign may have at most ${max} endpoints (WEBHOOK_MAX_ENDPOINTS on the daemon): delete one first`,
+  webhookRotationLimit: (max: number, retryAfter: string) =>
+    `Webhook secret cannot be rotated again yet: ${max} earlier secrets still sign, each for 24 hours after it was replaced (WEBHOOK_MAX_RETIRED_SECRETS on the daemon); retry after ${retryAfter}`,
+  bodyNotAccepted: 'This request takes no body: send it without one (no Content-Length above 0, no Transfer-Encoding)',
   emailTaken: 'Email is not available',
   referralTaken: 'Referral ID is not available',
   numericId: 'Validation failed (numeric string is expected)',

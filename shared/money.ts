@@ -50,3 +50,14 @@ export function formatCents(cents: number): string {
   const abs = Math.abs(cents);
   return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
+
+/**
+ * `round_half_up(cents × numerator / denominator)` for whole non-negative numbers, exactly
+ * (BigInt: the product passes 2^53 for large orders). A commission's share of a refunded order,
+ * a percent of a commission (`denominator` 10,000 for hundredths of a percent).
+ */
+export function shareOf(cents: number, numerator: number, denominator: number): number {
+  if (denominator <= 0) return 0;
+  const scaled = BigInt(cents) * BigInt(numerator) * 2n + BigInt(denominator);
+  return Number(scaled / (BigInt(denominator) * 2n));
+}

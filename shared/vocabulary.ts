@@ -9,6 +9,14 @@ export const PAYOUT_STATUSES = ['pending', 'paid', 'failed'] as const;
 export const EVENT_TYPES = ['conversion', 'lead', 'page_view'] as const;
 /** At most this many events a request (spec §10.6). */
 export const MAX_EVENTS_PER_REQUEST = 1000;
+/** A commission rule's rate: a percent of the order value, or a fixed amount per conversion. */
+export const COMMISSION_TYPES = ['percent', 'fixed'] as const;
+/** Largest fixed commission, BRL (stored as hundredths in an unsigned 32-bit column). */
+export const MAX_FIXED_COMMISSION = 10_000_000;
+/** Product rules of one campaign or group, at most. */
+export const MAX_PRODUCT_RULES = 100;
+/** Longest recurring window: ten years of monthly payments. */
+export const MAX_RECURRING_MONTHS = 120;
 /** Longest hold period: ten years. */
 export const MAX_AUTO_APPROVE_DAYS = 3650;
 /** A page holds at most this many rows (spec §4.1). */
@@ -22,6 +30,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'conversion.approved',
   'conversion.rejected',
   'conversion.paid',
+  'conversion.refunded',
   'payout.created',
   'payout.paid',
   'payout.failed',

@@ -40,6 +40,8 @@ async function insertMany(
 
 const ORDER_VALUE_CENTS = 4990;
 const COMMISSION_CENTS = 499;
+/** The explanation intake stores on each conversion (the campaign's rule, docs/commissions.md). */
+const RULE = JSON.stringify({ source: 'campaign', commissionType: 'percent', commissionValue: 10 });
 
 /** Rows of a raw SELECT: mysql2 answers [rows, fields], better-sqlite3 the rows. */
 function rowsOf(db: Db | Trx, result: unknown): Array<Record<string, unknown>> {
@@ -105,6 +107,8 @@ export async function rawInsertBatch(db: Db, batch: RawBatch): Promise<void> {
         'order_id',
         'order_value_cents',
         'commission_cents',
+        'intake_commission_cents',
+        'commission_rule',
         'status',
         'properties',
         'occurred_at',
@@ -118,6 +122,8 @@ export async function rawInsertBatch(db: Db, batch: RawBatch): Promise<void> {
         row.order_id,
         ORDER_VALUE_CENTS,
         COMMISSION_CENTS,
+        COMMISSION_CENTS,
+        RULE,
         'pending',
         properties(row.order_id),
         now,
@@ -184,6 +190,11 @@ async function rawOutbox(
         orderValue: ORDER_VALUE_CENTS / 100,
         commission: COMMISSION_CENTS / 100,
         status: 'pending',
+        kind: 'sale',
+        sourceConversionId: null,
+        commissionRule: JSON.parse(RULE) as unknown,
+        flags: [],
+        refundedAmount: 0,
         occurredAt: now.toISOString(),
         createdAt: now.toISOString(),
       };

@@ -110,6 +110,15 @@ export function isUniqueViolation(err: unknown): err is Error & { message: strin
   return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/** A row names a parent row that does not exist (a foreign key refused it), on either engine. */
+export function isForeignKeyViolation(err: unknown): err is Error {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: string }).code;
+  return (
+    code === 'ER_NO_REFERENCED_ROW_2' || code === 'ER_NO_REFERENCED_ROW' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY'
+  );
+}
+
 /**
  * The engine's own words about a unique violation (`UNIQUE constraint failed: t.a, t.b` or
  * `Duplicate entry '…' for key 't_a_unique'`), without the SQL Knex puts in front of them,
@@ -141,6 +150,15 @@ interface DriverError {
   sqlMessage?: string;
   /** mysql2: the connection is unusable (lost, reset, closed under the pool's feet). */
   fatal?: boolean;
+}
+
+/**
+ * Thrown by work whose conditional update found the row changed by another transaction that it
+ * had no lock to wait for (a Galera node, or a read taken before the lock): like a deadlock, the
+ * whole transaction runs again and reads what is there now.
+ */
+export class TransactionOvertaken extends Error {
+  override name = 'TransactionOvertaken';
 }
 
 /**
@@ -191,6 +209,7 @@ const RETRYABLE = new Set([
 ]);
 
 export function isRetryableTxError(err: unknown): boolean {
+  if (err instanceof TransactionOvertaken) return true;
   const code = (err as DriverError | undefined)?.code;
   return (code !== undefined && RETRYABLE.has(code)) || isNodeNotReady(err);
 }

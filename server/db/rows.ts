@@ -14,14 +14,48 @@ export interface CampaignRow {
   public_id: string;
   name: string;
   plan_id: number;
-  commission_type: 'percent' | 'fixed';
+  commission_type: CommissionType;
   commission_value: number;
   cookie_days: number;
   affiliate_count: number;
   /** Hold period in days; null: conversions wait for a person to approve them. */
   auto_approve_days: number | null;
   payout_minimum_cents: number;
+  recurring: RecurringKind;
+  recurring_months: number | null;
+  /** Hundredths of a percent of a child's commission that its parent earns; 0: none. */
+  second_tier_percent: number;
+  /** The campaign's product rules, JSON (`ProductRuleJson[]`); null: none. */
+  products: string | null;
   created_at: DbDate;
+}
+
+export type CommissionType = 'percent' | 'fixed';
+export type RecurringKind = 'lifetime' | 'first' | 'months';
+
+/** One product rule as stored in a `products` column: value in hundredths, as the campaign's. */
+export interface ProductRuleJson {
+  product: string;
+  type: CommissionType;
+  value: number;
+}
+
+export interface AffiliateGroupRow {
+  id: number;
+  campaign_id: number;
+  name: string;
+  /** Trimmed and lower-cased: the name is unique per campaign on this form. */
+  name_key: string;
+  commission_type: CommissionType;
+  commission_value: number;
+  /** Null: the campaign's. */
+  recurring: RecurringKind | null;
+  recurring_months: number | null;
+  /** Null: the campaign's. */
+  second_tier_percent: number | null;
+  products: string | null;
+  created_at: DbDate;
+  updated_at: DbDate;
 }
 
 export interface ApiKeyRow {
@@ -51,6 +85,12 @@ export interface AffiliateRow {
   search_key: string;
   /** MySQL/MariaDB's FULLTEXT-indexed suffixes of `search_key` (server/repositories/affiliateSearch.ts). */
   search_words: string;
+  group_id: number | null;
+  commission_override_type: CommissionType | null;
+  commission_override_value: number | null;
+  parent_affiliate_id: number | null;
+  /** Incremented on every ancestor a parent change checked (repositories/lineage.ts). */
+  lineage_version: number;
   created_at: DbDate;
   updated_at: DbDate;
 }
@@ -97,6 +137,39 @@ export interface ConversionRow {
   updated_at: DbDate;
   refunded_at: DbDate | null;
   refund_reason: string | null;
+  /** 0 for a sale; the sale's id for a second-tier conversion (kept if the sale is deleted). */
+  source_key: number;
+  source_conversion_id: number | null;
+  /** The explanation, JSON (`CommissionRule`). */
+  commission_rule: string | null;
+  /** JSON array of flags; null: none. */
+  flags: string | null;
+  intake_commission_cents: number;
+  refunded_value_cents: number;
+}
+
+/** A customer's first attributed payment in a campaign (docs/commissions.md#recurring). */
+export interface CampaignCustomerRow {
+  campaign_id: number;
+  /** SHA-256 (hex) of the customer's key: no e-mail is kept here. */
+  customer_hash: string;
+  first_occurred_at: DbDate;
+  /** The intake that inserted the row: whoever inserted it made the first payment. */
+  first_intake_id: string;
+  payments: number;
+  created_at: DbDate;
+}
+
+export interface RefundRow {
+  id: number;
+  campaign_id: number;
+  conversion_id: number;
+  /** The caller's `refund_id`; null when it sent none. */
+  refund_key: string | null;
+  amount_cents: number;
+  commission_removed_cents: number;
+  reason: string | null;
+  created_at: DbDate;
 }
 
 export interface PayoutRow {
@@ -131,6 +204,8 @@ export interface ClawbackRow {
   netted_payout_id: number | null;
   amount_cents: number;
   reason: string | null;
+  /** The refund that clawed it back; null when the conversion's sale was rejected by hand. */
+  refund_id: number | null;
   created_at: DbDate;
 }
 

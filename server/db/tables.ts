@@ -1,7 +1,9 @@
 import type {
   AffiliateDailyStatsRow,
+  AffiliateGroupRow,
   AffiliateRow,
   ApiKeyRow,
+  CampaignCustomerRow,
   CampaignRow,
   ClawbackRow,
   ConversionRow,
@@ -9,6 +11,7 @@ import type {
   PayoutConversionRow,
   PayoutRow,
   PlanRow,
+  RefundRow,
   TrackingEventRow,
 } from './rows.js';
 import type {
@@ -16,7 +19,9 @@ import type {
   WebhookDeliveryRow,
   WebhookEndpointRow,
   WebhookMessageRow,
+  WebhookRetiredSecretRow,
   WebhookSettingRow,
+  WebhookSubscriptionRow,
 } from './webhookRows.js';
 
 /**
@@ -38,8 +43,13 @@ declare module 'knex/types/tables.js' {
     webhook_deliveries: WebhookDeliveryRow;
     webhook_attempts: WebhookAttemptRow;
     webhook_settings: WebhookSettingRow;
+    webhook_subscriptions: WebhookSubscriptionRow;
+    webhook_retired_secrets: WebhookRetiredSecretRow;
     affiliate_daily_stats: AffiliateDailyStatsRow;
     payout_conversions: PayoutConversionRow;
     clawbacks: ClawbackRow;
+    affiliate_groups: AffiliateGroupRow;
+    campaign_customers: CampaignCustomerRow;
+    refunds: RefundRow;
   }
 }

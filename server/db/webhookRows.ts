@@ -11,9 +11,9 @@ export interface WebhookEndpointRow {
   status: 'enabled' | 'disabled';
   disabled_reason: string | null;
   secret_enc: string;
-  previous_secret_enc: string | null;
-  previous_secret_expires_at: DbDate | null;
   failing_since: DbDate | null;
+  /** 1 to WEBHOOK_MAX_ENDPOINTS, unique in the campaign: what keeps the cap (null only before 20261126200000). */
+  slot: number | null;
   created_at: DbDate;
   updated_at: DbDate;
 }
@@ -25,6 +25,9 @@ export interface WebhookMessageRow {
   event_type: string;
   payload: string;
   created_at: DbDate;
+  /** Still to be fanned out to the campaign's endpoints, past the endpoint id `fanout_cursor`. */
+  fanout_pending: boolean | number;
+  fanout_cursor: number;
 }
 
 export interface WebhookDeliveryRow {
@@ -48,6 +51,21 @@ export interface WebhookAttemptRow {
   error: string | null;
   duration_ms: number;
   response: string | null;
+}
+
+/** Which endpoint hears which event type: what the outbox asks and the fan-out follows. */
+export interface WebhookSubscriptionRow {
+  campaign_id: number;
+  event_type: string;
+  endpoint_id: number;
+}
+
+/** A secret replaced by a rotation, signing until `expires_at`. */
+export interface WebhookRetiredSecretRow {
+  id: number;
+  endpoint_id: number;
+  secret_enc: string;
+  expires_at: DbDate;
 }
 
 export interface WebhookSettingRow {

@@ -6,7 +6,7 @@ import { MESSAGES } from '../../shared/errors.js';
 import { parseWith } from '../../shared/schemas/validation.js';
 import { HttpError, ValidationError } from '../errors.js';
 import { authOf, requireApiKey } from '../middleware/auth.js';
-import { jsonBody } from '../middleware/body.js';
+import { jsonBody, noBody } from '../middleware/body.js';
 import type { AuthenticatedCampaign, ApiKeyAuthenticator } from '../services/auth.js';
 import type { Services } from '../services/index.js';
 import { RouteTable } from './routeTable.js';
@@ -127,12 +127,14 @@ export function registerRoutes<C extends Record<string, RouteGroup>>(
   deps: { services: Services; authenticator: ApiKeyAuthenticator },
 ): void {
   const body = jsonBody();
+  const bodiless = noBody();
   for (const [groupName, group] of Object.entries(contract)) {
     const groupHandlers = handlers[groupName] as Record<string, Handler<RouteSpec> | undefined>;
     for (const [name, route] of Object.entries(group)) {
       const handler = groupHandlers[name];
       if (!handler) throw new Error(`no handler for ${route.operationId}`);
-      const chain: Middleware[] = [];
+      // A body where none is taken is refused first: before a key lookup, and before anything acts.
+      const chain: Middleware[] = route.body ? [] : [bodiless];
       if (route.auth !== 'none') {
         chain.push(requireApiKey(deps.authenticator, route.auth === 'apiKeyEvents' ? 'events' : 'affiliates'));
       }

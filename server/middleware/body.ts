@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import getRawBody from 'raw-body';
 import { MESSAGES } from '../../shared/errors.js';
 import { jsonShapeIssues } from '../../shared/schemas/jsonShape.js';
-import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
+import { HttpError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
 
 /** spec §10.6: 2 MiB a body. */
 export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
@@ -18,6 +18,18 @@ declare module 'koa' {
 function hasBody(ctx: Context): boolean {
   const length = ctx.get('Content-Length');
   return ctx.get('Transfer-Encoding') !== '' || (length !== '' && length !== '0');
+}
+
+/**
+ * For routes that take no body: one announced (a Content-Length above 0, or chunked) is refused
+ * with 413 before the route acts, and the connection is closed rather than drained, so a client
+ * cannot make the daemon read 100 MB it will never use.
+ */
+export function noBody() {
+  return async function refuseBody(ctx: Context, next: Next): Promise<void> {
+    if (!hasBody(ctx)) return next();
+    throw new HttpError(413, MESSAGES.bodyNotAccepted, { Connection: 'close' });
+  };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { RateLimitBucket } from '../../shared/contract/route.js';
 import type { Config } from '../config.js';
 import type { RouteTable } from '../http/routeTable.js';
 import type { Logger } from '../logger.js';
+import type { ApiKeyAuthenticator } from '../services/auth.js';
 import { apiKeyHash } from './auth.js';
 
 /**
@@ -26,9 +27,19 @@ if remaining < 0 then remaining = 0 end
 return {remaining, math.ceil((tonumber(ARGV[1]) + ttl) / 1000), tonumber(ARGV[3])}
 `;
 
+/** Whether the next request of this window would be refused, without counting one: 1 or 0. */
+const EXHAUSTED_LUA = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count >= tonumber(ARGV[1]) then return 1 end
+return 0
+`;
+
 export function defineFixedWindowCommand(redis: Redis): void {
   redis.defineCommand('ratelimiter', { numberOfKeys: 1, lua: FIXED_WINDOW_LUA });
+  redis.defineCommand('ratelimitexhausted', { numberOfKeys: 1, lua: EXHAUSTED_LUA });
 }
+
+type ExhaustedCommand = (key: string, max: number) => Promise<number>;
 
 type Bucket = Exclude<RateLimitBucket, 'none'>;
 
@@ -46,36 +57,83 @@ function secondsUntil(epochSeconds: unknown, windowSeconds: number, now = Date.n
   return Math.min(windowSeconds, Math.max(0, Math.ceil(value - now / 1000)));
 }
 
+declare module 'koa' {
+  interface DefaultState {
+    /** Who a request is counted against: `key:<hash>` or `ip:<address>`. */
+    rateLimitId?: string;
+  }
+}
+
+/** A memory driver's window (koa-ratelimit's memory limiter): `remaining` before the request it counts. */
+interface MemoryWindow {
+  reset: number;
+  remaining: number;
+}
+
+interface Limiter {
+  middleware: Middleware;
+  /** Whether this caller's next request would be refused: no request is counted. */
+  exhausted(id: string): Promise<boolean>;
+}
+
 /**
  * spec §8 and §10.10: `/v1/events` per API key, `/v1/sdk/events` per client IP, every
- * other route per API key (per IP without one). Counting happens before authentication.
+ * other route per API key (per IP without one). Counting happens before authentication; a key
+ * counts as a key only once it is known to be active, so a key that is not (unknown, random,
+ * revoked) is counted against the client's IP like a request without one, and once that IP is
+ * over its limit its keys are refused without being looked up.
  */
-export function rateLimit(config: Config, logger: Logger, table: RouteTable, redis?: Redis): Middleware {
+export function rateLimit(
+  config: Config,
+  logger: Logger,
+  table: RouteTable,
+  authenticator: ApiKeyAuthenticator,
+  redis?: Redis,
+): Middleware {
   const { windowMs, eventsPerWindow, sdkPerWindow, defaultPerWindow } = config.rateLimit;
   const windowSeconds = Math.ceil(windowMs / 1000);
-  const byKeyOrIp = (ctx: Context) => {
-    const hash = apiKeyHash(ctx);
-    return hash ? `key:${hash}` : `ip:${ctx.ip}`;
-  };
-  const memoryStores: Map<string, { reset: number }>[] = [];
-  const make = (namespace: Bucket, max: number, id: (ctx: Context) => string): Middleware => {
-    const store = new Map<string, { reset: number }>();
+  const memoryStores: Map<string, MemoryWindow>[] = [];
+  const make = (bucket: Bucket, max: number): Limiter => {
+    const store = new Map<string, MemoryWindow>();
     memoryStores.push(store);
-    return ratelimit({
+    const namespace = `affiliated:ratelimit:${bucket}`;
+    const middleware = ratelimit({
       driver: redis ? 'redis' : 'memory',
       db: redis ?? store,
-      namespace: `affiliated:ratelimit:${namespace}`,
+      namespace,
       duration: windowMs,
       max,
-      id,
+      id: (ctx: Context) => ctx.state.rateLimitId ?? `ip:${ctx.ip}`,
       throw: true,
     } as ratelimit.MiddlewareOptions);
+    // Both drivers keep a caller's window under `<namespace>:<id>`.
+    const exhausted = async (id: string): Promise<boolean> => {
+      if (redis) {
+        const command = (redis as unknown as { ratelimitexhausted?: ExhaustedCommand }).ratelimitexhausted;
+        return command ? (await command.call(redis, `${namespace}:${id}`, max)) === 1 : false;
+      }
+      const window = store.get(`${namespace}:${id}`);
+      // The memory limiter lets a request through while `remaining` is above 1 before it.
+      return window !== undefined && window.reset * 1000 > Date.now() && window.remaining <= 1;
+    };
+    return { middleware, exhausted };
   };
-  const limiters: Record<Bucket, Middleware> = {
-    events: make('events', eventsPerWindow, byKeyOrIp),
-    sdk: make('sdk', sdkPerWindow, (ctx) => `ip:${ctx.ip}`),
-    default: make('default', defaultPerWindow, byKeyOrIp),
+  const limiters: Record<Bucket, Limiter> = {
+    events: make('events', eventsPerWindow),
+    sdk: make('sdk', sdkPerWindow),
+    default: make('default', defaultPerWindow),
   };
+
+  /** Whom this request counts against (spec §10.10). */
+  async function countedAs(ctx: Context, bucket: Bucket): Promise<string> {
+    const ip = `ip:${ctx.ip}`;
+    const hash = bucket === 'sdk' ? undefined : apiKeyHash(ctx);
+    if (!hash) return ip;
+    if (authenticator.recentlyActive(hash)) return `key:${hash}`;
+    // Over its limit, the IP's keys are not looked up: a flood of random keys costs no query.
+    if (await limiters[bucket].exhausted(ip).catch(() => false)) return ip;
+    return (await authenticator.lookup(hash)).state === 'active' ? `key:${hash}` : ip;
+  }
 
   // The memory driver never forgets a caller; sweep expired windows so memory stays bounded.
   if (!redis) {
@@ -93,9 +151,10 @@ export function rateLimit(config: Config, logger: Logger, table: RouteTable, red
     // The contract route's bucket; a path no route has is counted as `default`.
     const bucket = table.find(ctx.method, ctx.path)?.rateLimit ?? 'default';
     if (bucket === 'none') return next();
+    ctx.state.rateLimitId = await countedAs(ctx, bucket);
     let passed = false;
     try {
-      await limiters[bucket](ctx, async () => {
+      await limiters[bucket].middleware(ctx, async () => {
         passed = true;
         ctx.set(RESET, String(secondsUntil(ctx.response.get(RESET), windowSeconds)));
         await next();

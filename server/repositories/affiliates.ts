@@ -3,10 +3,13 @@ import type { Affiliate, AffiliateStatus } from '../../shared/schemas/affiliate.
 import type { Knex } from 'knex';
 import type { Db, Trx } from '../db/knex.js';
 import { engineOf } from '../db/knex.js';
+import { inChunks } from '../db/bulk.js';
 import { newestFirstPage } from '../db/pages.js';
 import { preparedRead } from '../db/prepared.js';
 import { type AffiliateRow, toDate } from '../db/rows.js';
 import { fulltextQuery, MIN_WORD_CHARS, searchWords, trigramQuery } from './affiliateSearch.js';
+import { apiRate, type Rate } from './ruleColumns.js';
+import { referencesAs } from './missingReference.js';
 import { conflictsAs } from './uniqueConflict.js';
 
 interface AffiliateTotals {
@@ -34,16 +37,28 @@ export interface AffiliateFields {
   name: string | null;
   phone: string | null;
   status: AffiliateStatus;
+  /** The commission rule's fields (docs/commissions.md); absent: none. */
+  groupId?: number | null;
+  commissionOverride?: Rate | null;
+  parentAffiliateId?: number | null;
 }
 
 /** An affiliate as stored, without its totals: what an update starts from. */
 export interface AffiliateRecord extends AffiliateFields {
   id: number;
+  groupId: number | null;
+  commissionOverride: Rate | null;
+  parentAffiliateId: number | null;
   createdAt: Date;
 }
 
 /** Which unique index guards which field (the 409 texts never say where, spec §4.1.4). */
 const UNIQUE_FIELDS = { referral_key: 'referralId', email_key: 'email' } as const;
+/** Which foreign key guards which field: a group or parent deleted meanwhile. */
+const REFERENCES = { parent_affiliate_id: 'parentAffiliateId', group_id: 'groupId' } as const;
+
+/** A write of an affiliate row: a taken key is a UniqueConflict, a vanished group or parent a MissingReference. */
+const guarded = <T>(write: () => Promise<T>) => referencesAs(REFERENCES, () => conflictsAs(UNIQUE_FIELDS, write));
 
 /** A whole row for a new affiliate, keys derived here (also used by tests and the benchmark that insert directly). */
 export function newAffiliateRow(
@@ -56,6 +71,7 @@ export function newAffiliateRow(
     campaign_id: campaignId,
     ...derivedColumns(fields),
     password_hash: passwordHash,
+    lineage_version: 0,
     created_at: now,
     updated_at: now,
   };
@@ -74,10 +90,26 @@ function derivedColumns(fields: AffiliateFields) {
     status: fields.status,
     search_key: key,
     search_words: searchWords(key),
+    group_id: fields.groupId ?? null,
+    commission_override_type: fields.commissionOverride?.type ?? null,
+    commission_override_value: fields.commissionOverride?.hundredths ?? null,
+    parent_affiliate_id: fields.parentAffiliateId ?? null,
   };
 }
 
-const PUBLIC_COLUMNS = ['id', 'email', 'referral_id', 'name', 'phone', 'status', 'created_at'] as const;
+const PUBLIC_COLUMNS = [
+  'id',
+  'email',
+  'referral_id',
+  'name',
+  'phone',
+  'status',
+  'group_id',
+  'commission_override_type',
+  'commission_override_value',
+  'parent_affiliate_id',
+  'created_at',
+] as const;
 type PublicRow = Pick<AffiliateRow, (typeof PUBLIC_COLUMNS)[number]>;
 
 function recordOf(row: PublicRow): AffiliateRecord {
@@ -88,6 +120,12 @@ function recordOf(row: PublicRow): AffiliateRecord {
     name: row.name,
     phone: row.phone,
     status: row.status,
+    groupId: row.group_id === null ? null : Number(row.group_id),
+    commissionOverride:
+      row.commission_override_type === null
+        ? null
+        : { type: row.commission_override_type, hundredths: Number(row.commission_override_value ?? 0) },
+    parentAffiliateId: row.parent_affiliate_id === null ? null : Number(row.parent_affiliate_id),
     createdAt: toDate(row.created_at),
   };
 }
@@ -104,6 +142,9 @@ function toAffiliate(record: AffiliateRecord, totals: AffiliateTotals = NO_TOTAL
     totalConversions: totals.conversions,
     totalCommissions: fromCents(totals.commissionsCents),
     totalPaid: fromCents(totals.paidCents),
+    groupId: record.groupId,
+    commissionOverride: record.commissionOverride && apiRate(record.commissionOverride),
+    parentAffiliateId: record.parentAffiliateId,
   };
 }
 
@@ -116,13 +157,13 @@ export async function insertAffiliate(
   now: Date,
 ): Promise<Affiliate> {
   const row = newAffiliateRow(campaignId, fields, passwordHash, now);
-  const [id] = await conflictsAs(UNIQUE_FIELDS, () => trx('affiliates').insert(row));
+  const [id] = await guarded(() => trx('affiliates').insert(row));
   return toAffiliate(recordOf({ ...row, id: Number(id) }));
 }
 
 /** The totals of one affiliate, as `totalsFor` counts them, as columns of one row. */
 type RowWithTotals = PublicRow & {
-  t_conversions: number | string;
+  t_conversions: number | string | null;
   t_commissions: number | string | null;
   t_paid: number | string | null;
 };
@@ -131,7 +172,7 @@ type RowWithTotals = PublicRow & {
 const ONE_WITH_TOTALS = `SELECT ${PUBLIC_COLUMNS.map((column) => `a.${column}`).join(', ')},
   c.t_conversions, c.t_commissions, p.t_paid
 FROM affiliates a
-CROSS JOIN (SELECT COUNT(*) AS t_conversions,
+CROSS JOIN (SELECT SUM(CASE WHEN source_key = 0 THEN 1 ELSE 0 END) AS t_conversions,
     SUM(CASE WHEN status IN ('approved', 'paid') THEN commission_cents ELSE 0 END) AS t_commissions
   FROM conversions WHERE affiliate_id = ?) c
 CROSS JOIN (SELECT SUM(amount_cents) AS t_paid FROM payouts WHERE affiliate_id = ? AND status = 'paid') p
@@ -146,7 +187,7 @@ export async function findAffiliate(db: Db, campaignId: number, id: number): Pro
   if (!found) return undefined;
   const { t_conversions, t_commissions, t_paid, ...row } = found;
   return toAffiliate(recordOf(row), {
-    conversions: Number(t_conversions),
+    conversions: Number(t_conversions ?? 0),
     commissionsCents: Number(t_commissions ?? 0),
     paidCents: Number(t_paid ?? 0),
   });
@@ -166,6 +207,27 @@ export async function withTotals(db: Db | Trx, record: AffiliateRecord): Promise
   return toAffiliate(record, (await totalsFor(db, [record.id])).get(record.id));
 }
 
+/** Affiliates of the campaign by id, with their totals, in id order. */
+export async function findAffiliatesWithTotals(
+  db: Db | Trx,
+  campaignId: number,
+  ids: readonly number[],
+): Promise<Affiliate[]> {
+  const rows = await inChunks(ids, (part) =>
+    db<AffiliateRow>('affiliates')
+      .where('campaign_id', campaignId)
+      .whereIn('id', part)
+      .orderBy('id')
+      .select<PublicRow[]>(...PUBLIC_COLUMNS),
+  );
+  const records = rows.map(recordOf);
+  const totals = await totalsFor(
+    db,
+    records.map((record) => record.id),
+  );
+  return records.map((record) => toAffiliate(record, totals.get(record.id)));
+}
+
 /** Writes every field (and its derived keys); a new password hash only when given. A taken e-mail or code is a UniqueConflict. */
 export async function updateAffiliate(
   trx: Trx,
@@ -175,7 +237,7 @@ export async function updateAffiliate(
   passwordHash: string | undefined,
   now: Date,
 ): Promise<void> {
-  await conflictsAs(UNIQUE_FIELDS, () =>
+  await guarded(() =>
     trx('affiliates')
       .where({ campaign_id: campaignId, id })
       .update({
@@ -236,12 +298,13 @@ async function whereSearch(db: Db, query: Knex.QueryBuilder, search: string): Pr
 export async function listAffiliates(
   db: Db,
   campaignId: number,
-  filter: { status?: AffiliateStatus; search?: string; page: number; limit: number },
+  filter: { status?: AffiliateStatus; search?: string; groupId?: number; page: number; limit: number },
 ): Promise<{ affiliates: Affiliate[]; total: number }> {
   const base = db<AffiliateRow>('affiliates').where('campaign_id', campaignId);
+  if (filter.groupId !== undefined) base.andWhere('group_id', filter.groupId);
   if (filter.status) base.andWhere('status', filter.status);
   if (filter.search) await whereSearch(db, base, filter.search);
-  const filtered = Boolean(filter.status || filter.search);
+  const filtered = Boolean(filter.status || filter.search || filter.groupId !== undefined);
   // Deferred join: the offset walks the (campaign_id[, status], created_at, id) index only, and
   // full rows are read for the page's ids alone, however deep the page.
   const pageIds = newestFirstPage(base.clone(), '', filter).select('id');
@@ -277,22 +340,27 @@ async function totalsFor(db: Db | Trx, affiliateIds: number[]): Promise<Map<numb
   const totals = new Map<number, AffiliateTotals>();
   if (affiliateIds.length === 0) return totals;
   const [conversions, payouts] = await Promise.all([
-    db('conversions')
-      .whereIn('affiliate_id', affiliateIds)
-      .groupBy('affiliate_id')
-      .select<{ affiliate_id: number; conversions: number | string; commissions: number | string | null }[]>(
-        'affiliate_id',
-        db.raw('COUNT(*) as conversions'),
-        db.raw(`SUM(CASE WHEN status IN ('approved', 'paid') THEN commission_cents ELSE 0 END) as commissions`),
-      ),
-    db('payouts')
-      .whereIn('affiliate_id', affiliateIds)
-      .andWhere('status', 'paid')
-      .groupBy('affiliate_id')
-      .select<{ affiliate_id: number; paid: number | string | null }[]>(
-        'affiliate_id',
-        db.raw('SUM(amount_cents) as paid'),
-      ),
+    inChunks(affiliateIds, (part) =>
+      db('conversions')
+        .whereIn('affiliate_id', part)
+        .groupBy('affiliate_id')
+        .select<{ affiliate_id: number; conversions: number | string | null; commissions: number | string | null }[]>(
+          'affiliate_id',
+          // spec §2.1 counts the affiliate's own sales; second-tier conversions (source_key > 0) only earn.
+          db.raw('SUM(CASE WHEN source_key = 0 THEN 1 ELSE 0 END) as conversions'),
+          db.raw(`SUM(CASE WHEN status IN ('approved', 'paid') THEN commission_cents ELSE 0 END) as commissions`),
+        ),
+    ),
+    inChunks(affiliateIds, (part) =>
+      db('payouts')
+        .whereIn('affiliate_id', part)
+        .andWhere('status', 'paid')
+        .groupBy('affiliate_id')
+        .select<{ affiliate_id: number; paid: number | string | null }[]>(
+          'affiliate_id',
+          db.raw('SUM(amount_cents) as paid'),
+        ),
+    ),
   ]);
   const entry = (id: number) => {
     let found = totals.get(id);
@@ -304,7 +372,7 @@ async function totalsFor(db: Db | Trx, affiliateIds: number[]): Promise<Map<numb
   };
   for (const row of conversions) {
     const t = entry(Number(row.affiliate_id));
-    t.conversions = Number(row.conversions);
+    t.conversions = Number(row.conversions ?? 0);
     t.commissionsCents = Number(row.commissions ?? 0);
   }
   for (const row of payouts) entry(Number(row.affiliate_id)).paidCents = Number(row.paid ?? 0);

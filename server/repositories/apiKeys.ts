@@ -53,7 +53,11 @@ export async function findApiKey(db: Db | Trx, id: number): Promise<ApiKeyInfo |
   return row && toApiKeyInfo(row);
 }
 
-/** A key and what authenticating with it grants: its campaign, that campaign's plan limits and commission rule. */
+/**
+ * A key and what authenticating with it grants: its campaign and that campaign's plan limits.
+ * Not the commission rules: intake reads those afresh in each flush (spec §12.2), never from a
+ * key lookup a daemon may keep for API_KEY_CACHE_MS.
+ */
 export interface KeyWithCampaign {
   key: { id: number; status: ApiKeyRow['status']; lastUsedAt: Date | null };
   campaign: {
@@ -62,13 +66,10 @@ export interface KeyWithCampaign {
     planName: string;
     maxAffiliates: number | null;
     maxMonthlyConversions: number | null;
-    commissionType: CampaignRow['commission_type'];
-    /** Hundredths: of a percent, or of a real (centavos). */
-    commissionValue: number;
   };
 }
 
-type KeyWithCampaignRow = Pick<CampaignRow, 'id' | 'public_id' | 'commission_type' | 'commission_value'> & {
+type KeyWithCampaignRow = Pick<CampaignRow, 'id' | 'public_id'> & {
   plan_name: string;
   max_affiliates: number | null;
   max_monthly_conversions: number | null;
@@ -86,8 +87,6 @@ export async function findApiKeyByHash(db: Db | Trx, hash: string): Promise<KeyW
     .first<KeyWithCampaignRow | undefined>(
       'campaigns.id',
       'campaigns.public_id',
-      'campaigns.commission_type',
-      'campaigns.commission_value',
       'plans.name as plan_name',
       'plans.max_affiliates',
       'plans.max_monthly_conversions',
@@ -108,8 +107,6 @@ export async function findApiKeyByHash(db: Db | Trx, hash: string): Promise<KeyW
       planName: row.plan_name,
       maxAffiliates: row.max_affiliates === null ? null : Number(row.max_affiliates),
       maxMonthlyConversions: row.max_monthly_conversions === null ? null : Number(row.max_monthly_conversions),
-      commissionType: row.commission_type,
-      commissionValue: Number(row.commission_value),
     },
   };
 }

@@ -3,7 +3,17 @@ import type { Campaign } from '../../shared/schemas/campaign.js';
 import { inChunks } from '../db/bulk.js';
 import type { Db, Trx } from '../db/knex.js';
 import { type CampaignRow, type PlanRow, toIso } from '../db/rows.js';
+import {
+  apiProducts,
+  type LevelRule,
+  type ProductRate,
+  productsColumn,
+  productsOf,
+  recurringColumns,
+  recurringOf,
+} from './ruleColumns.js';
 import { conflictsAs } from './uniqueConflict.js';
+import type { Recurring } from '../../shared/schemas/commission.js';
 
 type CampaignWithPlanRow = CampaignRow & {
   plan_name: string;
@@ -30,8 +40,32 @@ function toCampaign(row: CampaignWithPlanRow): Campaign {
     cookieDays: row.cookie_days,
     autoApproveDays: row.auto_approve_days === null ? null : Number(row.auto_approve_days),
     payoutMinimum: fromCents(row.payout_minimum_cents),
+    recurring: recurringOf(row.recurring, row.recurring_months) ?? 'lifetime',
+    secondTierPercent: fromCents(row.second_tier_percent),
+    products: apiProducts(productsOf(row.products)),
     createdAt: toIso(row.created_at),
   };
+}
+
+/** The campaign's own rule, as intake applies it. */
+function ruleOf(row: CampaignRow): LevelRule {
+  return {
+    rate: { type: row.commission_type, hundredths: Number(row.commission_value) },
+    products: productsOf(row.products),
+    recurring: recurringOf(row.recurring, row.recurring_months) ?? 'lifetime',
+    secondTierHundredths: Number(row.second_tier_percent),
+  };
+}
+
+/**
+ * The rules of these campaigns, read inside the intake's transaction once per flush: a change
+ * applies to the next conversion on every daemon (docs/commissions.md).
+ */
+export async function campaignRules(trx: Trx, ids: readonly number[]): Promise<Map<number, LevelRule>> {
+  const rows = await inChunks(ids, (part) =>
+    trx<CampaignRow>('campaigns').whereIn('id', part).select<CampaignRow[]>('*'),
+  );
+  return new Map(rows.map((row) => [Number(row.id), ruleOf(row)]));
 }
 
 function campaignsWithPlan(db: Db | Trx) {
@@ -104,6 +138,10 @@ export interface CampaignChanges {
   /** null: no hold period. */
   autoApproveDays?: number | null;
   payoutMinimumCents?: number;
+  recurring?: Recurring;
+  /** Hundredths of a percent. */
+  secondTierHundredths?: number;
+  products?: ProductRate[];
 }
 
 export async function updateCampaign(db: Db | Trx, id: number, changes: CampaignChanges): Promise<number> {
@@ -113,6 +151,12 @@ export async function updateCampaign(db: Db | Trx, id: number, changes: Campaign
   if (changes.commissionHundredths !== undefined) columns.commission_value = changes.commissionHundredths;
   if (changes.autoApproveDays !== undefined) columns.auto_approve_days = changes.autoApproveDays;
   if (changes.payoutMinimumCents !== undefined) columns.payout_minimum_cents = changes.payoutMinimumCents;
+  if (changes.recurring !== undefined) {
+    const { recurring, recurring_months } = recurringColumns(changes.recurring);
+    Object.assign(columns, { recurring: recurring ?? 'lifetime', recurring_months });
+  }
+  if (changes.secondTierHundredths !== undefined) columns.second_tier_percent = changes.secondTierHundredths;
+  if (changes.products !== undefined) columns.products = productsColumn(changes.products);
   return db('campaigns').where('id', id).update(columns);
 }
 

@@ -11,10 +11,15 @@ export interface NewClawback {
   sourcePayoutId: number;
   amountCents: number;
   reason: string | null;
+  /** The refund that removed the commission; null when its sale was rejected by hand. */
+  refundId: number | null;
   createdAt: Date;
 }
 
-/** The unique index on conversion_id means one clawback per conversion, whatever races. */
+/**
+ * One clawback per refund and conversion (a unique index), whatever races: a refund claws back
+ * what it removed of each conversion it changed (its sale's and the second-tier one).
+ */
 export async function insertClawback(trx: Trx, clawback: NewClawback): Promise<void> {
   const row: Omit<ClawbackRow, 'id'> = {
     campaign_id: clawback.campaignId,
@@ -24,9 +29,10 @@ export async function insertClawback(trx: Trx, clawback: NewClawback): Promise<v
     netted_payout_id: null,
     amount_cents: clawback.amountCents,
     reason: clawback.reason,
+    refund_id: clawback.refundId,
     created_at: clawback.createdAt,
   };
-  await trx('clawbacks').insert(row).onConflict('conversion_id').ignore();
+  await trx('clawbacks').insert(row).onConflict(['refund_id', 'conversion_id']).ignore();
 }
 
 /**

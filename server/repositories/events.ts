@@ -1,8 +1,10 @@
+import type { CommissionRule } from '../../shared/schemas/commission.js';
 import type { TrackingEvent } from '../../shared/schemas/event.js';
 import { jsonText } from '../../shared/schemas/jsonShape.js';
 import type { Db, Trx } from '../db/knex.js';
-import { inChunks, insertRows } from '../db/bulk.js';
+import { chunks, inChunks, insertRows } from '../db/bulk.js';
 import type { AffiliateRow, ConversionRow, TrackingEventRow } from '../db/rows.js';
+import type { Rate } from './ruleColumns.js';
 
 /** A tracking event to store, as the intake knows it. */
 export interface NewTrackingEvent {
@@ -20,10 +22,16 @@ export interface NewTrackingEvent {
 export interface NewConversion {
   campaignId: number;
   affiliateId: number;
-  trackingEventId: number;
+  /** A sale's tracking event; null for a second-tier conversion (its sale has the event). */
+  trackingEventId: number | null;
   orderId: string;
   orderValueCents: number;
   commissionCents: number;
+  /** Why it earns that (spec §12.8). */
+  rule: CommissionRule;
+  flags: readonly string[];
+  /** A second-tier conversion's sale; undefined for a sale. */
+  sourceConversionId?: number;
   properties: object | undefined;
   occurredAt: Date;
   createdAt: Date;
@@ -56,6 +64,13 @@ function conversionRow(c: NewConversion): ConversionInsert {
     order_id: c.orderId,
     order_value_cents: c.orderValueCents,
     commission_cents: c.commissionCents,
+    intake_commission_cents: c.commissionCents,
+    refunded_value_cents: 0,
+    // 0 for a sale: the unique (campaign_id, order_id, source_key) keeps one sale per order.
+    source_key: c.sourceConversionId ?? 0,
+    source_conversion_id: c.sourceConversionId ?? null,
+    commission_rule: JSON.stringify(c.rule),
+    flags: c.flags.length === 0 ? null : JSON.stringify(c.flags),
     status: 'pending',
     payout_id: null,
     properties: json(c.properties),
@@ -77,32 +92,79 @@ export interface StoredEventKey {
   orderId: string | null;
 }
 
-/** The affiliate behind a referral code, as attribution needs it. */
+/**
+ * The affiliate behind a referral code, as attribution and the commission rules need it
+ * (docs/commissions.md): its group, override, e-mail, and its parent's status and group.
+ */
 export interface ReferralTarget {
   id: number;
   campaignId: number;
   /** The code upper-cased: the form codes are unique and matched on. */
   referralKey: string;
   status: AffiliateRow['status'];
+  email: string;
+  groupId: number | null;
+  override: Rate | null;
+  parent: { id: number; status: AffiliateRow['status']; groupId: number | null } | null;
 }
 
-const TARGET_COLUMNS = ['id', 'campaign_id', 'referral_key', 'status'] as const;
+const TARGET_COLUMNS = [
+  'a.id',
+  'a.campaign_id',
+  'a.referral_key',
+  'a.status',
+  'a.email',
+  'a.group_id',
+  'a.commission_override_type',
+  'a.commission_override_value',
+  'a.parent_affiliate_id',
+  'p.status as parent_status',
+  'p.group_id as parent_group_id',
+];
 
-/** The affiliates behind upper-cased referral codes (unique across campaigns, spec §10.3). */
+type TargetRow = Pick<
+  AffiliateRow,
+  | 'id'
+  | 'campaign_id'
+  | 'referral_key'
+  | 'status'
+  | 'email'
+  | 'group_id'
+  | 'commission_override_type'
+  | 'commission_override_value'
+  | 'parent_affiliate_id'
+> & { parent_status: AffiliateRow['status'] | null; parent_group_id: number | null };
+
+/** The affiliates behind upper-cased referral codes (unique across campaigns, spec §10.3), with their parents: one read. */
 export async function findAffiliatesByReferralKeys(
   db: Db | Trx,
   referralKeys: readonly string[],
 ): Promise<ReferralTarget[]> {
   const rows = await inChunks(referralKeys, (keys) =>
-    db<AffiliateRow>('affiliates')
-      .whereIn('referral_key', keys)
-      .select<Pick<AffiliateRow, (typeof TARGET_COLUMNS)[number]>[]>(...TARGET_COLUMNS),
+    db('affiliates as a')
+      .leftJoin('affiliates as p', 'p.id', 'a.parent_affiliate_id')
+      .whereIn('a.referral_key', keys)
+      .select<TargetRow[]>(TARGET_COLUMNS),
   );
   return rows.map((row) => ({
     id: Number(row.id),
     campaignId: Number(row.campaign_id),
     referralKey: row.referral_key,
     status: row.status,
+    email: row.email,
+    groupId: row.group_id === null ? null : Number(row.group_id),
+    override:
+      row.commission_override_type === null
+        ? null
+        : { type: row.commission_override_type, hundredths: Number(row.commission_override_value ?? 0) },
+    parent:
+      row.parent_affiliate_id === null || row.parent_status === null
+        ? null
+        : {
+            id: Number(row.parent_affiliate_id),
+            status: row.parent_status,
+            groupId: row.parent_group_id === null ? null : Number(row.parent_group_id),
+          },
   }));
 }
 
@@ -139,6 +201,12 @@ const CONVERSION_COLUMNS = [
   'order_id',
   'order_value_cents',
   'commission_cents',
+  'intake_commission_cents',
+  'refunded_value_cents',
+  'source_key',
+  'source_conversion_id',
+  'commission_rule',
+  'flags',
   'status',
   'payout_id',
   'properties',
@@ -179,4 +247,24 @@ export async function existingEventIds(
 
 export async function insertConversions(trx: Trx, conversions: readonly NewConversion[]): Promise<void> {
   await insertRows(trx, 'conversions', CONVERSION_COLUMNS, conversions.map(conversionRow));
+}
+
+/** Tracking events this intake stored and then dropped (a payment past its customer's recurring limit). */
+export async function deleteTrackingEvents(trx: Trx, ids: readonly number[]): Promise<void> {
+  for (const part of chunks(ids)) await trx('tracking_events').whereIn('id', part).delete();
+}
+
+/** The ids of the campaign's sales of these orders (to link their second-tier conversions). */
+export async function saleIdsByOrder(
+  trx: Trx,
+  campaignId: number,
+  orderIds: readonly string[],
+): Promise<Map<string, number>> {
+  const rows = await inChunks(orderIds, (part) =>
+    trx('conversions')
+      .where({ campaign_id: campaignId, source_key: 0 })
+      .whereIn('order_id', part)
+      .select<{ id: number; order_id: string }[]>('id', 'order_id'),
+  );
+  return new Map(rows.map((row) => [row.order_id, Number(row.id)]));
 }

@@ -1,7 +1,7 @@
 import { isUniqueViolation, violatedIndex } from '../db/knex.js';
 
 /** What a unique index keeps unique, in the words of the records (never the index's name). */
-export type UniqueField = 'email' | 'referralId' | 'publicId' | 'planName';
+export type UniqueField = 'email' | 'referralId' | 'publicId' | 'planName' | 'groupName' | 'refundId' | 'webhookSlot';
 
 /**
  * A write a unique index refused. Repositories throw it, named by the field, so a service picks

@@ -1,9 +1,9 @@
 import type { Webhook, WebhookEventType } from '../../shared/schemas/webhook.js';
-import { inChunks } from '../db/bulk.js';
 import type { Db, Trx } from '../db/knex.js';
 import { countRows, newestFirstPage } from '../db/pages.js';
 import { toIso } from '../db/rows.js';
 import type { WebhookEndpointRow } from '../db/webhookRows.js';
+import { conflictsAs } from './uniqueConflict.js';
 
 function eventsOf(row: Pick<WebhookEndpointRow, 'events'>): WebhookEventType[] {
   return JSON.parse(row.events) as WebhookEventType[];
@@ -23,15 +23,36 @@ function toWebhook(row: WebhookEndpointRow): Webhook {
   };
 }
 
-/** A new endpoint, enabled, signing with `secretEnc` (the sealed secret). */
+/** Which endpoint hears which event type: the outbox's question and the fan-out's list. */
+async function subscribe(trx: Trx, campaignId: number, endpointId: number, events: readonly WebhookEventType[]) {
+  await trx('webhook_subscriptions').insert(
+    events.map((eventType) => ({ campaign_id: campaignId, event_type: eventType, endpoint_id: endpointId })),
+  );
+}
+
+/** The slots the campaign's endpoints hold (docs/webhooks.md: at most WEBHOOK_MAX_ENDPOINTS). */
+export async function takenSlots(trx: Trx, campaignId: number): Promise<{ endpoints: number; slots: Set<number> }> {
+  const rows = await trx<WebhookEndpointRow>('webhook_endpoints').where('campaign_id', campaignId).select('slot');
+  return {
+    endpoints: rows.length,
+    slots: new Set(rows.flatMap((row) => (row.slot === null ? [] : [Number(row.slot)]))),
+  };
+}
+
+/**
+ * A new endpoint, enabled, signing with `secretEnc` (the sealed secret), in `slot`. The slot is
+ * unique in the campaign: a registration racing another for it is a UniqueConflict
+ * (`webhookSlot`), so the cap holds however many registrations arrive at once.
+ */
 export async function insertEndpoint(
-  db: Db | Trx,
+  trx: Trx,
   endpoint: {
     campaignId: number;
     url: string;
     events: readonly WebhookEventType[];
     description: string | null;
     secretEnc: string;
+    slot: number;
     createdAt: Date;
   },
 ): Promise<Webhook> {
@@ -43,13 +64,13 @@ export async function insertEndpoint(
     status: 'enabled',
     disabled_reason: null,
     secret_enc: endpoint.secretEnc,
-    previous_secret_enc: null,
-    previous_secret_expires_at: null,
     failing_since: null,
+    slot: endpoint.slot,
     created_at: endpoint.createdAt,
     updated_at: endpoint.createdAt,
   };
-  const [id] = await db('webhook_endpoints').insert(row);
+  const [id] = await conflictsAs({ slot: 'webhookSlot' }, () => trx('webhook_endpoints').insert(row));
+  await subscribe(trx, endpoint.campaignId, Number(id), endpoint.events);
   return toWebhook({ id: Number(id), ...row });
 }
 
@@ -83,8 +104,9 @@ export interface EndpointChanges {
   updatedAt: Date;
 }
 
+/** The endpoint's row and, when its events change, its subscriptions, together. */
 export async function updateEndpoint(
-  db: Db | Trx,
+  trx: Trx,
   campaignId: number,
   id: number,
   changes: EndpointChanges,
@@ -96,50 +118,16 @@ export async function updateEndpoint(
   if (changes.status !== undefined) columns.status = changes.status;
   if (changes.disabledReason !== undefined) columns.disabled_reason = changes.disabledReason;
   if (changes.failingSince !== undefined) columns.failing_since = changes.failingSince;
-  return db('webhook_endpoints').where({ campaign_id: campaignId, id }).update(columns);
+  const updated = await trx('webhook_endpoints').where({ campaign_id: campaignId, id }).update(columns);
+  if (updated > 0 && changes.events !== undefined) {
+    // Only here, not on insert: on MySQL a delete of nothing locks a gap that concurrent inserts then deadlock on.
+    await trx('webhook_subscriptions').where('endpoint_id', id).delete();
+    await subscribe(trx, campaignId, id, changes.events);
+  }
+  return updated;
 }
 
-/** Deliveries and attempts cascade with it: a deleted endpoint gets nothing more. */
+/** Deliveries, attempts, subscriptions and retired secrets cascade with it: a deleted endpoint gets nothing more. */
 export async function deleteEndpoint(db: Db | Trx, campaignId: number, id: number): Promise<number> {
   return db('webhook_endpoints').where({ campaign_id: campaignId, id }).delete();
-}
-
-/**
- * One UPDATE moves the current secret to `previous_secret_enc` (both engines read the old
- * value on the right-hand side) and stores the new one, so two rotations racing cannot lose one.
- */
-export async function rotateEndpointSecret(
-  db: Db | Trx,
-  campaignId: number,
-  id: number,
-  sealed: string,
-  previousExpiresAt: Date,
-  now: Date,
-): Promise<number> {
-  return db('webhook_endpoints')
-    .where({ campaign_id: campaignId, id })
-    .update({
-      previous_secret_enc: db.raw('??', ['secret_enc']),
-      previous_secret_expires_at: previousExpiresAt,
-      secret_enc: sealed,
-      updated_at: now,
-    });
-}
-
-/** An enabled endpoint and what it subscribes to: what the outbox routes by. */
-export interface Subscriber {
-  id: number;
-  campaignId: number;
-  events: readonly WebhookEventType[];
-}
-
-/** Enabled endpoints of these campaigns, for the outbox's fan-out. */
-export async function enabledEndpointsOf(trx: Trx, campaignIds: readonly number[]): Promise<Subscriber[]> {
-  const rows = await inChunks(campaignIds, (part) =>
-    trx<WebhookEndpointRow>('webhook_endpoints')
-      .whereIn('campaign_id', part)
-      .andWhere('status', 'enabled')
-      .select('id', 'campaign_id', 'events'),
-  );
-  return rows.map((row) => ({ id: Number(row.id), campaignId: Number(row.campaign_id), events: eventsOf(row) }));
 }

@@ -9,5 +9,8 @@ export const conversionHandlers: Handlers<typeof contract.conversions> = {
 };
 
 export const refundHandlers: Handlers<typeof contract.refunds> = {
-  create: ({ auth, body }, { refunds }) => refunds.refund(auth.campaignId, body),
+  create: {
+    check: ({ auth, body }, { refunds }) => refunds.amountIssues(auth.campaignId, body),
+    handle: ({ auth, body }, { refunds }) => refunds.refund(auth.campaignId, body),
+  },
 };

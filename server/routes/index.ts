@@ -4,6 +4,7 @@ import { affiliateHandlers } from './affiliates.js';
 import { campaignHandlers } from './campaign.js';
 import { conversionHandlers, refundHandlers } from './conversions.js';
 import { eventHandlers } from './events.js';
+import { groupHandlers } from './groups.js';
 import { reportHandlers } from './reports.js';
 import { sdkHandlers } from './sdk.js';
 import { payoutHandlers } from './payouts.js';
@@ -13,6 +14,7 @@ import { webhookHandlers } from './webhooks.js';
 /** One handler per contract route, grouped as the contract is; a missing one does not compile. */
 export const handlers: { [G in keyof Contract]: Handlers<Contract[G]> } = {
   affiliates: affiliateHandlers,
+  groups: groupHandlers,
   events: eventHandlers,
   campaign: campaignHandlers,
   reports: reportHandlers,

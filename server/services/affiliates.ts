@@ -6,7 +6,7 @@ import type {
   ListAffiliatesQuery,
   UpdateAffiliateInput,
 } from '../../shared/schemas/affiliate.js';
-import { inTransaction } from '../db/knex.js';
+import { inTransaction, type Trx } from '../db/knex.js';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import {
   type AffiliateFields,
@@ -18,7 +18,9 @@ import {
   updateAffiliate,
   withTotals,
 } from '../repositories/affiliates.js';
+import { rateOf } from '../repositories/ruleColumns.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
+import { ChainMoved, checkGroup, checkParent, referenceError, referenceIssues } from './affiliateRules.js';
 import { affiliateUsage, releaseAffiliateSlot, reserveAffiliateSlot } from '../repositories/usage.js';
 import type { ServiceDeps } from './deps.js';
 import { pageOf } from './pages.js';
@@ -28,6 +30,8 @@ import type { Outbox } from './webhooks/outbox.js';
 
 export interface AffiliateService {
   create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate>;
+  /** The context check of create and update: a group or parent the body names that is not the campaign's. */
+  referenceIssues(campaignId: number, body: unknown): Promise<string[]>;
   list(campaignId: number, query: ListAffiliatesQuery): Promise<AffiliateList>;
   get(campaignId: number, id: number): Promise<Affiliate>;
   update(campaignId: number, id: number, input: UpdateAffiliateInput): Promise<Affiliate>;
@@ -38,6 +42,45 @@ export interface AffiliateService {
 function conflictOf(err: unknown): ConflictError | undefined {
   if (!(err instanceof UniqueConflict)) return undefined;
   return new ConflictError(err.field === 'referralId' ? MESSAGES.referralTaken : MESSAGES.emailTaken);
+}
+
+/** The rule fields of a body (docs/commissions.md), as stored; undefined: not sent. */
+function ruleFieldsOf(input: CreateAffiliateInput | UpdateAffiliateInput) {
+  const override = input.commissionOverride;
+  return {
+    groupId: input.groupId,
+    commissionOverride: override === undefined ? undefined : override && rateOf(override),
+    parentAffiliateId: input.parentAffiliateId,
+  };
+}
+
+/**
+ * The group and parent a change sets, checked in its transaction (spec §12.3, §12.5): only
+ * those that change, so an unchanged parent is not walked again.
+ */
+async function checkReferences(
+  trx: Trx,
+  campaignId: number,
+  id: number | undefined,
+  next: { groupId?: number | null; parentAffiliateId?: number | null },
+  current?: { groupId: number | null; parentAffiliateId: number | null },
+): Promise<void> {
+  if (next.groupId != null && next.groupId !== current?.groupId) await checkGroup(trx, campaignId, next.groupId);
+  if (next.parentAffiliateId != null && next.parentAffiliateId !== current?.parentAffiliateId) {
+    await checkParent(trx, campaignId, id, next.parentAffiliateId);
+  }
+}
+
+/** A parent chain that moved under the transaction is read again, a few times. */
+async function retryingChain<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (!(err instanceof ChainMoved)) throw err;
+      if (attempt >= 5) throw new ConflictError(MESSAGES.parentChainBusy);
+    }
+  }
 }
 
 export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbox): AffiliateService {
@@ -55,9 +98,11 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
         phone: input.phone ?? null,
         // spec §10.1: active unless the body says otherwise.
         status: input.status ?? 'active',
+        ...ruleFieldsOf(input),
       };
       try {
         return await inTransaction(db, async (trx) => {
+          await checkReferences(trx, campaignId, undefined, fields);
           if (!(await reserveAffiliateSlot(trx, campaignId))) {
             const usage = await affiliateUsage(trx, campaignId);
             throw new ForbiddenError(MESSAGES.affiliateLimit(usage.plan, usage.count, usage.max ?? usage.count));
@@ -69,7 +114,7 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
         });
       } catch (err) {
         const conflict = conflictOf(err);
-        if (!conflict) throw err;
+        if (!conflict) throw referenceError(err) ?? err;
         const generatedCodeCollided = input.referralId === undefined && conflict.messages === MESSAGES.referralTaken;
         if (!generatedCodeCollided || attempt >= 5) throw conflict;
       }
@@ -89,25 +134,34 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
 
   async function update(campaignId: number, id: number, input: UpdateAffiliateInput): Promise<Affiliate> {
     const passwordHash = input.password === undefined ? undefined : await hasher.hash(input.password);
+    const rules = ruleFieldsOf(input);
     try {
-      return await inTransaction(db, async (trx) => {
-        const current = await lockAffiliate(trx, campaignId, id);
-        if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
-        // spec §4.4: fields not sent stay unchanged.
-        const fields: AffiliateFields = {
-          email: input.email === undefined ? current.email : input.email.trim(),
-          referralId: input.referralId ?? current.referralId,
-          name: input.name === undefined ? current.name : input.name,
-          phone: input.phone === undefined ? current.phone : input.phone,
-          status: input.status ?? current.status,
-        };
-        await updateAffiliate(trx, campaignId, id, fields, passwordHash, now());
-        const affiliate = await withTotals(trx, { ...current, ...fields });
-        await outbox.record(trx, [{ campaignId, type: 'affiliate.updated', data: affiliate }]);
-        return affiliate;
-      });
+      return await retryingChain(() =>
+        inTransaction(db, async (trx) => {
+          const current = await lockAffiliate(trx, campaignId, id);
+          if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
+          // spec §4.4: fields not sent stay unchanged.
+          const fields = {
+            email: input.email === undefined ? current.email : input.email.trim(),
+            referralId: input.referralId ?? current.referralId,
+            name: input.name === undefined ? current.name : input.name,
+            phone: input.phone === undefined ? current.phone : input.phone,
+            status: input.status ?? current.status,
+            groupId: rules.groupId === undefined ? current.groupId : rules.groupId,
+            commissionOverride:
+              rules.commissionOverride === undefined ? current.commissionOverride : rules.commissionOverride,
+            parentAffiliateId:
+              rules.parentAffiliateId === undefined ? current.parentAffiliateId : rules.parentAffiliateId,
+          } satisfies AffiliateFields;
+          await checkReferences(trx, campaignId, id, fields, current);
+          await updateAffiliate(trx, campaignId, id, fields, passwordHash, now());
+          const affiliate = await withTotals(trx, { ...current, ...fields });
+          await outbox.record(trx, [{ campaignId, type: 'affiliate.updated', data: affiliate }]);
+          return affiliate;
+        }),
+      );
     } catch (err) {
-      throw conflictOf(err) ?? err;
+      throw conflictOf(err) ?? referenceError(err) ?? err;
     }
   }
 
@@ -125,5 +179,12 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
     });
   }
 
-  return { create, list, get, update, remove };
+  return {
+    create,
+    referenceIssues: (campaignId, body) => referenceIssues(db, campaignId, body),
+    list,
+    get,
+    update,
+    remove,
+  };
 }

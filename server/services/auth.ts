@@ -8,8 +8,6 @@ export interface AuthenticatedCampaign {
   planName: string;
   maxAffiliates: number | null;
   maxMonthlyConversions: number | null;
-  commissionType: 'percent' | 'fixed';
-  commissionValue: number;
 }
 
 export type KeyLookup = { state: 'active'; auth: AuthenticatedCampaign } | { state: 'revoked' } | { state: 'unknown' };
@@ -19,7 +17,16 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 export interface ApiKeyAuthenticator {
   lookup(hash: string, now?: number): Promise<KeyLookup>;
+  /**
+   * Whether this daemon found the key active within the last few minutes, without asking the
+   * database: the rate limit counts such a key by itself, and any other per client IP.
+   */
+  recentlyActive(hash: string, now?: number): boolean;
 }
+
+/** How long a key found active counts as a key for the rate limit, and how many such keys are kept. */
+const ACTIVE_MEMORY_MS = 10 * 60_000;
+const ACTIVE_ENTRIES = 10_000;
 
 /**
  * Looks keys up by hash, caching each answer for `API_KEY_CACHE_MS` so that a busy key costs
@@ -30,6 +37,8 @@ export function apiKeyAuthenticator({ db, config, logger }: ServiceDeps): ApiKey
   const cacheMs = config.apiKeyCacheMs;
   const cache = new Map<string, { lookup: KeyLookup; expires: number }>();
   const touched = new Map<number, number>();
+  // Only keys found active enter: random keys can never fill it.
+  const active = new Map<string, number>();
 
   function touch({ key }: KeyWithCampaign, now: number): void {
     const last = touched.get(key.id) ?? key.lastUsedAt?.getTime() ?? 0;
@@ -50,8 +59,16 @@ export function apiKeyAuthenticator({ db, config, logger }: ServiceDeps): ApiKey
         if (cache.size > 10_000) cache.clear();
         cache.set(hash, { lookup, expires: now + cacheMs });
       }
-      if (found && lookup.state === 'active') touch(found, now);
+      if (found && lookup.state === 'active') {
+        touch(found, now);
+        if (active.size >= ACTIVE_ENTRIES) active.clear();
+        active.set(hash, now + ACTIVE_MEMORY_MS);
+      }
       return lookup;
+    },
+
+    recentlyActive(hash, now = Date.now()) {
+      return (active.get(hash) ?? 0) > now;
     },
   };
 }

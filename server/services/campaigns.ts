@@ -5,7 +5,16 @@ import {
   MAX_AUTO_APPROVE_DAYS,
   PUBLIC_ID,
 } from '../../shared/schemas/campaign.js';
+import {
+  COMMISSION_MESSAGES,
+  MAX_FIXED_COMMISSION,
+  type ProductRule,
+  productRulesInput,
+  type Recurring,
+  recurringSchema,
+} from '../../shared/schemas/commission.js';
 import { MAX_ORDER_VALUE } from '../../shared/schemas/event.js';
+import { parseWith } from '../../shared/schemas/validation.js';
 import { characters, OPERATOR_LIMITS } from '../../shared/vocabulary.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import {
@@ -16,6 +25,7 @@ import {
   updateCampaign,
 } from '../repositories/campaigns.js';
 import { findPlanByName } from '../repositories/plans.js';
+import { productRatesOf } from '../repositories/ruleColumns.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
 import { readMonthlyUsage } from '../repositories/usage.js';
 import type { ServiceDeps } from './deps.js';
@@ -35,6 +45,12 @@ export interface UpdateCampaignInput {
   /** null turns the hold period off: conversions wait for a person. */
   autoApproveDays?: number | null;
   payoutMinimum?: number;
+  /** Which of a customer's payments earn (docs/commissions.md#recurring). */
+  recurring?: Recurring;
+  /** Percent of a child's commission its parent earns; 0: none. */
+  secondTierPercent?: number;
+  /** The campaign's product rules, replacing the ones it has ([] removes them). */
+  products?: ProductRule[];
 }
 
 export interface CampaignService {
@@ -50,9 +66,6 @@ export interface CampaignService {
 
 const notFound = (ref: string | number) =>
   new NotFoundError(`Campaign ${ref} not found: see \`affiliated campaigns list\``);
-
-/** The rule is stored in an unsigned 32-bit column of hundredths. */
-const MAX_FIXED_COMMISSION = 10_000_000;
 
 function validCommission(commission: { type: 'percent' | 'fixed'; value: number }) {
   if (!Number.isFinite(commission.value) || commission.value < 0) {
@@ -93,6 +106,31 @@ async function changesOf(db: ServiceDeps['db'], input: UpdateCampaignInput): Pro
       throw new ValidationError(`payout minimum must be a number from 0 to ${MAX_ORDER_VALUE}`);
     }
     changes.payoutMinimumCents = toCents(minimum);
+  }
+  Object.assign(changes, ruleChangesOf(input));
+  return changes;
+}
+
+/** The commission rule's other parts (docs/commissions.md), each checked as the API checks a group's. */
+function ruleChangesOf(input: UpdateCampaignInput): CampaignChanges {
+  const changes: CampaignChanges = {};
+  if (input.recurring !== undefined) {
+    if (!recurringSchema.safeParse(input.recurring).success) {
+      throw new ValidationError(`recurring ${COMMISSION_MESSAGES.recurring}`);
+    }
+    changes.recurring = input.recurring;
+  }
+  const percent = input.secondTierPercent;
+  if (percent !== undefined) {
+    if (!Number.isFinite(percent) || percent < 0 || percent > 100) {
+      throw new ValidationError('second-tier percent must be a number from 0 to 100');
+    }
+    changes.secondTierHundredths = toCents(percent);
+  }
+  if (input.products !== undefined) {
+    const parsed = parseWith(productRulesInput, { products: input.products });
+    if (!parsed.ok) throw new ValidationError(parsed.messages);
+    changes.products = productRatesOf(parsed.data.products);
   }
   return changes;
 }
@@ -154,15 +192,18 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
   }
 
   /**
-   * A new commission rule applies to conversions that arrive from now on (daemons see it within
-   * API_KEY_CACHE_MS); stored conversions keep theirs (spec §11). A new hold period applies to
+   * A new commission rule applies to conversions that arrive from now on, on every daemon at once
+   * (intake reads the rules in each flush's transaction, spec §12.2); stored conversions keep
+   * theirs (spec §11). A new hold period applies to
    * the pending conversions already there, at the next scheduled run.
    */
   async function update(ref: string | number, input: UpdateCampaignInput): Promise<Campaign> {
     const campaign = await get(ref);
     const changes = await changesOf(db, input);
     if (Object.keys(changes).length === 0) {
-      throw new ValidationError('nothing to update: give a plan, a commission, a hold period or a payout minimum');
+      throw new ValidationError(
+        'nothing to update: give a plan, a commission, a hold period, a payout minimum, a recurring limit, a second-tier percent or product rules',
+      );
     }
     await updateCampaign(db, campaign.id, changes);
     return get(campaign.id);

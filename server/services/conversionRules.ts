@@ -10,10 +10,14 @@ export type Judgement = { kind: 'move' } | { kind: 'unchanged' } | { kind: 'conf
  * repositories/conversions.ts `whereMayBecome` is the same rule as the SQL of the update.
  */
 export function judgeTransition(
-  current: { status: ConversionStatus; payoutId: number | null },
+  current: { id: number; status: ConversionStatus; payoutId: number | null; sourceConversionId: number | null },
   to: SettableConversionStatus,
 ): Judgement {
   if (current.status === to) return { kind: 'unchanged' };
+  // spec §12.5: a second-tier conversion follows its sale; it never moves on its own.
+  if (current.sourceConversionId !== null) {
+    return { kind: 'conflict', message: MESSAGES.secondTierConversion(current.id, current.sourceConversionId) };
+  }
   if (current.status === 'pending') return { kind: 'move' };
   if (to === 'rejected' && current.status === 'approved') {
     return current.payoutId === null

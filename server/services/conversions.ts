@@ -22,6 +22,7 @@ import {
   moveConversions,
 } from '../repositories/conversions.js';
 import { judgeTransition } from './conversionRules.js';
+import { followSales, type SaleChange } from './followers.js';
 import type { ServiceDeps } from './deps.js';
 import { pageOf } from './pages.js';
 import type { Outbox, OutboxEvent } from './webhooks/outbox.js';
@@ -60,10 +61,21 @@ export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbo
       const row = locked.get(id);
       return row && judgeTransition(row, to).kind === 'move';
     });
-    await moveConversions(trx, campaignId, movable, to, clock());
+    const at = clock();
+    await moveConversions(trx, campaignId, movable, to, at);
+    // spec §12.5: each moved sale's second-tier conversion moves with it, in this transaction,
+    // before the outcomes are read, so a follower named in the request answers as it now is.
+    const moved = new Set(
+      (await findConversions(trx, campaignId, movable)).filter((c) => c.status === to).map((c) => c.id),
+    );
+    const followed = await followSales(
+      trx,
+      campaignId,
+      new Map([...moved].map((id) => [id, { kind: to } as const satisfies SaleChange])),
+      at,
+    );
     const after = await findConversions(trx, campaignId, [...locked.keys()]);
     const now = new Map(after.map((conversion) => [conversion.id, conversion]));
-    const moved = new Set(movable);
     const results: BulkResult[] = [];
     const changes: OutboxEvent[] = [];
     for (const id of ids) {
@@ -72,7 +84,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbo
         results.push({ id, outcome: 'not_found', status: null, message: MESSAGES.conversionNotFound });
         continue;
       }
-      if (moved.has(id) && conversion.status === to) {
+      if (moved.has(id)) {
         results.push({ id, outcome: 'updated', status: to });
         changes.push({ type: eventOf[to], campaignId, data: conversion });
         continue;
@@ -84,7 +96,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbo
           : { id, outcome: 'unchanged', status: conversion.status },
       );
     }
-    await outbox.record(trx, changes);
+    await outbox.record(trx, [...changes, ...followed]);
     return results;
   }
 
@@ -109,7 +121,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbo
   /** Oldest first, locked as they are picked (on MySQL, skipping rows another request holds). */
   async function movePending(
     campaignId: number,
-    filter: { before?: Date; affiliateId?: number },
+    filter: { before?: Date; affiliateId?: number; unflagged?: boolean },
     to: SettableConversionStatus,
     limit: number,
   ): Promise<BulkResult[]> {
@@ -146,11 +158,13 @@ export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbo
       return inLockingTransaction(db, async (trx) => {
         // A payout that fails meanwhile can make a refused move legal: judge again, a few times.
         for (let attempt = 1; ; attempt++) {
-          const changed = await moveConversions(trx, campaignId, [id], to, clock());
+          const at = clock();
+          const changed = await moveConversions(trx, campaignId, [id], to, at);
           const conversion = await findConversion(trx, campaignId, id);
           if (!conversion) throw new NotFoundError(MESSAGES.conversionNotFound);
           if (changed > 0) {
-            await outbox.record(trx, [{ type: eventOf[to], campaignId, data: conversion }]);
+            const followers = await followSales(trx, campaignId, new Map([[id, { kind: to }]]), at);
+            await outbox.record(trx, [{ type: eventOf[to], campaignId, data: conversion }, ...followers]);
             return conversion;
           }
           const judgement = judgeTransition(conversion, to);
@@ -173,7 +187,8 @@ export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbo
     },
 
     async approvePendingBefore(campaignId, cutoff, limit) {
-      const results = await movePending(campaignId, { before: cutoff }, 'approved', limit);
+      // spec §12.7: a flagged conversion waits for a person, whatever the hold period.
+      const results = await movePending(campaignId, { before: cutoff, unflagged: true }, 'approved', limit);
       return results.filter((r) => r.outcome === 'updated').length;
     },
   };

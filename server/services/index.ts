@@ -9,6 +9,7 @@ import { type CampaignService, campaignService } from './campaigns.js';
 import { type ConversionService, conversionService } from './conversions.js';
 import type { ServiceDeps, Worker } from './deps.js';
 import { type EventService, eventService } from './events/service.js';
+import { type GroupService, groupService } from './groups.js';
 import { type HealthService, healthService } from './health.js';
 import { type PayoutService, payoutService } from './payouts.js';
 import { type PlanService, planService } from './plans.js';
@@ -27,6 +28,7 @@ export type { ServiceDeps, Worker } from './deps.js';
 export interface Services {
   authenticator: ApiKeyAuthenticator;
   affiliates: AffiliateService;
+  groups: GroupService;
   events: EventService;
   campaigns: CampaignService;
   apiKeys: ApiKeyService;
@@ -60,6 +62,7 @@ export function createServices(options: {
   return {
     authenticator: apiKeyAuthenticator(deps),
     affiliates: affiliateService(deps, outbox),
+    groups: groupService(deps, outbox),
     events,
     campaigns: campaignService(deps),
     apiKeys: apiKeyService(deps),

@@ -29,13 +29,23 @@ export const affiliateRoutes = {
     path: '/v1/affiliates',
     summary: 'Create an affiliate',
     description:
-      'The e-mail is unique within the campaign and the referral code across all campaigns; a code is generated when omitted.',
+      'The e-mail is unique within the campaign and the referral code across all campaigns; a code is generated when omitted. ' +
+      '`groupId` must be a group of this campaign and `parentAffiliateId` another affiliate of it (else 400).',
     body: createAffiliateSchema,
     responses: { 201: affiliateSchema },
     errors: [400, 401, 403, 409, 413, 415],
     examples: {
       body: { ...CARLA, password: 'tulip-garden-9' },
-      response: { id: 3, ...CARLA, status: 'active', createdAt: EXAMPLE_TIMES.written, ...NO_ACTIVITY },
+      response: {
+        id: 3,
+        ...CARLA,
+        status: 'active',
+        createdAt: EXAMPLE_TIMES.written,
+        ...NO_ACTIVITY,
+        groupId: null,
+        commissionOverride: null,
+        parentAffiliateId: null,
+      },
     },
   }),
   list: defineRoute({
@@ -69,15 +79,26 @@ export const affiliateRoutes = {
     method: 'patch',
     path: '/v1/affiliates/{id}',
     summary: 'Change some fields of an affiliate',
-    description: '`null` clears `name` or `phone`; fields not sent stay unchanged.',
+    description:
+      '`null` clears `name`, `phone`, `groupId`, `commissionOverride` or `parentAffiliateId`; fields not sent stay unchanged. ' +
+      '`groupId` must be a group of this campaign; `parentAffiliateId` another affiliate of it that is not below this one ' +
+      '(no cycles), else 400. A new rule applies to conversions that arrive afterwards.',
     params: idParams,
     body: updateAffiliateSchema,
     responses: { 200: affiliateSchema },
     errors: [400, 401, 404, 409, 413, 415],
     examples: {
       params: { id: EXAMPLE_ANA.id },
-      body: { name: 'Ana Souza Lima', phone: '+55 11 98888-7777' },
-      response: exampleAffiliate({ name: 'Ana Souza Lima', phone: '+55 11 98888-7777' }),
+      body: {
+        name: 'Ana Souza Lima',
+        phone: '+55 11 98888-7777',
+        commissionOverride: { commissionType: 'percent', commissionValue: 12 },
+      },
+      response: exampleAffiliate({
+        name: 'Ana Souza Lima',
+        phone: '+55 11 98888-7777',
+        commissionOverride: { commissionType: 'percent', commissionValue: 12 },
+      }),
     },
   }),
   remove: defineRoute({

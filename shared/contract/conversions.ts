@@ -25,7 +25,8 @@ export const conversionRoutes = {
     path: '/v1/conversions',
     summary: 'List conversions, newest first',
     description:
-      '`from` and `to` are ISO 8601 dates or date-times compared with `createdAt`, both included: a date is its whole UTC day. A `from` after `to` is 400: a rule between two values, which the schema cannot state.',
+      '`from` and `to` are ISO 8601 dates or date-times compared with `createdAt`, both included: a date is its whole UTC day. A `from` after `to` is 400: a rule between two values, which the schema cannot state. ' +
+      '`kind` picks sales or second-tier conversions; `flagged=true` the conversions with a fraud flag.',
     query: listConversionsQuerySchema,
     responses: { 200: conversionListSchema },
     errors: [400, 401],
@@ -104,18 +105,24 @@ export const refundRoutes = {
     operationId: 'createRefund',
     method: 'post',
     path: '/v1/refunds',
-    summary: 'Refund an order: its conversion is rejected, and a paid-out commission is clawed back',
+    summary:
+      'Refund an order, in full or in part: its commission is taken back or lowered, a paid-out part clawed back',
     description:
-      'Pending or approved: the conversion becomes rejected. In a payout (pending or paid): it becomes rejected and a ' +
-      'clawback of its commission is netted off the affiliate’s next payout. Refunding an order again changes nothing.',
+      'Without `amount` the whole order: the sale becomes rejected (a rejected one stays as it is). With `amount` (at most ' +
+      'the order’s value, else 400; at most what is not refunded yet, else 409) the commission drops to its share of what ' +
+      'is left of the order. What a refund takes off a commission in a payout is clawed back from the affiliate’s next ' +
+      'payout. The sale’s second-tier conversion follows. Each request is a new refund unless it repeats a `refund_id`.',
     body: refundSchema,
     responses: { 200: conversionSchema },
-    errors: [400, 401, 404, 413, 415],
+    errors: [400, 401, 404, 409, 413, 415],
     examples: {
-      body: { order_id: FIRST.orderId, reason: 'Customer returned the product' },
-      response: exampleConversion(FIRST, 'rejected', {
+      body: { order_id: FIRST.orderId, amount: 50, reason: 'Customer returned one item', refund_id: 're_3Pq8xK2' },
+      // 10 % of 199.90 was 19.99; 149.90 of the order is left: 19.99 × 149.90 / 199.90 = 14.99.
+      response: exampleConversion(FIRST, 'pending', {
+        commission: 14.99,
+        refundedAmount: 50,
         refundedAt: EXAMPLE_TIMES.written,
-        refundReason: 'Customer returned the product',
+        refundReason: 'Customer returned one item',
       }),
     },
   }),

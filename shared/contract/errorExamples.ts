@@ -9,6 +9,7 @@ const NOT_FOUND: Record<string, string> = {
   Conversions: MESSAGES.conversionNotFound,
   Payouts: MESSAGES.payoutNotFound,
   Webhooks: MESSAGES.webhookNotFound,
+  Groups: MESSAGES.groupNotFound,
 };
 
 const CONFLICT: Record<string, string> = {
@@ -16,6 +17,7 @@ const CONFLICT: Record<string, string> = {
   Conversions: MESSAGES.illegalTransition('Conversion', 'rejected', 'approved'),
   Payouts: MESSAGES.nothingToPay(2),
   Webhooks: MESSAGES.webhookDisabled,
+  Groups: MESSAGES.groupNameTaken,
 };
 
 /** The `message` the document shows for an error status of a route: a real one, in the spec's words. */
@@ -32,9 +34,13 @@ export function errorExample(route: RouteSpec, status: number): string | string[
     case 404:
       return NOT_FOUND[route.tag] ?? MESSAGES.routeNotFound(route.method.toUpperCase(), route.path);
     case 409:
+      if (route.operationId === 'createRefund') return MESSAGES.refundOverRemaining('100.00', '49.90', 'ORDER-1001');
+      if (route.operationId === 'createWebhook') return MESSAGES.webhookEndpointLimit(20);
+      if (route.operationId === 'rotateWebhookSecret')
+        return MESSAGES.webhookRotationLimit(5, '2026-11-22T10:00:00.000Z');
       return CONFLICT[route.tag] ?? 'Conflict';
     case 413:
-      return MESSAGES.bodyTooLarge(BODY_LIMIT_BYTES);
+      return route.body ? MESSAGES.bodyTooLarge(BODY_LIMIT_BYTES) : MESSAGES.bodyNotAccepted;
     case 415:
       return MESSAGES.unsupportedMediaType;
     case 429:

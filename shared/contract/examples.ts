@@ -57,6 +57,20 @@ export const EXAMPLE_ORDERS = [
 ] as const;
 export type ExampleOrder = (typeof EXAMPLE_ORDERS)[number];
 
+/**
+ * The campaign's one group, made after the payout; Bruno joins it, with Ana as his parent.
+ * Nobody's conversions change: they arrived before.
+ */
+export const EXAMPLE_GROUP = {
+  id: 1,
+  name: 'Top partners',
+  commissionType: 'percent',
+  commissionValue: 15,
+  recurring: { months: 12 },
+  products: [{ product: 'Team plan', commissionType: 'percent', commissionValue: 20 }],
+  secondTierPercent: 5,
+} as const;
+
 /** Payout 1 pays Ana's ORDER-1003; ORDER-1002 is approved after it, ORDER-1001 stays pending. */
 export const EXAMPLE_PAYOUT = { id: 1, conversionIds: [3], amount: 35 } as const;
 
@@ -111,6 +125,22 @@ export function exampleAffiliate(overrides: Record<string, unknown> = {}) {
     totalConversions: 3,
     totalCommissions: 43.99,
     totalPaid: 0,
+    groupId: null,
+    commissionOverride: null,
+    parentAffiliateId: null,
+    ...overrides,
+  };
+}
+
+/** The group as the API answers it in the world. */
+export function exampleGroup(overrides: Record<string, unknown> = {}) {
+  return {
+    ...EXAMPLE_GROUP,
+    recurring: { ...EXAMPLE_GROUP.recurring },
+    products: EXAMPLE_GROUP.products.map((rule) => ({ ...rule })),
+    affiliateCount: 1,
+    createdAt: WRITTEN,
+    updatedAt: WRITTEN,
     ...overrides,
   };
 }
@@ -137,6 +167,17 @@ export function exampleConversion(order: ExampleOrder, status: Status, overrides
       timestamp: order.occurredAt,
       ...order.properties,
     },
+    kind: 'sale',
+    sourceConversionId: null,
+    // The campaign's rule; ORDER-1001 names a customer (by e-mail): its first payment.
+    commissionRule: {
+      source: 'campaign',
+      commissionType: 'percent',
+      commissionValue: 10,
+      ...('customer_email' in order.properties && { recurring: 'lifetime', paymentNumber: 1 }),
+    },
+    flags: [],
+    refundedAmount: 0,
     ...overrides,
   };
 }

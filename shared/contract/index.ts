@@ -2,6 +2,7 @@ import { affiliateRoutes } from './affiliates.js';
 import { campaignRoutes } from './campaign.js';
 import { conversionRoutes, refundRoutes } from './conversions.js';
 import { eventRoutes } from './events.js';
+import { groupRoutes } from './groups.js';
 import { reportRoutes } from './reports.js';
 import { payoutRoutes } from './payouts.js';
 import type { RouteSpec } from './route.js';
@@ -15,6 +16,7 @@ import { webhookRoutes } from './webhooks.js';
  */
 export const contract = {
   affiliates: affiliateRoutes,
+  groups: groupRoutes,
   events: eventRoutes,
   campaign: campaignRoutes,
   reports: reportRoutes,

@@ -91,7 +91,8 @@ function operation(route: RouteSpec): JsonSchema {
   if (route.etag) {
     responses['304'] = { description: 'Not modified: the `If-None-Match` sent matches the current `ETag`; no body' };
   }
-  const errors = new Set([...route.errors, ...(limited ? [429] : []), 500]);
+  // A route that takes no body refuses one with 413 (docs/spec.md §10.13), like 429 and 500 on every route.
+  const errors = new Set([...route.errors, ...(route.body ? [] : [413]), ...(limited ? [429] : []), 500]);
   for (const status of [...errors].sort()) responses[String(status)] = errorResponse(route, status, limited);
   return {
     operationId: route.operationId,

@@ -34,10 +34,10 @@ export const webhookRoutes = {
     path: '/v1/webhooks',
     summary: 'Register a webhook endpoint',
     description:
-      'The answer carries the signing `secret`, shown this once. Private, loopback and link-local addresses are refused unless the daemon allows them.',
+      'The answer carries the signing `secret`, shown this once. Private, loopback and link-local addresses are refused unless the daemon allows them. A campaign has at most `WEBHOOK_MAX_ENDPOINTS` endpoints (20 by default): 409 past it.',
     body: createWebhookSchema,
     responses: { 201: webhookWithSecretSchema },
-    errors: [400, 401, 413, 415],
+    errors: [400, 401, 409, 413, 415],
     examples: {
       body: CRM,
       response: { ...exampleWebhook({ id: 2, ...CRM }), secret: EXAMPLE_SECRET },
@@ -104,9 +104,11 @@ export const webhookRoutes = {
     method: 'post',
     path: '/v1/webhooks/{id}/rotate-secret',
     summary: 'Replace the signing secret; the old one keeps signing for 24 hours',
+    description:
+      'Every secret a rotation retires keeps signing for its own 24 hours. While `WEBHOOK_MAX_RETIRED_SECRETS` (5 by default) of them still sign, another rotation is 409.',
     params: idParams,
     responses: { 200: webhookWithSecretSchema },
-    errors: [400, 401, 404],
+    errors: [400, 401, 404, 409],
     examples: { params: { id: EXAMPLE_WEBHOOK.id }, response: { ...exampleWebhook(), secret: EXAMPLE_SECRET } },
   }),
   deliveries: defineRoute({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isoDate, money, paginationFields, paginationQuery, trimmed, trimmedText } from './common.js';
+import { commissionOverrideSchema } from './commission.js';
+import { isoDate, MAX_ID, money, paginationFields, paginationQuery, trimmed, trimmedText } from './common.js';
 
 import { AFFILIATE_STATUSES } from '../vocabulary.js';
 
@@ -49,6 +50,18 @@ export const referralId = z
 const name = trimmedText(255);
 const phone = trimmedText(32);
 
+/** An id the body names; whether it exists in the campaign is the service's to say (400). */
+const referenceId = (description: string) => z.number().int().min(1).max(MAX_ID).nullable().meta({ description });
+
+/** The commission rule fields of an affiliate (docs/commissions.md); null clears each. */
+const ruleFields = {
+  groupId: referenceId("A group of this campaign (its rule applies); null: the campaign's rule").optional(),
+  commissionOverride: commissionOverrideSchema.nullable().optional(),
+  parentAffiliateId: referenceId(
+    'Another affiliate of this campaign who earns a second-tier commission on this one’s sales; not one below it (no cycles); null: none',
+  ).optional(),
+};
+
 export const createAffiliateSchema = z.strictObject({
   email,
   password,
@@ -56,6 +69,7 @@ export const createAffiliateSchema = z.strictObject({
   phone: phone.optional(),
   referralId: referralId.optional(),
   status: affiliateStatus.optional(),
+  ...ruleFields,
 });
 export type CreateAffiliateInput = z.infer<typeof createAffiliateSchema>;
 
@@ -67,12 +81,14 @@ export const updateAffiliateSchema = z.strictObject({
   phone: phone.nullable().optional(),
   referralId: referralId.optional(),
   status: affiliateStatus.optional(),
+  ...ruleFields,
 });
 export type UpdateAffiliateInput = z.infer<typeof updateAffiliateSchema>;
 
 export const listAffiliatesQuerySchema = z.strictObject({
   status: affiliateStatus.optional(),
   search: z.string().max(255).optional(),
+  groupId: z.coerce.number().int().min(1).optional().meta({ description: 'Only the affiliates of this group' }),
   ...paginationQuery,
 });
 export type ListAffiliatesQuery = z.infer<typeof listAffiliatesQuerySchema>;
@@ -88,6 +104,9 @@ export const affiliateSchema = z.object({
   totalConversions: z.number().int(),
   totalCommissions: money,
   totalPaid: money,
+  groupId: z.number().int().nullable(),
+  commissionOverride: commissionOverrideSchema.nullable(),
+  parentAffiliateId: z.number().int().nullable(),
 });
 export type Affiliate = z.infer<typeof affiliateSchema>;
 

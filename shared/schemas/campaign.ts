@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { MAX_AUTO_APPROVE_DAYS } from '../vocabulary.js';
+import { COMMISSION_TYPES, MAX_AUTO_APPROVE_DAYS } from '../vocabulary.js';
+import { productRuleSchema, recurringSchema } from './commission.js';
 
 export const planSchema = z.object({
   id: z.number().int(),
@@ -9,7 +10,7 @@ export const planSchema = z.object({
 });
 export type Plan = z.infer<typeof planSchema>;
 
-export const COMMISSION_TYPES = ['percent', 'fixed'] as const;
+export { COMMISSION_TYPES };
 
 export const campaignSchema = z.object({
   id: z.number().int(),
@@ -24,6 +25,12 @@ export const campaignSchema = z.object({
   autoApproveDays: z.number().int().nullable(),
   /** Smallest payout in BRL (0: any amount). */
   payoutMinimum: z.number(),
+  /** Which payments of a customer earn, unless the affiliate's group says otherwise (docs/commissions.md). */
+  recurring: recurringSchema,
+  /** Percent of a child's commission its parent earns, unless the parent's group says otherwise; 0: none. */
+  secondTierPercent: z.number(),
+  /** The campaign's product rules. */
+  products: z.array(productRuleSchema),
   createdAt: z.string(),
 });
 export type Campaign = z.infer<typeof campaignSchema>;

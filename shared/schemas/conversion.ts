@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { commissionRuleSchema } from './commission.js';
 import { isoDate, money, paginationFields, paginationQuery, trimmedText } from './common.js';
+import { MAX_ORDER_VALUE, MIN_ORDER_VALUE } from './orderValue.js';
 
 import { CONVERSION_STATUSES } from '../vocabulary.js';
 
@@ -22,6 +24,15 @@ export const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()],
 
 const positiveId = z.coerce.number().int().min(1);
 
+/** A sale, or the commission a parent earns on its child's sale (docs/commissions.md#two-tiers). */
+export const CONVERSION_KINDS = ['sale', 'second_tier'] as const;
+export const conversionKind = z.enum(CONVERSION_KINDS);
+export type ConversionKind = z.infer<typeof conversionKind>;
+
+/** Fraud flags: `self_referral` when the customer's e-mail is the affiliate's own. */
+export const CONVERSION_FLAGS = ['self_referral'] as const;
+export type ConversionFlag = (typeof CONVERSION_FLAGS)[number];
+
 export const conversionSchema = z.object({
   id: z.number().int(),
   affiliateId: z.number().int(),
@@ -36,6 +47,13 @@ export const conversionSchema = z.object({
   refundedAt: isoDate.nullable(),
   refundReason: z.string().nullable(),
   properties: z.record(z.string(), z.unknown()).nullable(),
+  kind: conversionKind,
+  /** For `second_tier`: the sale it was earned on (null if that sale's affiliate was deleted). */
+  sourceConversionId: z.number().int().nullable(),
+  commissionRule: commissionRuleSchema,
+  flags: z.array(z.enum(CONVERSION_FLAGS)),
+  /** The part of the order's value refunded so far, BRL. */
+  refundedAmount: money,
 });
 export type Conversion = z.infer<typeof conversionSchema>;
 
@@ -43,9 +61,19 @@ export const listConversionsQuerySchema = z.strictObject({
   status: conversionStatus.optional(),
   affiliateId: positiveId.optional(),
   orderId: z.string().min(1).max(255).optional(),
+  /** The conversions a pending or paid payout holds. */
+  payoutId: positiveId.optional(),
   /** createdAt from, and up to, both included; a date is its whole UTC day (shared/dateRange.ts). */
   from: instant.optional(),
   to: instant.optional(),
+  kind: conversionKind.optional(),
+  /** `true`: only conversions with a fraud flag; `false`: only those without. */
+  flagged: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    // What a client sends: a query boolean, `true` or `false`.
+    .meta({ type: 'boolean', description: 'true: only conversions with a fraud flag; false: only those without' })
+    .optional(),
   ...paginationQuery,
 });
 export type ListConversionsQuery = z.infer<typeof listConversionsQuerySchema>;
@@ -108,8 +136,18 @@ export const bulkUpdateConversionsResponseSchema = z.object({
 });
 export type BulkUpdateConversionsResponse = z.infer<typeof bulkUpdateConversionsResponseSchema>;
 
+/** A partial refund's amount: as an order value, and at most the order's (the service checks that). */
+const refundAmount = z.number().min(MIN_ORDER_VALUE).max(MAX_ORDER_VALUE).meta({
+  description:
+    'Reais refunded of the order: above 0 (at least one centavo once rounded), at most its value; left out: the whole order',
+});
+
 export const refundSchema = z.strictObject({
   order_id: trimmedText(255),
   reason: trimmedText(500).optional(),
+  amount: refundAmount.optional(),
+  refund_id: z.string().min(1).max(128).optional().meta({
+    description: 'Your id for this refund, unique per campaign (byte for byte): sent again, it changes nothing',
+  }),
 });
 export type RefundInput = z.infer<typeof refundSchema>;

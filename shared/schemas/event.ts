@@ -164,6 +164,7 @@ export const SKIP_REASONS = [
   'duplicate_event_id',
   'unknown_affiliate',
   'inactive_affiliate',
+  'recurring_limit_reached',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MESSAGES } from '../errors.js';
 import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES } from '../vocabulary.js';
 import { isoDate, paginationFields, paginationQuery, trimmed } from './common.js';
 
@@ -22,27 +23,38 @@ export type DeliveryStatus = z.infer<typeof deliveryStatus>;
  */
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
-const PORT = '(?::(?:6553[0-5]|655[0-2]\\d|65[0-4]\\d{2}|6[0-4]\\d{3}|[1-5]\\d{4}|\\d{1,4}))?';
+const PORT = '(?::(?:6553[0-5]|655[0-2]\\d|65[0-4]\\d{2}|6[0-4]\\d{3}|[1-5]\\d{4}|[1-9]\\d{0,3}))?';
 const HTTP_URL_PATTERN =
   `^https?://(?:(?:${LABEL}\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?|${OCTET}(?:\\.${OCTET}){3})` +
   `${PORT}(?:[/?#]\\S*)?$`;
 
-/** Where a merchant's receiver listens. The address itself is checked by the server (private ranges). */
+function parsedUrl(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where a merchant's receiver listens. The address itself is checked by the server (private
+ * ranges). No user name or password (they would be stored and listed, and never sent) and no
+ * port 0 (nothing listens there), which the pattern below refuses as well.
+ */
 export const webhookUrl = trimmed(
   z
     .string()
     .max(2048)
-    .refine(
-      (value) => {
-        try {
-          const url = new URL(value);
-          return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-        } catch {
-          return false;
-        }
-      },
-      { error: 'must be an http:// or https:// URL' },
-    )
+    .superRefine((value, ctx) => {
+      const url = parsedUrl(value);
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
+        ctx.addIssue({ code: 'custom', message: 'must be an http:// or https:// URL' });
+      } else if (url.username !== '' || url.password !== '') {
+        ctx.addIssue({ code: 'custom', message: MESSAGES.webhookUrlCredentials });
+      } else if (url.port === '0') {
+        ctx.addIssue({ code: 'custom', message: MESSAGES.webhookUrlPortZero });
+      }
+    })
     .meta({
       format: 'uri',
       pattern: HTTP_URL_PATTERN,

@@ -140,6 +140,8 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       '20261122140000_byte_exact_dedupe_keys',
       '20261122140100_search_key_worst_case',
       '20261122150000_affiliate_search',
+      '20261126100000_commission_rules',
+      '20261126200000_webhook_fanout_at_delivery',
     ];
     const status = parseJson(await runCli(['db', 'status', '--json'], { env }));
     expect(status).to.deep.equal({ applied: all, pending: [] });

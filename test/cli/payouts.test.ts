@@ -103,9 +103,9 @@ describe(`the whole commission cycle from the CLI, as child processes (${ENGINE}
       expect(exported.stdout).to.include('Wrote 2 pending payouts, BRL 41.00 in all');
       const [anaPayout, biaPayout] = made.created;
       expect(readFileSync(files.file('pay.csv'), 'utf8')).to.equal(
-        'payout_id,affiliate_id,name,email,amount,currency\r\n' +
-          `${anaPayout.id},${ana.id},"Ana, ""Nana""",ana@example.com,16.00,BRL\r\n` +
-          `${biaPayout.id},${bia.id},,bia@example.com,25.00,BRL\r\n`,
+        'payout_id,affiliate_id,name,email,amount,currency,commission_rules\r\n' +
+          `${anaPayout.id},${ana.id},"Ana, ""Nana""",ana@example.com,16.00,BRL,campaign 10%: 2\r\n` +
+          `${biaPayout.id},${bia.id},,bia@example.com,25.00,BRL,campaign 10%: 1\r\n`,
       );
       expect(statSync(files.file('pay.csv')).mode & 0o777).to.equal(0o600);
 
@@ -119,7 +119,8 @@ describe(`the whole commission cycle from the CLI, as child processes (${ENGINE}
       expect(await cli('affiliates', 'get', String(bia.id))).to.include({ totalCommissions: 25, totalPaid: 0 });
       const stdoutCsv = await runCli(['payouts', 'export', '--status', 'failed'], { env });
       expect(stdoutCsv.stdout).to.equal(
-        `payout_id,affiliate_id,name,email,amount,currency\r\n${biaPayout.id},${bia.id},,bia@example.com,25.00,BRL\r\n`,
+        // A failed payout released its conversions: no rule to name.
+        `payout_id,affiliate_id,name,email,amount,currency,commission_rules\r\n${biaPayout.id},${bia.id},,bia@example.com,25.00,BRL,\r\n`,
       );
       const paidList = await cli('payouts', 'list', '--status', 'paid');
       expect(paidList.payouts.map((p: { id: number }) => p.id)).to.deep.equal([anaPayout.id]);
@@ -235,11 +236,15 @@ describe(`conversions, refunds and payouts commands in detail, in-process CLI ($
     ]);
     const [first] = await idsOf();
     const list = await cli('conversions', 'list', '--affiliate', String(affiliateId), '--from', '2020-01-01');
-    expect(list.stdout).to.match(/ID\s+AFFILIATE\s+ORDER\s+VALUE\s+COMMISSION\s+STATUS\s+PAYOUT\s+CREATED/);
-    expect(list.stdout).to.match(/t-1\s+123\.45\s+12\.35\s+pending\s+-/);
+    expect(list.stdout).to.match(
+      /ID\s+AFFILIATE\s+ORDER\s+VALUE\s+COMMISSION\s+RULE\s+STATUS\s+PAYOUT\s+FLAGS\s+CREATED/,
+    );
+    expect(list.stdout).to.match(/t-1\s+123\.45\s+12\.35\s+campaign\s+pending\s+-/);
     expect(list.stderr).to.include('page 1 of 1 (2 conversions)');
     const got = await cli('conversions', 'get', String(first));
     expect(got.stdout).to.match(/commission \(BRL\):\s+12\.35/);
+    expect(got.stdout).to.match(/rule:\s+campaign 10%/);
+    expect(got.stdout).to.match(/kind:\s+sale/);
 
     const nothing = await cli('payouts', 'create', '--affiliate', String(affiliateId));
     expect(nothing.code).to.equal(1);

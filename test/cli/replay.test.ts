@@ -121,6 +121,7 @@ describe(`events replay as a child process (${ENGINE})`, () => {
           duplicate_event_id: 1,
           unknown_affiliate: 1,
           inactive_affiliate: 1,
+          recurring_limit_reached: 0,
         },
         rejected: 6,
         stopped: null,

@@ -65,6 +65,8 @@ describe(`the CLI as people use it, against a real daemon (${ENGINE})`, () => {
       'email',
       'referral',
       'status',
+      'rule',
+      'parent',
       'conversions',
       'commissions',
       'paid',

@@ -24,7 +24,15 @@ export async function addAffiliate(
     '$2b$04$abcdefghijklmnopqrstuuJkYQ9yS3N6n8fQwP9pCwvF5E2b3HqW6',
     new Date(),
   );
-  const { search_words: _words, ...older } = row;
+  const {
+    search_words: _words,
+    group_id: _group,
+    commission_override_type: _type,
+    commission_override_value: _value,
+    parent_affiliate_id: _parent,
+    lineage_version: _version,
+    ...older
+  } = row;
   const [id] = await db('affiliates').insert(options.beforeSearchIndex ? older : row);
   return { id: Number(id), code };
 }

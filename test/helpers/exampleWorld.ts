@@ -2,12 +2,14 @@ import {
   EXAMPLE_ANA,
   EXAMPLE_BRUNO,
   EXAMPLE_CAMPAIGN,
+  EXAMPLE_GROUP,
   EXAMPLE_ORDERS,
   EXAMPLE_PAYOUT,
   EXAMPLE_WEBHOOK,
   exampleWorldEvents,
 } from '../../shared/contract/examples.js';
 import type { Db } from '../../server/db/knex.js';
+import { fanOutRounds } from '../../server/services/webhooks/fanout.js';
 import { servicesFor } from './daemon.js';
 import { resetTables } from './database.js';
 import { call } from './http.js';
@@ -44,6 +46,13 @@ export async function buildExampleWorld(db: Db, url: string): Promise<string> {
   await send('PATCH', `/v1/conversions/${third.id}`, { status: 'approved' }, 200);
   expectId('payout', (await send('POST', '/v1/payouts', { affiliateId: EXAMPLE_ANA.id }, 201)).id, EXAMPLE_PAYOUT.id);
   await send('PATCH', `/v1/conversions/${second.id}`, { status: 'approved' }, 200);
+  const { id: groupId, ...group } = EXAMPLE_GROUP;
+  expectId('group', (await send('POST', '/v1/groups', group, 201)).id, groupId);
+  await send('PATCH', `/v1/affiliates/${EXAMPLE_BRUNO.id}`, { groupId, parentAffiliateId: EXAMPLE_ANA.id }, 200);
+  // The approvals' messages become deliveries 1 and 2 now, as a running worker would make them
+  // (the document's examples name them; some tests stop the worker).
+  const fanOut = fanOutRounds(db);
+  while (await fanOut.round());
   return key;
 }
 

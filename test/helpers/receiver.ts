@@ -2,6 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
+  /** The request's path and query, as sent. */
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
@@ -36,7 +38,7 @@ export class Receiver {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        this.received.push({ headers: req.headers, body, at: Date.now() });
+        this.received.push({ url: req.url ?? '', headers: req.headers, body, at: Date.now() });
         this.open++;
         this.maxOpen = Math.max(this.maxOpen, this.open);
         for (const wake of this.waiters.splice(0)) wake();

@@ -35,9 +35,12 @@ describe(`affiliates API, spec §4.1 to §4.5 (${ENGINE})`, () => {
       expect(res.status).to.equal(201);
       expect(Object.keys(res.body).sort()).to.deep.equal(
         [
+          'commissionOverride',
           'createdAt',
           'email',
+          'groupId',
           'id',
+          'parentAffiliateId',
           'referralId',
           'status',
           'totalCommissions',

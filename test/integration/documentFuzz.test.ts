@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { EXAMPLE_CAMPAIGN } from '../../shared/contract/examples.js';
+import { EXAMPLE_ANA, EXAMPLE_BRUNO, EXAMPLE_CAMPAIGN, EXAMPLE_GROUP } from '../../shared/contract/examples.js';
 import { isReversed } from '../../shared/dateRange.js';
 import type { Daemon } from '../../server/main.js';
 import { startTestDaemon } from '../helpers/daemon.js';
@@ -40,6 +40,24 @@ function followDescriptions(operation: Operation, request: DocumentRequest): Doc
     };
   }
   if (operation.operationId === 'getReferral') query.campaign = EXAMPLE_CAMPAIGN.publicId;
+  if (operation.operationId === 'createAffiliate' || operation.operationId === 'updateAffiliate') {
+    // "groupId must be a group of this campaign; parentAffiliateId another affiliate of it, not below this one".
+    const fields = { ...(body as Record<string, unknown>) };
+    if (typeof fields.groupId === 'number') fields.groupId = EXAMPLE_GROUP.id;
+    if (typeof fields.parentAffiliateId === 'number') {
+      const self = Number(request.params.id);
+      if (self === EXAMPLE_ANA.id || self === EXAMPLE_BRUNO.id) delete fields.parentAffiliateId;
+      else fields.parentAffiliateId = EXAMPLE_ANA.id;
+    }
+    body = fields;
+  }
+  if (operation.operationId === 'updateGroup') {
+    // "A percent sent alone must suit the stored type (at most 100 for percent)."
+    const fields = body as Record<string, unknown>;
+    if (fields.commissionType === undefined && Number(fields.commissionValue) > 100) {
+      body = { ...fields, commissionType: 'fixed' };
+    }
+  }
   if (operation.operationId === 'listConversions') {
     // "A from after to is 400."
     if (isReversed(query.from as string | undefined, query.to as string | undefined)) delete query.from;

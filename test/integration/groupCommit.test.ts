@@ -163,15 +163,11 @@ describe(`group commit of event intake (${ENGINE})`, () => {
       });
       expect(report.body.affiliates[0]).to.include({ pageViews: 1, leads: 1, conversions: 3, revenue: 50 });
 
+      // Intake records each change once (a message); the worker fans it out to the endpoint later.
       const messages = await t
-        .db('webhook_messages as m')
-        .join('webhook_deliveries as d', 'd.message_id', 'm.id')
-        .where({
-          'm.campaign_id': limited.campaignId,
-          'm.event_type': 'conversion.created',
-          'd.endpoint_id': hook.body.id,
-        })
-        .pluck('m.payload');
+        .db('webhook_messages')
+        .where({ campaign_id: limited.campaignId, event_type: 'conversion.created' })
+        .pluck('payload');
       const ordersSent = messages.map((payload: string) => JSON.parse(payload).data.orderId).sort();
       expect(ordersSent).to.deep.equal(['extra', 'under-0', 'under-1']);
     });

@@ -15,9 +15,14 @@ const TABLES = [
   'webhook_deliveries',
   'webhook_attempts',
   'webhook_settings',
+  'webhook_subscriptions',
+  'webhook_retired_secrets',
   'affiliate_daily_stats',
   'payout_conversions',
   'clawbacks',
+  'affiliate_groups',
+  'campaign_customers',
+  'refunds',
 ];
 const MIGRATIONS = [
   '20261121100000_initial_schema',
@@ -27,6 +32,8 @@ const MIGRATIONS = [
   '20261122140000_byte_exact_dedupe_keys',
   '20261122140100_search_key_worst_case',
   '20261122150000_affiliate_search',
+  '20261126100000_commission_rules',
+  '20261126200000_webhook_fanout_at_delivery',
 ];
 
 describe(`migrations (${ENGINE})`, () => {
@@ -132,5 +139,199 @@ describe(`migrations (${ENGINE})`, () => {
       failure = err;
     }
     expect(failure, 'referral code unique on its upper-cased form').to.be.instanceOf(Error);
+  });
+
+  it('moves webhooks to fan-out at delivery: slots, subscriptions, retired secrets, URLs without credentials; and back', async () => {
+    const now = new Date();
+    const later = new Date(now.getTime() + 3_600_000);
+    await t.db.migrate.down({ name: '20261126200000_webhook_fanout_at_delivery' });
+    const [planId] = await t.db('plans').where({ name: 'free' }).pluck('id');
+    const [campaignId] = await t.db('campaigns').insert({
+      public_id: 'hooks-migration',
+      name: 'c',
+      plan_id: planId,
+      commission_type: 'percent',
+      commission_value: 1000,
+      cookie_days: 30,
+      created_at: now,
+    });
+    const endpoint = (url: string, events: string[], previous: string | null) => ({
+      campaign_id: campaignId,
+      url,
+      events: JSON.stringify(events),
+      description: null,
+      status: 'enabled',
+      disabled_reason: null,
+      secret_enc: 'sealed-current',
+      previous_secret_enc: previous,
+      previous_secret_expires_at: previous === null ? null : later,
+      failing_since: null,
+      created_at: now,
+      updated_at: now,
+    });
+    /** The table as it was before the migration: its row type today no longer has these columns. */
+    const before = () => t.db<Record<string, unknown>>('webhook_endpoints');
+    const [first] = await before().insert(endpoint('https://user:pw@a.example.com/h', ['payout.paid'], 'sealed-old'));
+    const [second] = await before().insert(
+      endpoint('https://b.example.com/h', ['payout.paid', 'affiliate.created'], null),
+    );
+    await t.db.migrate.latest();
+
+    const rows = await t
+      .db('webhook_endpoints')
+      .where('campaign_id', campaignId)
+      .orderBy('id')
+      .select('id', 'url', 'slot');
+    expect(rows).to.deep.equal([
+      { id: first, url: 'https://a.example.com/h', slot: 1 },
+      { id: second, url: 'https://b.example.com/h', slot: 2 },
+    ]);
+    expect(await t.db.schema.hasColumn('webhook_endpoints', 'previous_secret_enc')).to.equal(false);
+    const subscriptions = await t
+      .db('webhook_subscriptions')
+      .where('campaign_id', campaignId)
+      .orderBy(['endpoint_id', 'event_type'])
+      .select('endpoint_id', 'event_type');
+    expect(subscriptions).to.deep.equal([
+      { endpoint_id: first, event_type: 'payout.paid' },
+      { endpoint_id: second, event_type: 'affiliate.created' },
+      { endpoint_id: second, event_type: 'payout.paid' },
+    ]);
+    const retired = await t.db('webhook_retired_secrets').select('endpoint_id', 'secret_enc');
+    expect(retired).to.deep.equal([{ endpoint_id: first, secret_enc: 'sealed-old' }]);
+
+    // A message recorded but not fanned out yet gets its deliveries when the migration is undone.
+    const [messageId] = await t.db('webhook_messages').insert({
+      campaign_id: campaignId,
+      message_id: 'msg_migration',
+      event_type: 'payout.paid',
+      payload: '{}',
+      created_at: now,
+      fanout_pending: 1,
+      fanout_cursor: 0,
+    });
+    await t.db.migrate.down({ name: '20261126200000_webhook_fanout_at_delivery' });
+    const deliveries = await t
+      .db('webhook_deliveries')
+      .where('message_id', messageId)
+      .orderBy('endpoint_id')
+      .pluck('endpoint_id');
+    expect(deliveries.map(Number)).to.deep.equal([first, second]);
+    const restored = await before().where('id', Number(first)).first('previous_secret_enc');
+    expect(restored).to.deep.equal({ previous_secret_enc: 'sealed-old' });
+    await t.db.migrate.latest();
+    await t.db('webhook_messages').delete();
+    await t.db('webhook_endpoints').delete();
+    await t.db('campaigns').where({ id: campaignId }).delete();
+  });
+});
+
+describe(`the commission rules migration on a database with data (${ENGINE})`, () => {
+  let t: TestDatabase;
+  before(async () => {
+    t = await createTestDatabase({ migrate: false });
+  });
+  after(async () => t.drop());
+
+  it('gives refunded conversions their refund, links their clawback, keeps the commission and the rule; down keeps every row', async () => {
+    // Up to the migration before it, one at a time.
+    for (let i = 0; i < MIGRATIONS.length - 1; i++) await t.db.migrate.up();
+    const now = new Date();
+    const [planId] = await t.db('plans').where({ name: 'free' }).pluck('id');
+    const [campaignId] = await t.db('campaigns').insert({
+      public_id: 'old-shop',
+      name: 'c',
+      plan_id: planId,
+      commission_type: 'percent',
+      commission_value: 1250,
+      cookie_days: 30,
+      created_at: now,
+    });
+    const [affiliateId] = await t.db('affiliates').insert({
+      campaign_id: campaignId,
+      email: 'k@x.co',
+      email_key: 'k@x.co',
+      referral_id: 'OLD1',
+      referral_key: 'OLD1',
+      status: 'active',
+      password_hash: 'x',
+      search_key: '',
+      created_at: now,
+      updated_at: now,
+    });
+    const [payoutId] = await t.db('payouts').insert({
+      campaign_id: campaignId,
+      affiliate_id: affiliateId,
+      amount_cents: 1500,
+      commission_cents: 1500,
+      status: 'paid',
+      created_at: now,
+    });
+    const conversion = (orderId: string, extra: Record<string, unknown>) => ({
+      campaign_id: campaignId,
+      affiliate_id: affiliateId,
+      order_id: orderId,
+      order_value_cents: 12000,
+      commission_cents: 1500,
+      payout_id: payoutId,
+      occurred_at: now,
+      created_at: now,
+      updated_at: now,
+      ...extra,
+    });
+    const [refundedId] = await t
+      .db('conversions')
+      .insert(conversion('o-1', { status: 'rejected', refunded_at: now, refund_reason: 'chargeback' }));
+    await t.db('conversions').insert(conversion('o-2', { status: 'paid' }));
+    await t.db('clawbacks').insert({
+      campaign_id: campaignId,
+      affiliate_id: affiliateId,
+      conversion_id: refundedId,
+      source_payout_id: payoutId,
+      amount_cents: 1500,
+      reason: 'chargeback',
+      created_at: now,
+    });
+
+    await t.db.migrate.latest();
+    const rows = await t
+      .db('conversions')
+      .orderBy('id')
+      .select('order_id', 'intake_commission_cents', 'refunded_value_cents', 'source_key', 'commission_rule');
+    expect(
+      rows.map((r) => [
+        r.order_id,
+        Number(r.intake_commission_cents),
+        Number(r.refunded_value_cents),
+        Number(r.source_key),
+      ]),
+    ).to.deep.equal([
+      ['o-1', 1500, 12000, 0],
+      ['o-2', 1500, 0, 0],
+    ]);
+    expect(JSON.parse(rows[0]?.commission_rule ?? 'null')).to.deep.equal({
+      source: 'campaign',
+      commissionType: 'percent',
+      commissionValue: 12.5,
+    });
+    const refunds = await t
+      .db('refunds')
+      .select('id', 'conversion_id', 'amount_cents', 'commission_removed_cents', 'reason');
+    expect(
+      refunds.map((r) => [
+        Number(r.conversion_id),
+        Number(r.amount_cents),
+        Number(r.commission_removed_cents),
+        r.reason,
+      ]),
+    ).to.deep.equal([[Number(refundedId), 12000, 1500, 'chargeback']]);
+    expect(Number((await t.db('clawbacks').first('refund_id'))?.refund_id)).to.equal(Number(refunds[0]?.id));
+
+    const [, undone] = await t.db.migrate.down();
+    expect(undone).to.deep.equal(['20261126100000_commission_rules']);
+    expect(await t.db('conversions').count({ n: '*' }).first()).to.deep.equal({ n: 2 });
+    expect(await t.db('clawbacks').count({ n: '*' }).first()).to.deep.equal({ n: 1 });
+    expect(await t.db('affiliates').count({ n: '*' }).first()).to.deep.equal({ n: 1 });
+    await t.db.migrate.latest();
   });
 });

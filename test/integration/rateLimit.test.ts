@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Daemon } from '../../server/main.js';
 import { MESSAGES } from '../../shared/errors.js';
-import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
+import { createMerchant, type Merchant, revokeKey, startTestDaemon } from '../helpers/daemon.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { addAffiliate, conversion, pageView, storedCounts } from '../helpers/events.js';
 import { call, type Reply } from '../helpers/http.js';
@@ -33,6 +34,18 @@ function expectThrottled(reply: Reply, limit: number, windowSeconds = 60) {
   expect(header(reply, 'X-RateLimit-Remaining')).to.equal('0');
   expectWholeSeconds(header(reply, 'X-RateLimit-Reset'), windowSeconds);
   expectWholeSeconds(header(reply, 'Retry-After'), windowSeconds, 1);
+}
+
+/** A key of the right form that no campaign has. */
+const randomKey = () => `afk_${randomBytes(16).toString('hex').slice(0, 32)}`;
+
+/** Queries of a daemon that looked a key up, from now on. */
+function keyLookups(daemon: Daemon): string[] {
+  const seen: string[] = [];
+  daemon.db.on('query', (query: { sql: string }) => {
+    if (query.sql.includes('api_keys')) seen.push(query.sql);
+  });
+  return seen;
 }
 
 /** `count` requests one after another, each expected through with the remaining count going down. */
@@ -155,6 +168,43 @@ describe(`rate limits (${ENGINE})`, () => {
     });
   });
 
+  describe('keys that are not valid count against the client IP', () => {
+    let daemon: Daemon;
+    let merchant: Merchant;
+
+    before(async () => {
+      daemon = await start({ ...SPEC_LIMITS, RATE_LIMIT_DEFAULT_PER_MIN: '10', RATE_LIMIT_EVENTS_PER_MIN: '10' });
+    });
+
+    beforeEach(async () => {
+      merchant = await createMerchant(database.db);
+    });
+
+    it('a fresh random key on every request is throttled as the IP, and costs no lookup once the IP is over', async () => {
+      // Known to the daemon before the flood: a valid key keeps its own budget.
+      await spend(1, 10, () => call(daemon.url, 'GET', '/v1/affiliates', { key: merchant.key }), 200);
+      const list = () => call(daemon.url, 'GET', '/v1/affiliates', { key: randomKey() });
+      await spend(10, 10, list, 401);
+      const lookups = keyLookups(daemon);
+      for (let i = 0; i < 50; i++) expectThrottled(await list(), 10);
+      expect(lookups).to.deep.equal([]);
+      // The flood spent the IP's budget, not the valid key's.
+      await spend(1, 10, () => call(daemon.url, 'GET', '/v1/affiliates', { key: merchant.key }), 200, 1);
+    });
+
+    it('on /v1/events too, and a revoked key counts as no key', async () => {
+      const events = (key: string) => () => call(daemon.url, 'POST', '/v1/events', { key, body: { events: [] } });
+      await spend(1, 10, events(merchant.key), 200);
+      const revoked = await createMerchant(database.db);
+      await revokeKey(database.db, revoked.keyId);
+      await spend(5, 10, events(revoked.key), 403);
+      await spend(5, 10, events(randomKey()), 401, 5);
+      expectThrottled(await events(randomKey())(), 10);
+      expectThrottled(await events(revoked.key)(), 10);
+      await spend(1, 10, events(merchant.key), 200, 1);
+    });
+  });
+
   describe('window', () => {
     it('opens a new budget when the window ends (RATE_LIMIT_WINDOW_MS)', async () => {
       const daemon = await start({
@@ -206,6 +256,18 @@ describe(`rate limits (${ENGINE})`, () => {
       expectThrottled(await sendTo(second, merchant.key, []), 10);
       const other = await createMerchant(database.db);
       await spend(1, 10, () => sendTo(second, other.key, []), 200);
+    });
+
+    it('count made-up keys against the client IP in the shared window, and look none up once it is spent', async () => {
+      const [first, second] = await pair({ ...SPEC_LIMITS, TRUST_PROXY: 'true', RATE_LIMIT_DEFAULT_PER_MIN: '6' });
+      // An address of its own, so no other suite on this Redis shares the window.
+      const ip = `198.18.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
+      const list = (daemon: Daemon) => () =>
+        call(daemon.url, 'GET', '/v1/affiliates', { key: randomKey(), headers: { 'x-forwarded-for': ip } });
+      for (let i = 0; i < 6; i++) await spend(1, 6, list(i % 2 ? second : first), 401, i);
+      const lookups = [keyLookups(first), keyLookups(second)];
+      for (let i = 0; i < 10; i++) expectThrottled(await list(i % 2 ? second : first)(), 6);
+      expect(lookups.flat()).to.deep.equal([]);
     });
 
     it('share the dedupe: one conversion sent 25 times to each, concurrently, is stored once', async () => {

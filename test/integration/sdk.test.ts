@@ -90,8 +90,9 @@ describe(`POST /v1/sdk/events (${ENGINE})`, () => {
     expect(await counts()).to.deep.equal({ events: 0, conversions: 0, usage: 0 });
   });
 
-  it('skips inactive affiliates and replayed event ids', async () => {
+  it('skips codes that do not count and replayed event ids, never telling an inactive or pending affiliate from an unknown code', async () => {
     const inactive = await addAffiliate(t.db, merchant.campaignId, { status: 'inactive' });
+    const pending = await addAffiliate(t.db, merchant.campaignId, { status: 'pending' });
     await send({ events: [pageView(merchant.publicId, code, { event_id: 'pv-1' })] });
     const reply = await send({
       events: [
@@ -99,14 +100,28 @@ describe(`POST /v1/sdk/events (${ENGINE})`, () => {
         pageView(merchant.publicId, inactive.code),
         lead(merchant.publicId, code, { event_id: 'ld-1' }),
         lead(merchant.publicId, code, { event_id: 'ld-1' }),
+        lead(merchant.publicId, pending.code),
+        pageView(merchant.publicId, 'NOSUCHCODE'),
       ],
     });
     expect(reply.body.skipped).to.deep.equal([
       { index: 0, reason: 'duplicate_event_id' },
-      { index: 1, reason: 'inactive_affiliate' },
+      { index: 1, reason: 'unknown_affiliate' },
       { index: 3, reason: 'duplicate_event_id' },
+      { index: 4, reason: 'unknown_affiliate' },
+      { index: 5, reason: 'unknown_affiliate' },
     ]);
     expect(await counts()).to.deep.equal({ events: 2, conversions: 0, usage: 0 });
+
+    // The merchant's own, keyed, endpoint keeps the reason.
+    const keyed = await call(t.url, 'POST', '/v1/events', {
+      key: merchant.key,
+      body: { events: [pageView(merchant.publicId, inactive.code), lead(merchant.publicId, pending.code)] },
+    });
+    expect(keyed.body.skipped).to.deep.equal([
+      { index: 0, reason: 'inactive_affiliate' },
+      { index: 1, reason: 'inactive_affiliate' },
+    ]);
   });
 
   it('answers an empty batch with 200', async () => {

@@ -69,7 +69,7 @@ describe(`webhook outbox survives a killed daemon; several daemons deliver once 
 
   it('a daemon killed mid-attempt leaves the delivery to another after the lease', async () => {
     receiver.respond((n) => (n === 1 ? 'hang' : 200));
-    const first = await serve({ WEBHOOK_LEASE_MS: '1500' });
+    const first = await serve({ WEBHOOK_LEASE_MS: '1500', WEBHOOK_ATTEMPT_TIMEOUT_MS: '1000' });
     const registered = await call(first.url, 'POST', '/v1/webhooks', {
       key: shop.key,
       body: { url: receiver.url, events: ['affiliate.created'] },
@@ -79,7 +79,7 @@ describe(`webhook outbox survives a killed daemon; several daemons deliver once 
     first.child.kill('SIGKILL');
     await first.done;
 
-    const second = await serve({ WEBHOOK_LEASE_MS: '1500' });
+    const second = await serve({ WEBHOOK_LEASE_MS: '1500', WEBHOOK_ATTEMPT_TIMEOUT_MS: '1000' });
     const requests = await receiver.waitFor(2);
     expect(requests[1]?.headers['webhook-id']).to.equal(requests[0]?.headers['webhook-id']);
     // Not before the first daemon's lease ran out.

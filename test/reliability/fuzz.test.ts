@@ -39,6 +39,7 @@ describe(`fuzzing every contract route (${ENGINE})`, function () {
   let firstLogLine = 0;
   const codes: string[] = [];
   const ids: string[] = [];
+  const groupIds: string[] = [];
   const passwords = Array.from({ length: 4 }, () => `pw-${randomBytes(9).toString('base64url')}`);
 
   before(async () => {
@@ -62,6 +63,21 @@ describe(`fuzzing every contract route (${ENGINE})`, function () {
       codes.push(affiliate.referralId);
       ids.push(String(affiliate.id));
     }
+    // Groups to name in group routes' paths and in affiliates' groupId (and one of another campaign).
+    for (const [key, name] of [
+      [merchant.key, 'Top partners'],
+      [merchant.key, 'Resellers'],
+      [other.key, 'Theirs'],
+    ] as const) {
+      const made = await ask(daemon.url, {
+        method: 'POST',
+        path: '/v1/groups',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ name, commissionType: 'percent', commissionValue: 12 }),
+      });
+      if (made.status !== 201) throw new Error(`fixture group not created: ${made.text}`);
+      groupIds.push(String((made.json as { id: number }).id));
+    }
     fingerprint = await fingerprinter(database.db);
     revokedKey = revoked.key;
   });
@@ -71,8 +87,21 @@ describe(`fuzzing every contract route (${ENGINE})`, function () {
     await database?.drop();
   });
 
-  function hints(): Hints {
+  function hints(route: RouteSpec): Hints {
+    const affiliateIds = ids.map(Number);
     return {
+      // A group route's path names a group (of this campaign, another's, or none), any other an affiliate.
+      id: route.tag === 'Groups' ? fc.constantFrom(...groupIds, '999999') : fc.constantFrom(...ids),
+      groupId: fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(...groupIds.map(Number)) },
+        { weight: 2, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: fc.integer({ min: 1, max: 1e6 }) },
+      ),
+      parentAffiliateId: fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(...affiliateIds) },
+        { weight: 2, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: fc.integer({ min: 1, max: 1e6 }) },
+      ),
       campaign_id: fc.oneof(
         { weight: 8, arbitrary: fc.constant(merchant.publicId) },
         { weight: 1, arbitrary: fc.constant(other.publicId) },
@@ -86,7 +115,6 @@ describe(`fuzzing every contract route (${ENGINE})`, function () {
       email: fc.emailAddress(),
       password: fc.constantFrom(...passwords),
       order_value: fc.double({ min: 0.01, max: 1e6, noNaN: true }),
-      id: fc.constantFrom(...ids),
     } satisfies Record<string, fc.Arbitrary<Tree>>;
   }
 
@@ -152,7 +180,7 @@ describe(`fuzzing every contract route (${ENGINE})`, function () {
   it('answers every generated request in the spec’s shape: 4xx when the contract refuses it, never a 500, nothing stored', async () => {
     const routes = allRoutes();
     const keys = { valid: merchant.key, revoked: revokedKey };
-    const arbitrary = fc.constantFrom(...routes).chain((route) => requestFor(route, hints(), keys));
+    const arbitrary = fc.constantFrom(...routes).chain((route) => requestFor(route, hints(route), keys));
     console.log(`      fuzz seed ${SEED}, ${RUNS} requests over ${routes.length} routes`);
     await fc
       .assert(

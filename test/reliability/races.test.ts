@@ -1,64 +1,21 @@
 import { expect } from 'chai';
 import type { Db } from '../../server/db/knex.js';
 import { daemonUrls, GALERA_URLS, ON_CLUSTER, reachableOnEveryNode } from '../helpers/cluster.js';
-import { createMerchant, type Merchant } from '../helpers/daemon.js';
+import { createMerchant } from '../helpers/daemon.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { addAffiliate } from '../helpers/events.js';
 import { addConversions } from '../helpers/lifecycle.js';
-import { ask, type Answer } from './support/http.js';
+import { between, conversion, type Outcome, pick, post, type Race, statuses, together } from './support/race.js';
+import { RULE_RACES } from './support/ruleRaces.js';
 import { recorder } from './support/recorder.js';
 import { reproduce, SEED, seededRandom } from './support/seed.js';
 import { daemonEnv, type ServedDaemon, serve } from './support/served.js';
 
 /** Rounds on this engine (RACE_ROUNDS); the suite runs on both engines, so 100 here is 200 in all. */
 const ROUNDS = Number(process.env.RACE_ROUNDS ?? 100);
+/** RACE_ONLY=text runs only the races whose name holds it (to hammer one while working on it). */
+const ONLY = process.env.RACE_ONLY ?? '';
 
-interface Race {
-  db: Db;
-  /**
-   * The daemons (one per node on a Galera cluster, two on MariaDB, one on SQLite); each request
-   * goes to one of them at random.
-   */
-  urls: string[];
-  random: () => number;
-}
-
-/** What a round found: rows past a limit, and rows stored twice. Both must be zero. */
-interface Outcome {
-  overshoots: number;
-  doubles: number;
-  requests: number;
-}
-
-const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-const between = (random: () => number, low: number, high: number) => low + Math.floor(random() * (high - low + 1));
-
-/** All at once: each request leaves after a random 0–3 ms, to a random daemon. */
-async function together(race: Race, requests: ((url: string) => Promise<Answer>)[]): Promise<Answer[]> {
-  return Promise.all(
-    requests.map(async (request) => {
-      await new Promise((resolve) => setTimeout(resolve, Math.floor(race.random() * 4)));
-      return request(pick(race.random, race.urls));
-    }),
-  );
-}
-
-const post = (url: string, key: string, path: string, body: unknown) =>
-  ask(url, {
-    method: 'POST',
-    path,
-    headers: { 'x-api-key': key, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-
-const conversion = (merchant: Merchant, code: string, orderId: string) => ({
-  event_type: 'conversion',
-  campaign_id: merchant.publicId,
-  affiliate_id: code,
-  properties: { order_id: orderId, order_value: 10 },
-});
-
-const statuses = (answers: Answer[]) => answers.map((answer) => answer.status);
 const countWhere = async (db: Db, table: 'conversions' | 'affiliates' | 'payouts', where: Record<string, unknown>) =>
   Number(((await db(table).where(where).count({ n: '*' }).first()) as { n?: number | string } | undefined)?.n ?? 0);
 
@@ -95,9 +52,10 @@ async function payoutLedger(db: Db, affiliateId: number) {
  * The races of docs/reliability.md. Each makes its own campaign, fires 5 to 30 requests at once and checks
  * the database, not the answers alone. A new race is one more entry in this list, and runs on
  * every engine and on the Galera cluster of `npm run test:cluster` with nothing else to change
- * (the recurring commissions' first-conversion race belongs here when they land).
+ * (the commission rules' races are in support/ruleRaces.ts).
  */
 const RACES: Record<string, (race: Race) => Promise<Outcome>> = {
+  ...RULE_RACES,
   async 'same order_id'(race) {
     const merchant = await createMerchant(race.db);
     const { code } = await addAffiliate(race.db, merchant.campaignId);
@@ -363,7 +321,7 @@ describe(`races (${ENGINE}, ${WHERE})`, function () {
   it(`${ROUNDS} randomised rounds: zero overshoots, zero doubles`, async () => {
     const random = seededRandom(SEED + 2);
     const race: Race = { db: database.db, urls: daemons.map((daemon) => daemon.url), random };
-    const names = Object.keys(RACES);
+    const names = Object.keys(RACES).filter((name) => name.includes(ONLY));
     const byRace = new Map<string, Outcome & { rounds: number }>();
     for (let round = 0; round < ROUNDS; round++) {
       const name = pick(random, names);

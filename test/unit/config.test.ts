@@ -102,3 +102,51 @@ describe('config', () => {
     });
   });
 });
+
+describe('config: webhook caps and timeouts (docs/webhooks.md#configuration)', () => {
+  it('defaults: 32 in flight, 8 a campaign, 4 an endpoint, 10 s an attempt, 20 endpoints, 5 retired secrets', () => {
+    const { webhooks } = loadConfig({});
+    expect(webhooks).to.include({
+      maxInFlight: 32,
+      campaignInFlight: 8,
+      endpointInFlight: 4,
+      attemptTimeoutMs: 10_000,
+      leaseMs: 30_000,
+      maxEndpoints: 20,
+      maxRetiredSecrets: 5,
+    });
+  });
+
+  it('reads each, and refuses a lease that an attempt could outlast', () => {
+    const { webhooks } = loadConfig({
+      WEBHOOK_MAX_IN_FLIGHT: '64',
+      WEBHOOK_CAMPAIGN_IN_FLIGHT: '16',
+      WEBHOOK_ENDPOINT_IN_FLIGHT: '2',
+      WEBHOOK_ATTEMPT_TIMEOUT_MS: '5000',
+      WEBHOOK_LEASE_MS: '6000',
+      WEBHOOK_MAX_ENDPOINTS: '1000',
+      WEBHOOK_MAX_RETIRED_SECRETS: '1',
+    });
+    expect(webhooks).to.include({
+      maxInFlight: 64,
+      campaignInFlight: 16,
+      endpointInFlight: 2,
+      attemptTimeoutMs: 5000,
+      leaseMs: 6000,
+      maxEndpoints: 1000,
+      maxRetiredSecrets: 1,
+    });
+    expect(() => loadConfig({ WEBHOOK_LEASE_MS: '10000' })).to.throw(
+      ConfigError,
+      'WEBHOOK_LEASE_MS must be greater than WEBHOOK_ATTEMPT_TIMEOUT_MS (10000)',
+    );
+    expect(() => loadConfig({ WEBHOOK_CAMPAIGN_IN_FLIGHT: '40' })).to.throw(
+      ConfigError,
+      'WEBHOOK_CAMPAIGN_IN_FLIGHT must not be greater than WEBHOOK_MAX_IN_FLIGHT (32)',
+    );
+    expect(() => loadConfig({ WEBHOOK_MAX_ENDPOINTS: '0' })).to.throw(
+      ConfigError,
+      'WEBHOOK_MAX_ENDPOINTS must be at least 1',
+    );
+  });
+});

@@ -1,16 +1,12 @@
 import { expect } from 'chai';
-import { commissionCents } from '../../server/services/events/records.js';
+import { rateCents } from '../../server/services/events/commission.js';
 import { eventsRequestSchema, MAX_ORDER_VALUE } from '../../shared/schemas/event.js';
 import { parseWith } from '../../shared/schemas/validation.js';
 
 describe('event intake rules', () => {
-  const percent = (hundredths: number) => ({
-    campaignId: 1,
-    planName: 'free',
-    maxMonthlyConversions: null,
-    commissionType: 'percent' as const,
-    commissionValue: hundredths,
-  });
+  const percent = (hundredths: number) => ({ type: 'percent' as const, hundredths });
+  const commissionCents = (orderValueCents: number, rate: { type: 'percent' | 'fixed'; hundredths: number }) =>
+    rateCents(rate, orderValueCents);
 
   it('computes percent commissions in exact centavos, half up', () => {
     expect(commissionCents(19999, percent(1000))).to.equal(2000); // 10 % of 199.99 = 19.999
@@ -22,7 +18,7 @@ describe('event intake rules', () => {
   });
 
   it('uses a fixed commission as is, whatever the order value', () => {
-    expect(commissionCents(1, { ...percent(0), commissionType: 'fixed', commissionValue: 750 })).to.equal(750);
+    expect(commissionCents(1, { type: 'fixed', hundredths: 750 })).to.equal(750);
   });
 
   it('rounds order values to centavos before requiring a positive amount', () => {

@@ -53,8 +53,10 @@ describe('money: centavos, half up as written in decimal', () => {
 
 describe('conversion transitions by hand', () => {
   const at = (status: 'pending' | 'approved' | 'rejected' | 'paid', payoutId: number | null = null) => ({
+    id: 12,
     status,
     payoutId,
+    sourceConversionId: null,
   });
 
   it('allows pending → approved, pending → rejected, approved → rejected outside a payout', () => {
@@ -84,6 +86,16 @@ describe('conversion transitions by hand', () => {
         'Conversion cannot move from approved to rejected while it is in payout 9: refund the order instead (POST /v1/refunds)',
     });
   });
+
+  it('never moves a second-tier conversion on its own: it follows its sale', () => {
+    const follower = { ...at('pending'), sourceConversionId: 11 };
+    expect(judgeTransition(follower, 'approved')).to.deep.equal({
+      kind: 'conflict',
+      message:
+        'Conversion 12 is the second-tier commission of conversion 11: it follows that sale, so approve, reject or refund conversion 11 instead',
+    });
+    expect(judgeTransition({ ...follower, status: 'rejected' }, 'rejected')).to.deep.equal({ kind: 'unchanged' });
+  });
 });
 
 describe('payouts CSV', () => {
@@ -105,10 +117,11 @@ describe('payouts CSV', () => {
   });
 
   it('writes a header and one line per payout, amounts with two decimals', () => {
-    expect(payoutsCsv([payout({}), payout({ id: 7, affiliateName: null, amount: 0.3 })])).to.equal(
-      'payout_id,affiliate_id,name,email,amount,currency\r\n' +
-        '1,2,Ana,ana@example.com,12.50,BRL\r\n' +
-        '7,2,,ana@example.com,0.30,BRL\r\n',
+    const rules = new Map([[1, 'campaign 10%: 2; group 3 15%: 1']]);
+    expect(payoutsCsv([payout({}), payout({ id: 7, affiliateName: null, amount: 0.3 })], rules)).to.equal(
+      'payout_id,affiliate_id,name,email,amount,currency,commission_rules\r\n' +
+        '1,2,Ana,ana@example.com,12.50,BRL,campaign 10%: 2; group 3 15%: 1\r\n' +
+        '7,2,,ana@example.com,0.30,BRL,\r\n',
     );
   });
 
@@ -116,6 +129,6 @@ describe('payouts CSV', () => {
     const line = payoutsCsv([payout({ affiliateName: 'Silva, "Zé"\nJr', affiliateEmail: '=cmd@x.io' })]).split(
       '\r\n',
     )[1];
-    expect(line).to.equal(`1,2,"Silva, ""Zé""\nJr",'=cmd@x.io,12.50,BRL`);
+    expect(line).to.equal(`1,2,"Silva, ""Zé""\nJr",'=cmd@x.io,12.50,BRL,`);
   });
 });

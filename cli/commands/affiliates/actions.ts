@@ -21,6 +21,7 @@ import {
 } from '../../output.js';
 import { askNewPassword, confirm } from '../../prompts.js';
 import { ALL_PAGE_SIZE, checkAll, everyPage } from '../../paging.js';
+import { affiliateRuleText, rateOfOptions, rateText } from '../../ruleOptions.js';
 
 const passwordRule = (value: string) =>
   passwordSchema.safeParse(value).success ? true : 'At least 6 characters (and at most 72 bytes)';
@@ -28,13 +29,15 @@ const passwordRule = (value: string) =>
 function table(io: Io, affiliates: Affiliate[], format?: ListFormat): void {
   printTable(
     io,
-    ['id', 'name', 'email', 'referral', 'status', 'conversions', 'commissions', 'paid', 'created'],
+    ['id', 'name', 'email', 'referral', 'status', 'rule', 'parent', 'conversions', 'commissions', 'paid', 'created'],
     affiliates.map((a) => [
       a.id,
       a.name,
       a.email,
       a.referralId,
       a.status,
+      affiliateRuleText(a),
+      a.parentAffiliateId,
       a.totalConversions,
       a.totalCommissions.toFixed(2),
       a.totalPaid.toFixed(2),
@@ -52,6 +55,10 @@ function record(io: Io, a: Affiliate): void {
     phone: a.phone,
     'referral id': a.referralId,
     status: a.status,
+    group: a.groupId,
+    'own rate': a.commissionOverride === null ? null : rateText(a.commissionOverride),
+    'earns by': affiliateRuleText(a),
+    parent: a.parentAffiliateId,
     created: a.createdAt,
     conversions: a.totalConversions,
     'commissions (BRL)': a.totalCommissions.toFixed(2),
@@ -66,6 +73,7 @@ export async function list(
   flags: {
     status?: AffiliateStatus;
     search?: string;
+    group?: number;
     page?: number;
     limit?: number;
     all?: boolean;
@@ -73,7 +81,7 @@ export async function list(
   },
 ): Promise<void> {
   checkAll(flags);
-  const filters = { status: flags.status, search: flags.search };
+  const filters = { status: flags.status, search: flags.search, groupId: flags.group };
   if (flags.all) {
     const limit = flags.limit ?? ALL_PAGE_SIZE;
     const all = await everyPage(async (page) => {
@@ -103,16 +111,37 @@ interface FieldFlags {
   phone?: string;
   referralId?: string;
   status?: AffiliateStatus;
+  group?: number | 'none';
+  parent?: number | 'none';
+  commissionPercent?: number;
+  commissionFixed?: number;
+  /** commander: false for --no-commission-override, else true (update only). */
+  commissionOverride?: boolean;
 }
 
 /** The affiliate fields among a command's flags (which also hold --json, --password, ...). */
-const fieldsOf = ({ email, name, phone, referralId, status }: FieldFlags) => ({
-  email,
-  name,
-  phone,
-  referralId,
-  status,
-});
+function fieldsOf(flags: FieldFlags) {
+  const { email, name, phone, referralId, status } = flags;
+  let rate;
+  try {
+    rate = rateOfOptions(flags);
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/\.$/, ''));
+  }
+  if (rate && flags.commissionOverride === false) {
+    throw new UsageError('give --commission-percent, --commission-fixed or --no-commission-override, not two');
+  }
+  return {
+    email,
+    name,
+    phone,
+    referralId,
+    status,
+    groupId: flags.group === 'none' ? null : flags.group,
+    parentAffiliateId: flags.parent === 'none' ? null : flags.parent,
+    commissionOverride: flags.commissionOverride === false ? null : rate,
+  };
+}
 
 /** `--name ''` and `--phone ''` clear the field: the API takes `null` for that (spec §4.4). */
 const clearable = (value: string | undefined) => (value !== undefined && value.trim() === '' ? null : value);
@@ -150,7 +179,8 @@ export async function update(
   };
   if (Object.values(changes).every((v) => v === undefined)) {
     throw new UsageError(
-      'nothing to update: give at least one of --email --password --name --phone --referral-id --status',
+      'nothing to update: give at least one of --email --password --name --phone --referral-id --status --group ' +
+        '--commission-percent --commission-fixed --no-commission-override --parent',
     );
   }
   const affiliate = await client.affiliates.update({ params: { id }, body: changes });

@@ -2,10 +2,23 @@ import type { Command } from 'commander';
 import { clientCommand } from '../../clientCommand.js';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
-import { choice, outputOption, pagingOptions, wholeNumber } from '../../options.js';
+import { choice, decimalNumber, outputOption, pagingOptions, wholeNumber } from '../../options.js';
+import { percentOption } from '../../ruleOptions.js';
 import { AFFILIATE_STATUSES } from '../../vocabulary.js';
 
 const CLEAR = "; '' clears it";
+
+/** `--group ID` or `--parent ID`, or `none` to clear it (a word: commander turns a null into ''). */
+const idOrNone = (value: string): number | 'none' => (value === 'none' ? 'none' : wholeNumber(1)(value));
+
+/** The commission rule options of create and update (docs/commissions.md). */
+function ruleOptions<C extends Command>(command: C): C {
+  return command
+    .option('--group <id>', "the affiliate's group (its rule applies); none: the campaign's rule", idOrNone)
+    .option('--commission-percent <x>', "the affiliate's own rate, a percent: beats every other rule", percentOption)
+    .option('--commission-fixed <x>', "the affiliate's own rate, BRL per conversion", decimalNumber)
+    .option('--parent <id>', 'the affiliate who earns a second-tier commission on its sales; none: nobody', idOrNone);
+}
 
 /** Client commands for the affiliate routes: they talk to a daemon over HTTP. */
 export function registerAffiliates(program: Command, io: Io): void {
@@ -20,7 +33,8 @@ export function registerAffiliates(program: Command, io: Io): void {
     .command('list')
     .description('list affiliates, newest first')
     .addOption(choice('--status <status>', 'only this status', AFFILIATE_STATUSES))
-    .option('--search <text>', 'partial match over name, e-mail and referral code');
+    .option('--search <text>', 'partial match over name, e-mail and referral code')
+    .option('--group <id>', 'only the affiliates of this group', wholeNumber(1));
   pagingOptions(list).option('--all', 'follow every page and print them all');
   outputOption(list);
   withExamples(list, [
@@ -33,29 +47,42 @@ export function registerAffiliates(program: Command, io: Io): void {
     ['affiliates get 42', 'affiliates get 42 --json'],
   ).action((id: number) => run((a, client, globals) => a.get(io, client, globals, id)));
   withExamples(
-    affiliates
-      .command('create')
-      .description('create an affiliate (password asked for, hidden, on a terminal when not given)')
-      .requiredOption('--email <email>', 'e-mail, unique in the campaign')
-      .option('--password <password>', 'at least 6 characters (prefer the prompt: it stays out of history)')
-      .option('--name <name>', 'full name')
-      .option('--phone <phone>', 'phone number')
-      .option('--referral-id <code>', 'referral code, letters and digits (default: generated)')
-      .addOption(choice('--status <status>', 'initial status (default active)', AFFILIATE_STATUSES)),
-    ['affiliates create --email maria@example.com --name "Maria Silva" --referral-id MARIA10'],
+    ruleOptions(
+      affiliates
+        .command('create')
+        .description('create an affiliate (password asked for, hidden, on a terminal when not given)')
+        .requiredOption('--email <email>', 'e-mail, unique in the campaign')
+        .option('--password <password>', 'at least 6 characters (prefer the prompt: it stays out of history)')
+        .option('--name <name>', 'full name')
+        .option('--phone <phone>', 'phone number')
+        .option('--referral-id <code>', 'referral code, letters and digits (default: generated)')
+        .addOption(choice('--status <status>', 'initial status (default active)', AFFILIATE_STATUSES)),
+    ),
+    [
+      'affiliates create --email maria@example.com --name "Maria Silva" --referral-id MARIA10',
+      'affiliates create --email bia@example.com --group 3 --parent 42',
+    ],
   ).action((flags) => run((a, client, globals) => a.create(io, client, globals, flags)));
   withExamples(
-    affiliates
-      .command('update')
-      .description('change some fields of an affiliate; the others stay as they are')
-      .argument('<id>', 'affiliate id', wholeNumber(1))
-      .option('--email <email>', 'new e-mail')
-      .option('--password [password]', 'new password; asked for, hidden, when given without a value')
-      .option('--name <name>', `new full name${CLEAR}`)
-      .option('--phone <phone>', `new phone number${CLEAR}`)
-      .option('--referral-id <code>', 'new referral code (tracking with the old code stops counting)')
-      .addOption(choice('--status <status>', 'new status', AFFILIATE_STATUSES)),
-    ['affiliates update 42 --status inactive', "affiliates update 42 --phone ''   # clears the phone"],
+    ruleOptions(
+      affiliates
+        .command('update')
+        .description('change some fields of an affiliate; the others stay as they are')
+        .argument('<id>', 'affiliate id', wholeNumber(1))
+        .option('--email <email>', 'new e-mail')
+        .option('--password [password]', 'new password; asked for, hidden, when given without a value')
+        .option('--name <name>', `new full name${CLEAR}`)
+        .option('--phone <phone>', `new phone number${CLEAR}`)
+        .option('--referral-id <code>', 'new referral code (tracking with the old code stops counting)')
+        .addOption(choice('--status <status>', 'new status', AFFILIATE_STATUSES)),
+    ).option('--no-commission-override', "remove the affiliate's own rate: its group's or the campaign's applies"),
+    [
+      'affiliates update 42 --status inactive',
+      "affiliates update 42 --phone ''   # clears the phone",
+      'affiliates update 42 --group 3 --parent 7',
+      'affiliates update 42 --commission-percent 12.5',
+      'affiliates update 42 --no-commission-override --group none',
+    ],
   ).action((id: number, flags) => run((a, client, globals) => a.update(io, client, globals, id, flags)));
   withExamples(
     affiliates

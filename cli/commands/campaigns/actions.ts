@@ -3,6 +3,7 @@ import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { withServices } from '../../operator.js';
 import { type GlobalOptions, type ListFormat, printJson, printRecord, printTable } from '../../output.js';
+import { type ProductOption, productsText, type RecurringOption, recurringText } from '../../ruleOptions.js';
 
 export const commissionText = (c: Campaign) =>
   c.commissionType === 'percent' ? `${c.commissionValue}%` : `BRL ${c.commissionValue.toFixed(2)}`;
@@ -17,10 +18,13 @@ function commissionOf(options: { commissionPercent?: number; commissionFixed?: n
   return undefined;
 }
 
-/** The hold period and the payout minimum as a person reads them. */
+/** The campaign's settings as a person reads them (its JSON fields as text). */
 const settingsText = (c: Campaign) => ({
   autoApproveDays: c.autoApproveDays === null ? 'off (manual approval)' : `${c.autoApproveDays} days`,
   payoutMinimum: `BRL ${c.payoutMinimum.toFixed(2)}`,
+  recurring: recurringText(c.recurring),
+  secondTierPercent: `${c.secondTierPercent}%`,
+  products: productsText(c.products),
 });
 
 export async function create(
@@ -46,7 +50,7 @@ export async function create(
     }),
   );
   if (options.json) return printJson(io, campaign);
-  printRecord(io, { ...campaign, commission: commissionText(campaign) });
+  printRecord(io, { ...campaign, commission: commissionText(campaign), ...settingsText(campaign) });
 }
 
 export async function update(
@@ -57,18 +61,30 @@ export async function update(
     commissionFixed?: number;
     autoApproveDays?: number | 'off';
     payoutMinimum?: number;
+    recurring?: RecurringOption;
+    secondTierPercent?: number;
+    /** commander: the list of --product, or false for --no-products, or true when neither was given. */
+    products?: ProductOption[] | boolean;
+    product?: ProductOption[];
   },
   ref: string,
 ): Promise<void> {
+  if (options.product !== undefined && options.products === false) {
+    throw new UsageError('give --product or --no-products, not both');
+  }
   const input = {
     plan: options.plan,
     commission: commissionOf(options),
     autoApproveDays: options.autoApproveDays === 'off' ? null : options.autoApproveDays,
     payoutMinimum: options.payoutMinimum,
+    recurring: options.recurring,
+    secondTierPercent: options.secondTierPercent,
+    products: options.products === false ? [] : options.product,
   };
   if (Object.values(input).every((value) => value === undefined)) {
     throw new UsageError(
-      'nothing to update: give at least one of --plan --commission-percent --commission-fixed --auto-approve-days --payout-minimum',
+      'nothing to update: give at least one of --plan --commission-percent --commission-fixed --auto-approve-days ' +
+        '--payout-minimum --recurring --second-tier-percent --product --no-products',
     );
   }
   const campaign = await withServices(io, options, ({ campaigns }) => campaigns.update(ref, input));

@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
 import { decimalNumber, outputOption, publicId, text, wholeNumber } from '../../options.js';
+import { percentOption, productOption, recurringOption } from '../../ruleOptions.js';
 import { MAX_AUTO_APPROVE_DAYS, OPERATOR_LIMITS } from '../../vocabulary.js';
 
 /** `--auto-approve-days`: days, or `off` (manual approval; commander turns a null into '', so a word). */
@@ -61,13 +62,28 @@ export function registerCampaigns(program: Command, io: Io): void {
         'approve pending conversions older than N days (0 to 3650); "off" for manual approval',
         holdPeriod,
       )
-      .option('--payout-minimum <x>', 'smallest payout in BRL (0: any amount)', decimalNumber),
+      .option('--payout-minimum <x>', 'smallest payout in BRL (0: any amount)', decimalNumber)
+      .option(
+        '--recurring <limit>',
+        "which of a customer's payments earn: lifetime, first, or <N>m (N months from the first)",
+        recurringOption,
+      )
+      .option('--second-tier-percent <x>', "percent of a child's commission its parent earns (0: none)", percentOption)
+      .option(
+        '--product <name=rate>',
+        'a product rule, "NAME=PERCENT%" or "NAME=BRL"; repeat for each; replaces the product rules',
+        productOption,
+      )
+      .option('--no-products', 'remove every product rule of the campaign'),
     [
       'campaigns update spring-sale --auto-approve-days 30 --payout-minimum 50',
       'campaigns update spring-sale --plan pro',
+      'campaigns update spring-sale --recurring 12m --second-tier-percent 5',
+      'campaigns update spring-sale --product "Pro plan=20%" --product "Starter=5"',
     ],
     'A new commission rule applies to conversions that arrive from now on; stored ones keep theirs.\n' +
-      'A hold period applies to the pending conversions already there, at the next scheduled run.',
+      'A hold period applies to the pending conversions already there, at the next scheduled run.\n' +
+      'Rules, groups and their precedence: docs/commissions.md.',
   ).action(async (id: string, options) =>
     (await import('./actions.js')).update(io, { ...program.opts(), ...options }, id),
   );

@@ -24,21 +24,24 @@ import {
   withSpinner,
 } from '../../output.js';
 import { ALL_PAGE_SIZE, checkAll, everyPage } from '../../paging.js';
+import { ruleText } from '../../ruleOptions.js';
 
 export const brl = (amount: number) => formatCents(toCents(amount));
 
 function table(io: Io, conversions: Conversion[], format?: ListFormat): void {
   printTable(
     io,
-    ['id', 'affiliate', 'order', 'value', 'commission', 'status', 'payout', 'created'],
+    ['id', 'affiliate', 'order', 'value', 'commission', 'rule', 'status', 'payout', 'flags', 'created'],
     conversions.map((c) => [
       c.id,
       c.affiliateId,
       c.orderId,
       brl(c.orderValue),
       brl(c.commission),
+      c.commissionRule.source,
       c.status,
       c.payoutId,
+      c.flags.join(' '),
       c.createdAt,
     ]),
     format,
@@ -50,8 +53,12 @@ export function conversionRecord(io: Io, c: Conversion): void {
     id: c.id,
     affiliate: `${c.affiliateId} (${c.referralId})`,
     order: c.orderId,
+    kind: c.kind === 'sale' ? 'sale' : `second tier of conversion ${c.sourceConversionId ?? '(deleted)'}`,
     'value (BRL)': brl(c.orderValue),
     'commission (BRL)': brl(c.commission),
+    rule: ruleText(c.commissionRule),
+    flags: c.flags.length === 0 ? null : c.flags.join(', '),
+    'refunded (BRL)': c.refundedAmount === 0 ? null : brl(c.refundedAmount),
     status: c.status,
     payout: c.payoutId,
     occurred: c.occurredAt,
@@ -70,6 +77,8 @@ export async function list(
     orderId?: string;
     from?: string;
     to?: string;
+    kind?: 'sale' | 'second_tier';
+    flagged?: boolean;
     page?: number;
     limit?: number;
     all?: boolean;
@@ -78,8 +87,8 @@ export async function list(
 ): Promise<void> {
   checkAll(flags);
   checkRange(flags.from, flags.to);
-  const { affiliate, output, all, ...rest } = flags;
-  const query = { ...rest, affiliateId: affiliate };
+  const { affiliate, output, all, flagged, ...rest } = flags;
+  const query = { ...rest, affiliateId: affiliate, ...(flagged && { flagged: 'true' as const }) };
   if (all) {
     const limit = flags.limit ?? ALL_PAGE_SIZE;
     const every = await everyPage(async (page) => {

@@ -36,12 +36,18 @@ export function registerConversions(program: Command, io: Io): void {
           .option('--affiliate <id>', 'only this affiliate’s', wholeNumber(1))
           .option('--order-id <id>', 'the conversion of this order')
           .option('--from <date>', 'arrived on or after this day (UTC) or date-time', dateOption)
-          .option('--to <date>', 'arrived on or before this day (UTC; the whole day) or date-time', dateOption),
+          .option('--to <date>', 'arrived on or before this day (UTC; the whole day) or date-time', dateOption)
+          .addOption(choice('--kind <kind>', 'sales, or second-tier commissions', ['sale', 'second_tier']))
+          .option(
+            '--flagged',
+            'only conversions with a fraud flag (self_referral): the hold period never approves them',
+          ),
       ).option('--all', 'follow every page and print them all'),
     ),
     [
       'conversions list --status pending --from 2026-11-01 --to 2026-11-30   # November, both days included',
       'conversions list --affiliate 42 --all --output csv > conversions.csv',
+      'conversions list --flagged --status pending',
     ],
   ).action((flags) => run((a, client, globals) => a.list(io, client, globals, flags)));
   withExamples(

@@ -17,6 +17,7 @@ import {
   printTable,
 } from '../../output.js';
 import { ALL_PAGE_SIZE, checkAll, everyPage } from '../../paging.js';
+import { ruleText } from '../../ruleOptions.js';
 import { payoutsCsv } from './csv.js';
 
 const brl = (amount: number) => formatCents(toCents(amount));
@@ -158,6 +159,28 @@ async function allOf(client: ApiClient, status: PayoutStatus): Promise<Payout[]>
   return [...byId.values()].sort((a, b) => a.id - b.id);
 }
 
+/**
+ * Each payout's commissions by the rule they were earned by: `campaign 10%: 3; second tier 5%
+ * of the sale's commission: 1` (a failed payout released its conversions: none).
+ */
+async function rulesOf(client: ApiClient, payouts: readonly Payout[]): Promise<Map<number, string>> {
+  const rules = new Map<number, string>();
+  for (const payout of payouts) {
+    if (payout.status === 'failed') continue;
+    const counts = new Map<string, number>();
+    for (let page = 1; ; page++) {
+      const answer = await client.conversions.list({ query: { payoutId: payout.id, page, limit: 100 } });
+      for (const { commissionRule } of answer.conversions) {
+        const text = ruleText({ ...commissionRule, paymentNumber: undefined });
+        counts.set(text, (counts.get(text) ?? 0) + 1);
+      }
+      if (answer.conversions.length === 0 || page >= answer.totalPages) break;
+    }
+    rules.set(payout.id, [...counts].map(([text, n]) => `${text}: ${n}`).join('; '));
+  }
+  return rules;
+}
+
 /** `payouts export`: the file a merchant uploads to a bank or a PayPal mass payment. */
 export async function exportPayouts(
   io: Io,
@@ -167,7 +190,7 @@ export async function exportPayouts(
 ): Promise<void> {
   const payouts = await allOf(client, flags.status);
   const json = options.json || flags.format === 'json';
-  const text = json ? `${JSON.stringify(payouts, null, 2)}\n` : payoutsCsv(payouts);
+  const text = json ? `${JSON.stringify(payouts, null, 2)}\n` : payoutsCsv(payouts, await rulesOf(client, payouts));
   const cents = payouts.reduce((sum, p) => sum + toCents(p.amount), 0);
   const summary = `${plural(payouts.length, `${flags.status} payout`)}, BRL ${formatCents(cents)} in all`;
   if (flags.output === undefined) {

@@ -2,10 +2,21 @@ import { formatCents, toCents } from '../../../shared/money.js';
 import type { Payout } from '../../../shared/schemas/payout.js';
 import { csvLines } from '../../csv.js';
 
-/** The columns of `payouts export --format csv`: what a bank or PayPal mass-payment upload needs. */
-export const CSV_HEADER = ['payout_id', 'affiliate_id', 'name', 'email', 'amount', 'currency'] as const;
+/**
+ * The columns of `payouts export --format csv`: what a bank or PayPal mass-payment upload needs,
+ * then the rules its commissions were earned by (last, so an upload may ignore it).
+ */
+export const CSV_HEADER = [
+  'payout_id',
+  'affiliate_id',
+  'name',
+  'email',
+  'amount',
+  'currency',
+  'commission_rules',
+] as const;
 
-function csvRow(payout: Payout) {
+function csvRow(payout: Payout, rules: ReadonlyMap<number, string>) {
   return [
     payout.id,
     payout.affiliateId,
@@ -14,10 +25,14 @@ function csvRow(payout: Payout) {
     // Two decimals, from centavos: never a float's `12.5` or `0.30000000000000004`.
     formatCents(toCents(payout.amount)),
     payout.currency,
+    rules.get(payout.id) ?? '',
   ];
 }
 
 /** The whole file: header, one line per payout, CRLF line ends. */
-export function payoutsCsv(payouts: readonly Payout[]): string {
-  return csvLines(CSV_HEADER, payouts.map(csvRow));
+export function payoutsCsv(payouts: readonly Payout[], rules: ReadonlyMap<number, string> = new Map()): string {
+  return csvLines(
+    CSV_HEADER,
+    payouts.map((payout) => csvRow(payout, rules)),
+  );
 }

@@ -17,13 +17,19 @@ export async function create(
   client: ApiClient,
   options: GlobalOptions,
   orderId: string,
-  flags: { reason?: string },
+  flags: { reason?: string; amount?: number; refundId?: string },
 ): Promise<void> {
   const conversion = await client.refunds.create({
-    body: { order_id: orderId, ...(flags.reason !== undefined && { reason: flags.reason }) },
+    body: {
+      order_id: orderId,
+      ...(flags.reason !== undefined && { reason: flags.reason }),
+      ...(flags.amount !== undefined && { amount: flags.amount }),
+      ...(flags.refundId !== undefined && { refund_id: flags.refundId }),
+    },
   });
   if (options.json) return printJson(io, conversion);
   conversionRecord(io, conversion);
+  if (conversion.status !== 'rejected') return partNote(io, orderId, conversion);
   if (!hasClawback(conversion) || conversion.payoutId === null) {
     note(io, `Refunded order ${orderId}: conversion ${conversion.id} is rejected; no commission had been paid out.`);
     return;
@@ -41,9 +47,24 @@ export async function create(
 }
 
 /**
- * `refunds list`: the refunded conversions (rejected, with a refund date), newest first, and
- * which of them carry a clawback. The API lists conversions by status; refunds are read from
- * the rejected ones, every page.
+ * A partial refund leaves the sale standing with a lower commission; what it took off a
+ * commission already in a payout is clawed back (docs/commissions.md#partial-refunds).
+ */
+function partNote(io: Io, orderId: string, conversion: Conversion): void {
+  const refunded = `Refunded BRL ${brl(conversion.refundedAmount)} of BRL ${brl(conversion.orderValue)} of order ${orderId} so far`;
+  const earns = `conversion ${conversion.id} now earns BRL ${brl(conversion.commission)}`;
+  const clawed =
+    conversion.payoutId === null
+      ? ''
+      : `; what the refund took off its commission, which was in payout ${conversion.payoutId}, is clawed back from affiliate ${conversion.affiliateId}`;
+  note(io, `${refunded}: ${earns}${clawed}.`);
+}
+
+/**
+ * `refunds list`: the orders refunded in full (rejected conversions with a refund date), newest
+ * first, and which of them carry a clawback. The API lists conversions by status; refunds are
+ * read from the rejected ones, every page. A partial refund leaves its conversion approved or
+ * paid: it shows on the conversion (`refundedAmount`) and in its payout's clawbacks, not here.
  */
 export async function list(
   io: Io,

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { clientCommand } from '../../clientCommand.js';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
-import { outputOption, wholeNumber } from '../../options.js';
+import { decimalNumber, outputOption, wholeNumber } from '../../options.js';
 
 /** `refunds create ORDER_ID`, `refunds list` (docs/payouts.md). */
 export function registerRefunds(program: Command, io: Io): void {
@@ -14,11 +14,18 @@ export function registerRefunds(program: Command, io: Io): void {
   withExamples(
     refunds
       .command('create')
-      .description('refund an order: its conversion is rejected, and a commission already paid out is clawed back')
+      .description(
+        'refund an order, in full or in part: its commission is taken back or lowered, and what was paid out of it clawed back',
+      )
       .argument('<order-id>', 'the order_id the conversion arrived with')
-      .option('--reason <text>', 'why (kept with the conversion)'),
-    ['refunds create 1001 --reason "chargeback"'],
-  ).action((orderId: string, flags: { reason?: string }) =>
+      .option('--reason <text>', 'why (kept with the conversion)')
+      .option('--amount <x>', 'refund only this much of the order, in BRL (default: the whole order)', decimalNumber)
+      .option('--refund-id <id>', 'your id for this refund: sent again, it changes nothing'),
+    [
+      'refunds create 1001 --reason "chargeback"',
+      'refunds create 1001 --amount 50 --refund-id re_1002 --reason "one item returned"',
+    ],
+  ).action((orderId: string, flags: { reason?: string; amount?: number; refundId?: string }) =>
     run((a, client, globals) => a.create(io, client, globals, orderId, flags)),
   );
   withExamples(

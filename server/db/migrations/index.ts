@@ -6,6 +6,8 @@ import * as affiliateDailyStats from './20261122120000_affiliate_daily_stats.js'
 import * as byteExactDedupeKeys from './20261122140000_byte_exact_dedupe_keys.js';
 import * as searchKeyWorstCase from './20261122140100_search_key_worst_case.js';
 import * as affiliateSearch from './20261122150000_affiliate_search.js';
+import * as commissionRules from './20261126100000_commission_rules.js';
+import * as webhookFanoutAtDelivery from './20261126200000_webhook_fanout_at_delivery.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -25,6 +27,8 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261122140000_byte_exact_dedupe_keys', byteExactDedupeKeys],
   ['20261122140100_search_key_worst_case', searchKeyWorstCase],
   ['20261122150000_affiliate_search', affiliateSearch],
+  ['20261126100000_commission_rules', commissionRules],
+  ['20261126200000_webhook_fanout_at_delivery', webhookFanoutAtDelivery],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -36,7 +36,7 @@ export function attribute(job: IntakeJob, affiliates: ReadonlyMap<string, Referr
     }
     if (eventKey !== undefined) seenEventIds.add(eventKey);
     if (orderKey !== undefined) seenOrderIds.add(orderKey);
-    candidates.push({ index, campaignId, affiliateId: affiliate.id, event, orderId });
+    candidates.push({ index, campaignId, target: affiliate, event, orderId });
   });
   return { candidates, skipped };
 }

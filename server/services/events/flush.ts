@@ -1,50 +1,29 @@
-import { randomBytes } from 'node:crypto';
 import type { Trx } from '../../db/knex.js';
+import { campaignRules } from '../../repositories/campaigns.js';
 import { findConversionsByOrderIds } from '../../repositories/conversions.js';
-import { addToDailyStats, type StoredEvent } from '../../repositories/dailyStats.js';
+import { addToDailyStats } from '../../repositories/dailyStats.js';
 import {
-  existingEventIds,
-  insertConversions,
   insertTrackingEventsIgnoringDuplicates,
   type NewConversion,
-  type NewTrackingEvent,
   trackingEventsOfIntake,
 } from '../../repositories/events.js';
-import { reserveConversions } from '../../repositories/usage.js';
+import { groupRules } from '../../repositories/groups.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import { attribute, referralTargets } from './attribution.js';
+import type { FlushRules } from './commission.js';
 import type { Outcome } from './groupCommit.js';
-import { type Candidate, type IntakeJob, newConversion, newTrackingEvent, type Skip } from './records.js';
+import {
+  type Candidate,
+  counted,
+  type IntakeJob,
+  MonthlyLimitReached,
+  newTrackingEvent,
+  type Stored,
+  type Written,
+} from './records.js';
+import { newIntakeId, storeWithConversions } from './sales.js';
 
-/** What a request learns from its flush. */
-export interface Stored {
-  accepted: number;
-  skipped: Skip[];
-}
-
-/** Thrown inside the transaction so that it (or the request's savepoint) rolls back; answered 403 outside it. */
-export class MonthlyLimitReached extends Error {
-  constructor(readonly current: number) {
-    super('monthly conversion limit reached');
-  }
-}
-
-/** What a request stored: what the report counters and the webhook outbox are told. */
-interface Written {
-  events: StoredEvent[];
-  conversions: NewConversion[];
-}
-
-const newIntakeId = () => randomBytes(12).toString('hex');
-
-const counted = (row: NewTrackingEvent, conversion?: NewConversion): StoredEvent => ({
-  campaignId: row.campaignId,
-  affiliateId: row.affiliateId,
-  eventType: row.event.event_type,
-  occurredAt: row.occurredAt,
-  orderValueCents: conversion?.orderValueCents ?? null,
-  commissionCents: conversion?.commissionCents ?? null,
-});
+export { MonthlyLimitReached, type Stored } from './records.js';
 
 /**
  * Requests without conversions cannot be refused, so theirs go in together: one multi-row
@@ -90,80 +69,23 @@ async function storeWithoutConversions(
 }
 
 /**
- * One request with conversions: a multi-row insert-ignore of its tracking events, one read of
- * what it stored, the month's conversion reservation, a multi-row insert of the conversions.
- * The unique indexes decide every duplicate, so the answer holds under concurrency and across
- * daemons (spec §10.7, §10.8). Throws MonthlyLimitReached when the month has no room.
+ * The commission rules of the flush's sales (spec §12): their campaigns' and the groups of their
+ * affiliates and parents, two reads inside the flush's transaction, whatever the number of
+ * events; none when no request carries a conversion. Read afresh each flush, never cached, so a
+ * rule changed on one daemon applies to the next conversion on every daemon.
  */
-async function storeWithConversions(
-  trx: Trx,
-  job: IntakeJob,
-  candidates: readonly Candidate[],
-): Promise<{ stored: Stored; written: Written }> {
-  const { rules, now } = job;
-  if (!rules) throw new Error('conversions need the campaign rules');
-  const intakeId = newIntakeId();
-  const rows = candidates.map((candidate) => newTrackingEvent(candidate, intakeId, now));
-  await insertTrackingEventsIgnoringDuplicates(trx, rows);
-  const byEventId = new Map<string, number>();
-  const byOrderId = new Map<string, number>();
-  for (const stored of await trackingEventsOfIntake(trx, intakeId)) {
-    if (stored.eventId !== null) byEventId.set(`${stored.campaignId}\n${stored.eventId}`, stored.id);
-    if (stored.orderId !== null) byOrderId.set(`${stored.campaignId}\n${stored.orderId}`, stored.id);
-  }
-
-  const kept: { row: NewTrackingEvent; conversion?: NewConversion }[] = [];
-  const conversions: NewConversion[] = [];
-  const ignored: Candidate[] = [];
-  candidates.forEach((candidate, i) => {
-    const { campaignId, event, orderId } = candidate;
-    // An event with neither key cannot collide, so it was stored.
-    const trackingEventId =
-      event.event_id !== undefined
-        ? byEventId.get(`${campaignId}\n${event.event_id}`)
-        : orderId !== undefined
-          ? byOrderId.get(`${campaignId}\n${orderId}`)
-          : 0;
-    const row = rows[i];
-    if (trackingEventId === undefined || !row) {
-      ignored.push(candidate);
-      return;
-    }
-    const conversion = orderId === undefined ? undefined : newConversion(candidate, trackingEventId, rules, now);
-    if (conversion) conversions.push(conversion);
-    kept.push({ row, conversion });
-  });
-
-  if (conversions.length > 0) {
-    const reservation = await reserveConversions(
-      trx,
-      rules.campaignId,
-      now,
-      conversions.length,
-      rules.maxMonthlyConversions,
-    );
-    if (!reservation.ok) throw new MonthlyLimitReached(reservation.current);
-    await insertConversions(trx, conversions);
+async function rulesOf(trx: Trx, candidates: readonly Candidate[]): Promise<FlushRules> {
+  const sales = candidates.filter((candidate) => candidate.orderId !== undefined);
+  if (sales.length === 0) return { campaigns: new Map(), groups: new Map() };
+  const groupIds = new Set<number>();
+  for (const { target } of sales) {
+    if (target.groupId !== null) groupIds.add(target.groupId);
+    if (target.parent?.groupId != null) groupIds.add(target.parent.groupId);
   }
   return {
-    stored: { accepted: kept.length, skipped: await whyIgnored(trx, ignored) },
-    written: { events: kept.map(({ row, conversion }) => counted(row, conversion)), conversions },
+    campaigns: await campaignRules(trx, [...new Set(sales.map((sale) => sale.campaignId))]),
+    groups: groupIds.size === 0 ? new Map() : await groupRules(trx, [...groupIds]),
   };
-}
-
-/** A row the insert ignored collided on its event_id or its order_id; ask only when it had both. */
-async function whyIgnored(trx: Trx, ignored: readonly Candidate[]): Promise<Skip[]> {
-  const both = ignored.filter((c) => c.event.event_id !== undefined && c.orderId !== undefined);
-  const seen = new Map<number, Set<string>>();
-  for (const campaignId of new Set(both.map((c) => c.campaignId))) {
-    const eventIds = both.filter((c) => c.campaignId === campaignId).map((c) => c.event.event_id ?? '');
-    seen.set(campaignId, await existingEventIds(trx, campaignId, eventIds));
-  }
-  return ignored.map(({ index, campaignId, event, orderId }): Skip => {
-    const eventIdTaken =
-      event.event_id !== undefined && (orderId === undefined || (seen.get(campaignId)?.has(event.event_id) ?? false));
-    return { index, reason: eventIdTaken ? 'duplicate_event_id' : 'duplicate_order_id' };
-  });
 }
 
 /**
@@ -219,12 +141,16 @@ export async function storeFlush(
   const withConversions = attributed
     .filter((request) => !results.has(request))
     .sort((a, b) => (a.job.rules?.campaignId ?? 0) - (b.job.rules?.campaignId ?? 0));
+  const rules = await rulesOf(
+    trx,
+    withConversions.flatMap(({ candidates }) => candidates),
+  );
   for (const request of withConversions) {
     const { job, candidates } = request;
     try {
       const result = alone
-        ? await storeWithConversions(trx, job, candidates)
-        : await trx.transaction((savepoint) => storeWithConversions(savepoint, job, candidates));
+        ? await storeWithConversions(trx, job, candidates, rules)
+        : await trx.transaction((savepoint) => storeWithConversions(savepoint, job, candidates, rules));
       written.events.push(...result.written.events);
       written.conversions.push(...result.written.conversions);
       results.set(request, { ok: true, value: result.stored });

@@ -1,14 +1,17 @@
 import { toCents } from '../../../shared/money.js';
 import type { SkipReason, TrackingEvent } from '../../../shared/schemas/event.js';
-import type { NewConversion, NewTrackingEvent } from '../../repositories/events.js';
+import type { StoredEvent } from '../../repositories/dailyStats.js';
+import type { NewConversion, NewTrackingEvent, ReferralTarget } from '../../repositories/events.js';
+import type { Earning } from './commission.js';
 
-/** The campaign rule of spec §11, as stored: percent in hundredths of a percent, fixed in centavos. */
+/**
+ * What intake applies to the key's conversions besides the commission rules (which every flush
+ * reads afresh, spec §12): the campaign and its plan's monthly limit.
+ */
 export interface ConversionRules {
   campaignId: number;
   planName: string;
   maxMonthlyConversions: number | null;
-  commissionType: 'percent' | 'fixed';
-  commissionValue: number;
 }
 
 /** One request's validated events, waiting for a flush. */
@@ -16,8 +19,13 @@ export interface IntakeJob {
   events: readonly TrackingEvent[];
   /** The campaign of each event, by index. */
   campaignIds: readonly number[];
-  /** The key's campaign rules; undefined for the browser endpoint (no conversions). */
+  /** The key's campaign and limit; undefined for the browser endpoint (no conversions). */
   rules: ConversionRules | undefined;
+  /**
+   * A billing provider's customer id per event index, when the caller knows it (the billing
+   * integrations): the customer the recurring limit counts, before `customer_id` or `customer_email`.
+   */
+  providerCustomers?: ReadonlyMap<number, string>;
   /** When the request arrived: stamps its rows and picks the month it reserves from. */
   now: Date;
 }
@@ -31,18 +39,41 @@ export interface Skip {
 export interface Candidate {
   index: number;
   campaignId: number;
-  affiliateId: number;
+  /** The affiliate it counts for, with what its commission depends on. */
+  target: ReferralTarget;
   event: TrackingEvent;
   /** Set for conversions only: the order_id dedupe key (spec §10.7). */
   orderId: string | undefined;
 }
 
-export function commissionCents(orderValueCents: number, rules: ConversionRules): number {
-  if (rules.commissionType === 'fixed') return rules.commissionValue;
-  // Exact integer arithmetic, half up: order values reach 10^12 centavos, past 2^53 once multiplied.
-  const scaled = BigInt(orderValueCents) * BigInt(rules.commissionValue);
-  return Number((scaled + 5_000n) / 10_000n);
+/** What a request learns from its flush. */
+export interface Stored {
+  accepted: number;
+  skipped: Skip[];
 }
+
+/** What a request stored: what the report counters and the webhook outbox are told. */
+export interface Written {
+  events: StoredEvent[];
+  /** The sales (their second-tier conversions share their order ids). */
+  conversions: NewConversion[];
+}
+
+/** Thrown inside the transaction so that it (or the request's savepoint) rolls back; answered 403 outside it. */
+export class MonthlyLimitReached extends Error {
+  constructor(readonly current: number) {
+    super('monthly conversion limit reached');
+  }
+}
+
+export const counted = (row: NewTrackingEvent, conversion?: NewConversion): StoredEvent => ({
+  campaignId: row.campaignId,
+  affiliateId: row.affiliateId,
+  eventType: row.event.event_type,
+  occurredAt: row.occurredAt,
+  orderValueCents: conversion?.orderValueCents ?? null,
+  commissionCents: conversion?.commissionCents ?? null,
+});
 
 /** spec §11: an event occurred at its `timestamp`, else when it was received. */
 function occurredAt(event: TrackingEvent, now: Date): Date {
@@ -54,7 +85,7 @@ function occurredAt(event: TrackingEvent, now: Date): Date {
 export function newTrackingEvent(candidate: Candidate, intakeId: string, now: Date): NewTrackingEvent {
   return {
     campaignId: candidate.campaignId,
-    affiliateId: candidate.affiliateId,
+    affiliateId: candidate.target.id,
     event: candidate.event,
     orderId: candidate.orderId,
     intakeId,
@@ -63,21 +94,24 @@ export function newTrackingEvent(candidate: Candidate, intakeId: string, now: Da
   };
 }
 
+export const orderValueCents = (candidate: Candidate) => toCents(candidate.event.properties?.order_value ?? 0);
+
+/** A sale, its commission computed now and kept, even if a rule changes later (spec §12.8). */
 export function newConversion(
   candidate: Candidate,
   trackingEventId: number,
-  rules: ConversionRules,
+  earning: Pick<Earning, 'commissionCents' | 'rule' | 'flags'>,
   now: Date,
 ): NewConversion {
-  const orderValueCents = toCents(candidate.event.properties?.order_value ?? 0);
   return {
     campaignId: candidate.campaignId,
-    affiliateId: candidate.affiliateId,
+    affiliateId: candidate.target.id,
     trackingEventId,
     orderId: candidate.orderId ?? '',
-    orderValueCents,
-    // Computed now and kept, even if the campaign's rule changes later (spec §11).
-    commissionCents: commissionCents(orderValueCents, rules),
+    orderValueCents: orderValueCents(candidate),
+    commissionCents: earning.commissionCents,
+    rule: earning.rule,
+    flags: earning.flags,
     properties: candidate.event.properties,
     occurredAt: occurredAt(candidate.event, now),
     createdAt: now,

@@ -60,14 +60,26 @@ export function intakeWriterForTests(events: EventService): IntakeWriterHandle {
   return writer;
 }
 
-/** What intake applies to the key's conversions: the campaign's commission rule and monthly limit. */
+/** What intake applies to the key's conversions besides the commission rules (read each flush): the monthly limit. */
 function conversionRulesOf(auth: AuthenticatedCampaign): ConversionRules {
   return {
     campaignId: auth.campaignId,
     planName: auth.planName,
     maxMonthlyConversions: auth.maxMonthlyConversions,
-    commissionType: auth.commissionType,
-    commissionValue: auth.commissionValue,
+  };
+}
+
+/**
+ * spec §10.11: anyone may call the key-less route, so its answer must not tell which codes belong
+ * to a `pending` or `inactive` affiliate: for a browser those are codes that do not count, as an
+ * unknown one. The merchant's keyed route keeps `inactive_affiliate`.
+ */
+function withoutAffiliateStatus(answer: EventsResponse): EventsResponse {
+  return {
+    ...answer,
+    skipped: answer.skipped.map((skip) =>
+      skip.reason === 'inactive_affiliate' ? { ...skip, reason: 'unknown_affiliate' } : skip,
+    ),
   };
 }
 
@@ -121,7 +133,8 @@ export function eventService({ db }: ServiceDeps, outbox: WebhookOutbox): EventS
       const known = await resolveCampaigns([...new Set(events.map((event) => event.campaign_id))]);
       refuseCampaigns(events, (publicId) => known.has(publicId), CAMPAIGN_UNKNOWN);
       // Page views and leads only, so no conversion rules.
-      return intake(events, (event) => known.get(event.campaign_id) ?? 0, undefined);
+      const answer = await intake(events, (event) => known.get(event.campaign_id) ?? 0, undefined);
+      return withoutAffiliateStatus(answer);
     },
   };
   writers.set(service, { hold: intake.hold, queued: intake.queued, stats: intake.stats });

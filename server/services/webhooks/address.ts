@@ -15,17 +15,32 @@ for (const [address, prefix] of [
   ['169.254.0.0', 16], // link-local, cloud metadata
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.0.2.0', 24], // documentation
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
+  ['198.51.100.0', 24], // documentation
+  ['203.0.113.0', 24], // documentation
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
 ] as const) {
   blocked.addSubnet(address, prefix, 'ipv4');
 }
+/**
+ * IPv6 ranges that carry an IPv4 address, or reach one through a translator or a tunnel, are
+ * refused whole rather than judged by the IPv4 inside: where they lead is up to networks we
+ * cannot see (a NAT64 translator in the daemon's own network reaches its private addresses).
+ * Only IPv4-mapped addresses (`::ffff:a.b.c.d`), which the socket connects to as IPv4, are
+ * judged as the IPv4 address they are.
+ */
 for (const [address, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96], // NAT64 of any IPv4, private included
+  ['::', 96], // unspecified, loopback and IPv4-compatible (::a.b.c.d)
+  ['::ffff:0:0:0', 96], // IPv4-translated (::ffff:0:a.b.c.d)
+  ['64:ff9b::', 96], // NAT64, well-known prefix
+  ['64:ff9b:1::', 48], // NAT64, local-use prefix
+  ['100::', 64], // discard
+  ['2001::', 32], // Teredo
+  ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['ff00::', 8], // multicast

@@ -18,19 +18,15 @@ import {
   deleteEndpoint,
   type EndpointChanges,
   findEndpoint,
-  insertEndpoint,
   listEndpoints,
-  rotateEndpointSecret,
   updateEndpoint,
 } from '../../repositories/webhookEndpoints.js';
 import type { ServiceDeps } from '../deps.js';
 import { pageOf } from '../pages.js';
 import { privateAddressOf } from './address.js';
 import type { WebhookOutbox } from './outbox.js';
+import { registerEndpoint, rotateEndpointSecret } from './registration.js';
 import type { SecretBox } from './secretBox.js';
-
-/** docs/webhooks.md: during a rotation the previous secret keeps signing for 24 hours. */
-const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export interface WebhookService {
   create(campaignId: number, input: CreateWebhookInput): Promise<WebhookWithSecret>;
@@ -54,7 +50,7 @@ export function webhookService(
   { db, config, now: clock, box, wake }: WebhookServiceDeps,
   outbox: WebhookOutbox,
 ): WebhookService {
-  const { allowPrivateNetworks } = config.webhooks;
+  const { allowPrivateNetworks, maxEndpoints, maxRetiredSecrets } = config.webhooks;
   /** Registration check; the worker checks the resolved address again at every attempt. */
   async function checkDestination(url: string): Promise<void> {
     if (allowPrivateNetworks) return;
@@ -78,13 +74,14 @@ export function webhookService(
   async function create(campaignId: number, input: CreateWebhookInput): Promise<WebhookWithSecret> {
     await checkDestination(input.url);
     const secret = generateSecret();
-    const webhook = await insertEndpoint(db, {
+    const webhook = await registerEndpoint(db, {
       campaignId,
       url: input.url,
       events: input.events,
       description: input.description ?? null,
       secretEnc: await box.seal(secret),
       createdAt: clock(),
+      maxEndpoints,
     });
     return { ...webhook, secret };
   }
@@ -102,7 +99,8 @@ export function webhookService(
       changes.disabledReason = null;
       changes.failingSince = null;
     }
-    if ((await updateEndpoint(db, campaignId, id, changes)) === 0) throw new NotFoundError(MESSAGES.webhookNotFound);
+    const updated = await inTransaction(db, (trx) => updateEndpoint(trx, campaignId, id, changes));
+    if (updated === 0) throw new NotFoundError(MESSAGES.webhookNotFound);
     return endpoint(campaignId, id);
   }
 
@@ -112,16 +110,13 @@ export function webhookService(
 
   async function rotateSecret(campaignId: number, id: number): Promise<WebhookWithSecret> {
     const secret = generateSecret();
-    const now = clock();
-    const rotated = await rotateEndpointSecret(
-      db,
+    await rotateEndpointSecret(db, {
       campaignId,
       id,
-      await box.seal(secret),
-      new Date(now.getTime() + ROTATION_GRACE_MS),
-      now,
-    );
-    if (rotated === 0) throw new NotFoundError(MESSAGES.webhookNotFound);
+      nextEnc: await box.seal(secret),
+      now: clock(),
+      maxRetiredSecrets,
+    });
     return { ...(await endpoint(campaignId, id)), secret };
   }
 

@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { TEST_EVENT_TYPE, type WebhookEventType, type WebhookPayload } from '../../../shared/schemas/webhook.js';
 import type { Trx } from '../../db/knex.js';
-import { enabledEndpointsOf, type Subscriber } from '../../repositories/webhookEndpoints.js';
-import { insertMessages, type NewMessage } from '../../repositories/webhookOutbox.js';
+import {
+  campaignsSubscribedTo,
+  insertMessages,
+  insertMessageTo,
+  type NewMessage,
+} from '../../repositories/webhookOutbox.js';
 
 /** A change to report: `data` is the changed resource as the API answers it. */
 export interface OutboxEvent {
@@ -23,7 +27,7 @@ export interface Outbox {
 /** The webhook outbox, and what only webhooks ask of it. */
 export interface WebhookOutbox extends Outbox {
   /**
-   * The campaigns among these with an enabled endpoint for `type`: a change whose data costs a
+   * The campaigns among these with an endpoint subscribed to `type`: a change whose data costs a
    * read (the conversions a flush of intake stored) is read only for them.
    */
   listening(trx: Trx, type: WebhookEventType, campaignIds: readonly number[]): Promise<ReadonlySet<number>>;
@@ -36,58 +40,49 @@ function newMessageId(): string {
   return `msg_${randomBytes(16).toString('base64url')}`;
 }
 
-function message(
-  event: { campaignId: number; type: string; data: unknown },
-  endpointIds: readonly number[],
-  at: Date,
-): NewMessage {
+function message(event: { campaignId: number; type: string; data: unknown }, at: Date): NewMessage {
   const payload: WebhookPayload = { type: event.type, timestamp: at.toISOString(), data: event.data };
   return {
     campaignId: event.campaignId,
     messageId: newMessageId(),
     eventType: event.type,
     payload: JSON.stringify(payload),
-    endpointIds,
     createdAt: at,
   };
 }
 
-async function subscribersByCampaign(trx: Trx, campaignIds: Iterable<number>): Promise<Map<number, Subscriber[]>> {
-  const byCampaign = new Map<number, Subscriber[]>();
-  for (const endpoint of await enabledEndpointsOf(trx, [...new Set(campaignIds)])) {
-    byCampaign.set(endpoint.campaignId, [...(byCampaign.get(endpoint.campaignId) ?? []), endpoint]);
+/** The campaigns of these events subscribed to each type, by type. */
+async function subscribedByType(trx: Trx, events: readonly OutboxEvent[]): Promise<Map<string, Set<number>>> {
+  const byType = new Map<string, Set<number>>();
+  for (const type of new Set(events.map((event) => event.type))) {
+    const campaigns = events.filter((event) => event.type === type).map((event) => event.campaignId);
+    byType.set(type, await campaignsSubscribedTo(trx, type, campaigns));
   }
-  return byCampaign;
+  return byType;
 }
 
 /**
- * The webhook policy (docs/webhooks.md): a change goes to every enabled endpoint of its campaign
- * that subscribes to its type, as one message (its id, its signed payload) with one delivery per
- * endpoint, due at once. A campaign with no such endpoint costs one indexed read and stores nothing.
+ * The webhook policy (docs/webhooks.md): a change is recorded as one message (its id, its signed
+ * payload) when some endpoint of its campaign subscribes to its type, and the worker fans it out
+ * to those endpoints later. So the transaction of a change costs one indexed read per campaign
+ * and type, and one row per change, however many endpoints listen; a change nobody listens to
+ * stores nothing.
  */
 export function webhookOutbox({ now }: { now: () => Date }): WebhookOutbox {
   return {
     async record(trx, events) {
       if (events.length === 0) return;
-      const subscribers = await subscribersByCampaign(
-        trx,
-        events.map((event) => event.campaignId),
-      );
-      if (subscribers.size === 0) return;
+      const subscribed = await subscribedByType(trx, events);
       const at = now();
-      const messages = events.flatMap((event) => {
-        const endpointIds = (subscribers.get(event.campaignId) ?? [])
-          .filter((endpoint) => endpoint.events.includes(event.type))
-          .map((endpoint) => endpoint.id);
-        return endpointIds.length === 0 ? [] : [message(event, endpointIds, at)];
-      });
-      await insertMessages(trx, messages);
+      const heard = events.filter((event) => subscribed.get(event.type)?.has(event.campaignId) ?? false);
+      await insertMessages(
+        trx,
+        heard.map((event) => message(event, at)),
+      );
     },
 
-    async listening(trx, type, campaignIds) {
-      const subscribers = await subscribersByCampaign(trx, campaignIds);
-      const heard = [...subscribers].filter(([, endpoints]) => endpoints.some((e) => e.events.includes(type)));
-      return new Set(heard.map(([campaignId]) => campaignId));
+    listening(trx, type, campaignIds) {
+      return campaignsSubscribedTo(trx, type, campaignIds);
     },
 
     async recordTest(trx, campaignId, endpointId) {
@@ -95,8 +90,8 @@ export function webhookOutbox({ now }: { now: () => Date }): WebhookOutbox {
         webhookId: endpointId,
         message: 'A test event from affiliated: your endpoint receives and verifies webhooks.',
       };
-      const test = message({ campaignId, type: TEST_EVENT_TYPE, data }, [endpointId], now());
-      await insertMessages(trx, [test]);
+      const test = message({ campaignId, type: TEST_EVENT_TYPE, data }, now());
+      await insertMessageTo(trx, test, endpointId);
       return test.messageId;
     },
   };

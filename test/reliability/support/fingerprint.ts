@@ -6,12 +6,12 @@ import type { Db } from '../../../server/db/knex.js';
  * limits rest on. `api_keys.last_used_at` is left out: an authenticated request may note it.
  * So is `webhook_settings`: it holds the installation's encryption key for webhook secrets,
  * generated on first use by design (the first webhook request makes it, even a refused one);
- * it is no data of any request. And so is what the webhook delivery worker writes in the
- * background whatever request is in flight: its attempts, and the state (`updated_at`) of the
- * deliveries it works on. Deliveries themselves are counted: requests create them.
+ * it is no data of any request. And so is what the webhook worker writes in the background
+ * whatever request is in flight: the deliveries it fans recorded messages out to, and their
+ * attempts. The messages are counted: requests record them (a test message with its delivery).
  */
-const NOT_REQUEST_DATA = new Set(['webhook_settings', 'webhook_attempts']);
-const UPDATED_BY_WORKER = new Set(['webhook_deliveries']);
+const NOT_REQUEST_DATA = new Set(['webhook_settings', 'webhook_attempts', 'webhook_deliveries']);
+const UPDATED_BY_WORKER = new Set<string>();
 
 export interface Fingerprinter {
   take(): Promise<string>;

@@ -198,7 +198,8 @@ const OTHER_METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'PROPFIND', 'TRA
 
 /** The contract's verdict on a body: the reasons it must be refused (none: it may pass). */
 function bodyVerdict(route: RouteSpec, text: string | undefined, contentType: string): string[] {
-  if (!route.body) return [];
+  // A route that takes no body refuses one (413), whatever it holds (docs/spec.md §10.13).
+  if (!route.body) return text === undefined || text === '' ? [] : ['a body where the route takes none'];
   if (text === undefined || text === '') {
     return route.body.safeParse(undefined).success ? [] : ['no body'];
   }
