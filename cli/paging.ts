@@ -1,4 +1,6 @@
 import { UsageError } from './errors.js';
+import type { Io } from './io.js';
+import { note, pageNote, plural, printJson } from './output.js';
 
 /** One page of a list answer, whatever the resource. */
 export interface Page<T> {
@@ -34,3 +36,46 @@ export function checkAll(flags: { all?: boolean; page?: number }): void {
 
 /** Rows a request when `--all` follows the pages: the most a page holds, unless --limit says otherwise. */
 export const ALL_PAGE_SIZE = 100;
+
+/** Which page a list request asks for. */
+export type Paging = { page?: number; limit?: number };
+
+/** A page as the API answers it: its rows sit under the noun's plural. */
+type PageAnswer = { page: number; totalPages: number; total: number };
+
+/** What a list command lists: its noun, one page's request, and how a person sees rows. */
+export interface ListSpec<A extends PageAnswer, T> {
+  /** Singular noun ("conversion"); its plural is the rows' key in `--json` of `--all`. */
+  noun: string;
+  fetch(paging: Paging): Promise<A>;
+  rows(answer: A): T[];
+  /** Prints rows as a table or CSV. */
+  show(items: T[]): void;
+}
+
+/**
+ * A list command's answer: one page with its note (JSON: the API's answer as it is), or with
+ * `--all` every page (JSON: the rows under the noun's plural, and the total).
+ */
+export async function printList<A extends PageAnswer, T extends { id: number }>(
+  io: Io,
+  json: boolean | undefined,
+  flags: { all?: boolean; page?: number; limit?: number },
+  list: ListSpec<A, T>,
+): Promise<void> {
+  checkAll(flags);
+  if (flags.all) {
+    const limit = flags.limit ?? ALL_PAGE_SIZE;
+    const every = await everyPage(async (page) => {
+      const answer = await list.fetch({ page, limit });
+      return { ...answer, items: list.rows(answer) };
+    });
+    if (json) return printJson(io, { [`${list.noun}s`]: every.items, total: every.total });
+    list.show(every.items);
+    return note(io, plural(every.total, list.noun));
+  }
+  const answer = await list.fetch({ page: flags.page, limit: flags.limit });
+  if (json) return printJson(io, answer);
+  list.show(list.rows(answer));
+  pageNote(io, answer, plural(answer.total, list.noun), true);
+}

@@ -44,9 +44,10 @@ export function autoApproveWorker(
       const cutoff = new Date(at - campaign.days * DAY_MS);
       try {
         for (;;) {
-          const count = await conversions.approvePendingBefore(campaign.id, cutoff, BATCH);
-          approved += count;
-          if (count < BATCH || stopping) break;
+          const chunk = await conversions.approvePendingBefore(campaign.id, cutoff, BATCH);
+          approved += chunk.approved;
+          // A full chunk means more may wait, even when a concurrent reject won some of its rows.
+          if (chunk.taken < BATCH || stopping) break;
         }
       } catch (err) {
         // One campaign's failure must not starve the others; the next run tries again.

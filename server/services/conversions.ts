@@ -34,8 +34,11 @@ export interface ConversionService {
   update(campaignId: number, id: number, to: SettableConversionStatus): Promise<Conversion>;
   /** The bulk form: ids, or the oldest pending conversions matching a filter. */
   bulkUpdate(campaignId: number, input: BulkUpdateConversionsInput): Promise<BulkUpdateConversionsResponse>;
-  /** The hold period: approves up to `limit` pending conversions that arrived before `cutoff`. */
-  approvePendingBefore(campaignId: number, cutoff: Date, limit: number): Promise<number>;
+  /**
+   * The hold period: takes up to `limit` pending conversions that arrived before `cutoff` and
+   * approves them; says how many it took and how many it approved (a concurrent reject wins).
+   */
+  approvePendingBefore(campaignId: number, cutoff: Date, limit: number): Promise<{ taken: number; approved: number }>;
 }
 
 /** Conversions locked and changed per transaction: locks are held briefly, and a long run commits as it goes. */
@@ -189,7 +192,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbo
     async approvePendingBefore(campaignId, cutoff, limit) {
       // spec §12.7: a flagged conversion waits for a person, whatever the hold period.
       const results = await movePending(campaignId, { before: cutoff, unflagged: true }, 'approved', limit);
-      return results.filter((r) => r.outcome === 'updated').length;
+      return { taken: results.length, approved: results.filter((r) => r.outcome === 'updated').length };
     },
   };
 }

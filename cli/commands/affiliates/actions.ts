@@ -12,7 +12,6 @@ import {
   type GlobalOptions,
   type ListFormat,
   note,
-  pageNote,
   plural,
   printJson,
   printLine,
@@ -20,7 +19,7 @@ import {
   printTable,
 } from '../../output.js';
 import { askNewPassword, confirm } from '../../prompts.js';
-import { ALL_PAGE_SIZE, checkAll, everyPage } from '../../paging.js';
+import { type Paging, printList } from '../../paging.js';
 import { affiliateRuleText, rateOfOptions, rateText } from '../../ruleOptions.js';
 
 const passwordRule = (value: string) =>
@@ -80,23 +79,13 @@ export async function list(
     output?: ListFormat;
   },
 ): Promise<void> {
-  checkAll(flags);
   const filters = { status: flags.status, search: flags.search, groupId: flags.group };
-  if (flags.all) {
-    const limit = flags.limit ?? ALL_PAGE_SIZE;
-    const all = await everyPage(async (page) => {
-      const answer = await client.affiliates.list({ query: { ...filters, page, limit } });
-      return { ...answer, items: answer.affiliates };
-    });
-    if (options.json) return printJson(io, { affiliates: all.items, total: all.total });
-    table(io, all.items, flags.output);
-    note(io, plural(all.total, 'affiliate'));
-    return;
-  }
-  const page = await client.affiliates.list({ query: { ...filters, page: flags.page, limit: flags.limit } });
-  if (options.json) return printJson(io, page);
-  table(io, page.affiliates, flags.output);
-  pageNote(io, page, plural(page.total, 'affiliate'), true);
+  await printList(io, options.json, flags, {
+    noun: 'affiliate',
+    fetch: (paging: Paging) => client.affiliates.list({ query: { ...filters, ...paging } }),
+    rows: (answer) => answer.affiliates,
+    show: (rows) => table(io, rows, flags.output),
+  });
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {

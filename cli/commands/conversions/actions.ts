@@ -15,15 +15,13 @@ import {
   type GlobalOptions,
   type ListFormat,
   note,
-  pageNote,
-  plural,
   printJson,
   printLine,
   printRecord,
   printTable,
   withSpinner,
 } from '../../output.js';
-import { ALL_PAGE_SIZE, checkAll, everyPage } from '../../paging.js';
+import { type Paging, printList } from '../../paging.js';
 import { ruleText } from '../../ruleOptions.js';
 
 export const brl = (amount: number) => formatCents(toCents(amount));
@@ -85,25 +83,15 @@ export async function list(
     output?: ListFormat;
   },
 ): Promise<void> {
-  checkAll(flags);
   checkRange(flags.from, flags.to);
-  const { affiliate, output, all, flagged, ...rest } = flags;
+  const { affiliate, output, all: _all, flagged, ...rest } = flags;
   const query = { ...rest, affiliateId: affiliate, ...(flagged && { flagged: 'true' as const }) };
-  if (all) {
-    const limit = flags.limit ?? ALL_PAGE_SIZE;
-    const every = await everyPage(async (page) => {
-      const answer = await client.conversions.list({ query: { ...query, page, limit } });
-      return { ...answer, items: answer.conversions };
-    });
-    if (options.json) return printJson(io, { conversions: every.items, total: every.total });
-    table(io, every.items, output);
-    note(io, plural(every.total, 'conversion'));
-    return;
-  }
-  const page = await client.conversions.list({ query });
-  if (options.json) return printJson(io, page);
-  table(io, page.conversions, output);
-  pageNote(io, page, plural(page.total, 'conversion'), true);
+  await printList(io, options.json, flags, {
+    noun: 'conversion',
+    fetch: (paging: Paging) => client.conversions.list({ query: { ...query, ...paging } }),
+    rows: (answer) => answer.conversions,
+    show: (rows) => table(io, rows, output),
+  });
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {

@@ -9,14 +9,13 @@ import {
   count,
   type ListFormat,
   note,
-  pageNote,
   plural,
   printJson,
   printLine,
   printRecord,
   printTable,
 } from '../../output.js';
-import { ALL_PAGE_SIZE, checkAll, everyPage } from '../../paging.js';
+import { type Paging, printList } from '../../paging.js';
 import { ruleText } from '../../ruleOptions.js';
 import { payoutsCsv } from './csv.js';
 
@@ -79,24 +78,14 @@ export async function list(
     output?: ListFormat;
   },
 ): Promise<void> {
-  checkAll(flags);
-  const { affiliate, output, all, ...rest } = flags;
+  const { affiliate, output, all: _all, ...rest } = flags;
   const query = { ...rest, affiliateId: affiliate };
-  if (all) {
-    const limit = flags.limit ?? ALL_PAGE_SIZE;
-    const every = await everyPage(async (page) => {
-      const answer = await client.payouts.list({ query: { ...query, page, limit } });
-      return { ...answer, items: answer.payouts };
-    });
-    if (options.json) return printJson(io, { payouts: every.items, total: every.total });
-    table(io, every.items, output);
-    note(io, plural(every.total, 'payout'));
-    return;
-  }
-  const page = await client.payouts.list({ query });
-  if (options.json) return printJson(io, page);
-  table(io, page.payouts, output);
-  pageNote(io, page, plural(page.total, 'payout'), true);
+  await printList(io, options.json, flags, {
+    noun: 'payout',
+    fetch: (paging: Paging) => client.payouts.list({ query: { ...query, ...paging } }),
+    rows: (answer) => answer.payouts,
+    show: (rows) => table(io, rows, output),
+  });
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
