@@ -26,6 +26,16 @@ function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+/**
+ * Waits until `done()` holds (or 5 s pass), then 50 turns of the event loop more, so whatever
+ * else the loop would still send has had its chance. The file is read on libuv's thread pool,
+ * which other work in the same process can keep busy: a fixed number of turns is not enough.
+ */
+async function settle(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1));
+  for (let i = 0; i < 50; i++) await tick();
+}
 
 describe('replay: the sending loop', () => {
   let dir: string;
@@ -72,7 +82,7 @@ describe('replay: the sending loop', () => {
       if (firstLines.length === 2) await slow.promise;
       return delivered(events);
     });
-    for (let i = 0; i < 50; i++) await tick();
+    await settle(() => firstLines.length >= 1 + UNRECORDED_PER_SLOT * CONCURRENCY);
     // Batch 1 is out and stuck; those after it came back but wait for it to be recorded.
     expect(firstLines.length).to.equal(1 + UNRECORDED_PER_SLOT * CONCURRENCY);
     expect(committer.acknowledged.line).to.equal(BATCH);
@@ -95,7 +105,7 @@ describe('replay: the sending loop', () => {
       if (sent === 3) throw new StopRun('forbidden', 'key revoked', 403, ['API key revoked']);
       return delivered(events);
     });
-    for (let i = 0; i < 50; i++) await tick();
+    await settle(() => sent >= 3);
     // The stop (batch 2) came back while batch 1 was out: at most batch 3 went out after it, where
     // three slots would otherwise have let batches out up to UNRECORDED_PER_SLOT × 3 past batch 1.
     expect(sent).to.be.at.most(4);
@@ -120,7 +130,7 @@ describe('replay: the sending loop', () => {
         saving = false;
       },
     );
-    for (let i = 0; i < 50; i++) await tick();
+    await settle(() => sentWhileSaving >= CONCURRENCY);
     // The first save (after the first batch) is stuck on the disk; batches still go out.
     expect(sentWhileSaving).to.be.at.least(CONCURRENCY);
     disk.open();
