@@ -42,7 +42,7 @@ const walls = [
         [
           ['/(http|middleware|routes)/', 'Services never see HTTP: move what you need into the service or shared/.'],
           [
-            '/db/(rows|webhookRows|tables|bulk|pages|prepared)(\\.js)?$',
+            '/db/(rows|webhookRows|portalRows|tables|bulk|pages|prepared)(\\.js)?$',
             'Services receive domain objects from repositories, never rows or SQL builders.',
           ],
         ],
@@ -63,6 +63,30 @@ const walls = [
       'no-restricted-imports': refuse('Routes call one service: no database here.', databasePackages, [
         ['/(repositories|db)/', 'Routes call a service; queries live in repositories.'],
       ]),
+    },
+  },
+  {
+    files: ['server/portal/**/*.ts'],
+    rules: {
+      'no-restricted-imports': refuse(
+        'The portal is HTTP: its pages call the portal service, never the database.',
+        databasePackages.slice(0, 3),
+        [
+          // db/knex.ts only for what an error is (database unreachable: 503).
+          ['/repositories/|/db/(?!knex(\\.js)?$)', 'Portal pages call services; queries live in repositories.'],
+          ['/(routes|http)/', 'The portal is not the /v1 API: it shares services, not its routes.'],
+        ],
+      ),
+    },
+  },
+  {
+    files: ['server/views/**/*.ts'],
+    rules: {
+      'no-restricted-imports': refuse(
+        'Views render what they are given: no HTTP, no database.',
+        [...httpPackages, ...databasePackages],
+        [['/(services|repositories|db|http|middleware|routes|portal)/', 'Views know neither rules nor queries.']],
+      ),
     },
   },
   {
@@ -135,12 +159,13 @@ export default tseslint.config(
   },
   {
     // The tracking script runs in visitors' browsers, not in Node.
-    files: ['server/sdk/**/*.js'],
+    files: ['server/sdk/**/*.js', 'server/views/assets/**/*.js'],
     languageOptions: {
       sourceType: 'script',
       globals: {
         window: 'readonly',
         document: 'readonly',
+        navigator: 'readonly',
         console: 'readonly',
         setTimeout: 'readonly',
         URLSearchParams: 'readonly',

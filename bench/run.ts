@@ -14,6 +14,7 @@ import { benchOptions, mysqlUrl } from './lib/options.js';
 import { type Part, wanted } from './lib/part.js';
 import { figureLine, type RunResults, writeResults } from './lib/results.js';
 import { WRK_MISSING, wrkAvailable } from './lib/wrk.js';
+import * as portal from './portal.js';
 import * as reads from './reads.js';
 import * as replay from './replay.js';
 import * as rules from './rules.js';
@@ -23,7 +24,7 @@ import * as tenants from './tenants.js';
  * The modules, in the order they run. A new area is a module exporting `parts` (see
  * docs/benchmarks.md, "Adding a figure"), listed here.
  */
-const MODULES: Array<{ parts: readonly Part[] }> = [intake, rules, replay, reads, atScale, tenants];
+const MODULES: Array<{ parts: readonly Part[] }> = [intake, rules, replay, reads, atScale, tenants, portal];
 
 async function engineVersion(engine: Engine, url: string | undefined): Promise<string> {
   if (engine === 'sqlite') {

@@ -8,6 +8,7 @@ import { registerEvents } from './commands/events/index.js';
 import { registerGroups } from './commands/groups/index.js';
 import { registerInit } from './commands/init/index.js';
 import { registerKeys } from './commands/keys/index.js';
+import { registerMail } from './commands/mail/index.js';
 import { registerPayouts } from './commands/payouts/index.js';
 import { registerPlans } from './commands/plans/index.js';
 import { registerReport } from './commands/report/index.js';
@@ -41,6 +42,7 @@ export function buildProgram(io: Io): Command {
   registerPlans(program, io);
   registerCampaigns(program, io);
   registerKeys(program, io);
+  registerMail(program, io);
   registerInit(program, io);
   registerConfig(program, io);
   registerAffiliates(program, io);

@@ -12,6 +12,7 @@ import { errorHandler } from './middleware/errors.js';
 import { methodCheck } from './middleware/methods.js';
 import { rateLimit } from './middleware/rateLimit.js';
 import { requestLog } from './middleware/requestLog.js';
+import { portal } from './portal/index.js';
 import { handlers } from './routes/index.js';
 import type { Services } from './services/index.js';
 
@@ -30,7 +31,7 @@ export interface AppDeps {
 }
 
 /**
- * createApp(deps): request log, error handler, CORS and rate limit (both read the contract
+ * createApp(deps): request log, the affiliate portal (its own pages and errors), error handler, CORS and rate limit (both read the contract
  * route's policy), the method check (405), then the contract's routes (key, body, validation
  * per route).
  */
@@ -42,6 +43,8 @@ export function createApp(deps: AppDeps): Koa {
 
   // The log wraps the error handler so it records the status the client finally got.
   app.use(requestLog(deps.logger));
+  // The affiliate portal answers HTML, its errors too: it claims /portal/… before the API's JSON error path.
+  app.use(portal(deps));
   app.use(errorHandler(deps.logger));
   app.use(cors(table));
   app.use(rateLimit(deps.config, deps.logger, table, deps.services.authenticator, deps.redis));

@@ -26,6 +26,23 @@ export interface Config {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   /** How often the hold-period job runs; 0: not in this daemon. */
   autoApproveIntervalMs: number;
+  /** The daemon's address as browsers reach it: the origin of links in mails (docs/portal.md). */
+  publicUrl: string | undefined;
+  mail: MailConfig;
+  /** The affiliate portal's throttling (docs/portal.md#the-security-model). */
+  portal: { postsPerIp: number };
+}
+
+/** E-mail (docs/portal.md): without `smtpUrl` no mail is recorded or sent. */
+export interface MailConfig {
+  /** `smtp://user:pass@host:587` or `smtps://…:465`. */
+  smtpUrl: string | undefined;
+  /** The From header, e.g. `Acme partners <partners@acme.example>`. */
+  from: string | undefined;
+  /** Entry n is the wait after the n-th failed attempt; a mail gets one attempt more than entries. */
+  retryScheduleMs: readonly number[];
+  leaseMs: number;
+  pollMs: number;
 }
 
 export interface WebhookConfig {
@@ -74,6 +91,9 @@ const int = (min: number, max: number) =>
         .max(max, { error: `must be at most ${max}` }),
     );
 
+/** docs/portal.md: 1 min, 5 min, 30 min, 2 h, 6 h. */
+const DEFAULT_MAIL_RETRY_SCHEDULE = [6e4, 3e5, 18e5, 72e5, 216e5];
+
 /** docs/webhooks.md: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 const DEFAULT_RETRY_SCHEDULE = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6];
 
@@ -85,6 +105,22 @@ function parseDuration(text: string): number | undefined {
   if (!match?.[1] || !match[2]) return undefined;
   return Number(match[1]) * (UNIT_MS[match[2]] ?? 0);
 }
+
+const durations = (fallback: number[]) =>
+  z
+    .string()
+    .transform((value, ctx) => {
+      const entries = value.split(',').map((entry) => parseDuration(entry.trim()));
+      if (entries.some((ms) => ms === undefined)) {
+        ctx.addIssue({ code: 'custom', message: 'must be durations separated by commas, e.g. 5s,5m,30m,2h' });
+        return z.NEVER;
+      }
+      return entries.filter((ms): ms is number => ms !== undefined);
+    })
+    .default(fallback);
+
+/** An address of the form `Name <a@b.c>` or `a@b.c`, on one line. */
+const MAIL_FROM = /^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
 
 const envSchema = z.object({
   PORT: int(0, 65535).default(3000),
@@ -105,17 +141,7 @@ const envSchema = z.object({
   RATE_LIMIT_WINDOW_MS: int(100, 3_600_000).default(60_000),
   API_KEY_CACHE_MS: int(0, 60_000).default(5_000),
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
-  WEBHOOK_RETRY_SCHEDULE: z
-    .string()
-    .transform((value, ctx) => {
-      const entries = value.split(',').map((entry) => parseDuration(entry.trim()));
-      if (entries.some((ms) => ms === undefined)) {
-        ctx.addIssue({ code: 'custom', message: 'must be durations separated by commas, e.g. 5s,5m,30m,2h' });
-        return z.NEVER;
-      }
-      return entries.filter((ms): ms is number => ms !== undefined);
-    })
-    .default(DEFAULT_RETRY_SCHEDULE),
+  WEBHOOK_RETRY_SCHEDULE: durations(DEFAULT_RETRY_SCHEDULE),
   WEBHOOK_LEASE_MS: int(1_000, 3_600_000).default(30_000),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   WEBHOOK_SECRET_KEY: z
@@ -140,6 +166,24 @@ const envSchema = z.object({
   REQUEST_TIMEOUT_MS: int(100, 600_000).default(30_000),
   KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(5_000),
   AUTO_APPROVE_INTERVAL_MS: int(0, 86_400_000).default(60_000),
+  PUBLIC_URL: z
+    .string()
+    .regex(/^https?:\/\/[^\s/?#]+\/?$/, { error: 'must be an origin such as https://affiliates.example.com' })
+    .transform((value) => value.replace(/\/$/, ''))
+    .optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s]+$/, { error: 'must start with smtp:// or smtps://' })
+    .refine((value) => URL.canParse(value), { error: 'must be a URL such as smtp://user:pass@mail.example.com:587' })
+    .optional(),
+  MAIL_FROM: z
+    .string()
+    .regex(MAIL_FROM, { error: 'must be an address, e.g. "Acme partners <partners@acme.example>"' })
+    .optional(),
+  MAIL_RETRY_SCHEDULE: durations(DEFAULT_MAIL_RETRY_SCHEDULE),
+  MAIL_LEASE_MS: int(1_000, 3_600_000).default(60_000),
+  MAIL_POLL_MS: int(10, 600_000).default(1_000),
+  PORTAL_POSTS_PER_IP: int(1, 1_000_000).default(30),
 });
 
 /**
@@ -186,6 +230,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new ConfigError(`${name} ${issue?.message ?? 'is invalid'}${shown}`);
   }
   const e = result.data;
+  if (e.SMTP_URL && !e.MAIL_FROM) {
+    throw new ConfigError('MAIL_FROM must be set when SMTP_URL is: the address mails are sent from');
+  }
   // Node refuses a header timeout longer than the request timeout that contains it.
   if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
     throw new ConfigError(`HEADERS_TIMEOUT_MS must not be greater than REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`);
@@ -237,5 +284,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     }),
     autoApproveIntervalMs: e.AUTO_APPROVE_INTERVAL_MS,
+    publicUrl: e.PUBLIC_URL,
+    mail: Object.freeze({
+      smtpUrl: e.SMTP_URL,
+      from: e.MAIL_FROM,
+      retryScheduleMs: Object.freeze(e.MAIL_RETRY_SCHEDULE),
+      leaseMs: e.MAIL_LEASE_MS,
+      pollMs: e.MAIL_POLL_MS,
+    }),
+    portal: Object.freeze({ postsPerIp: e.PORTAL_POSTS_PER_IP }),
   });
 }

@@ -65,3 +65,13 @@ export class ServiceUnavailableError extends HttpError {
     super(503, message);
   }
 }
+
+/** Too many attempts (the portal's log-in throttling): answered with `Retry-After`. */
+export class TooManyRequestsError extends HttpError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(429, message, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}

@@ -97,7 +97,7 @@ export async function startDaemon(
     throw startupFailure(config, err);
   }
 
-  const services = createServices({ db, config, logger, now: options.now });
+  const services = createServices({ db, config, logger, now: options.now, redis });
   const warnings = await services.health.durabilityWarnings().catch(() => ['its settings could not be read']);
   for (const warning of warnings) logger.warn(`durability: ${warning}`);
   const app = createApp({ config, logger, services, redis });
@@ -121,6 +121,7 @@ export async function startDaemon(
       ? config.database.filename
       : `${config.database.host}/${config.database.database}`;
   logger.info('listening', { url, database: config.database.client, at });
+  services.site.listening(url);
   for (const worker of services.workers) worker.start();
 
   let closing: Promise<void> | undefined;

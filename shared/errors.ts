@@ -36,6 +36,8 @@ export const MESSAGES = Object.freeze({
   apiKeyInvalid: 'Invalid or inactive API Key',
   apiKeyRevoked: 'API Key is revoked or inactive',
   affiliateNotFound: 'Affiliate not found',
+  notPending: (id: number, status: string) =>
+    `Affiliate ${id} is ${status}, not pending: only a pending affiliate can be approved (PATCH its status to change it)`,
   conversionNotFound: 'Conversion not found',
   payoutNotFound: 'Payout not found',
   webhookNotFound: 'Webhook not found',

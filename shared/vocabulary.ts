@@ -26,6 +26,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'affiliate.created',
   'affiliate.updated',
   'affiliate.deleted',
+  'affiliate.applied',
+  'affiliate.approved',
   'conversion.created',
   'conversion.approved',
   'conversion.rejected',
@@ -58,3 +60,14 @@ export const OPERATOR_LIMITS = {
 
 /** Characters as a database column counts them (code points, not UTF-16 units). */
 export const characters = (text: string): number => [...text].length;
+/** The affiliate portal's campaign settings (docs/portal.md). */
+export const SIGNUP_MODES = ['open', 'closed'] as const;
+export const APPROVAL_MODES = ['manual', 'auto'] as const;
+/** How an affiliate is paid, and the kinds of Pix key (docs/portal.md). */
+export const PAYOUT_METHODS = ['pix', 'paypal'] as const;
+export const PIX_KEY_TYPES = ['cpf', 'cnpj', 'email', 'phone', 'random'] as const;
+/** Flags the daemon sets on an affiliate. */
+export const AFFILIATE_FLAGS = ['duplicate_payout_identity'] as const;
+/** The mails the daemon sends (docs/portal.md). */
+export const MAIL_KINDS = ['application_received', 'application_approved', 'password_reset', 'payout_paid'] as const;
+export const MAIL_STATUSES = ['pending', 'sent', 'failed'] as const;

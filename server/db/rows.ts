@@ -21,6 +21,12 @@ export interface CampaignRow {
   /** Hold period in days; null: conversions wait for a person to approve them. */
   auto_approve_days: number | null;
   payout_minimum_cents: number;
+  /** docs/portal.md: the affiliate portal's settings (booleans are 0/1 on both engines). */
+  portal_enabled: boolean | number;
+  signup_open: boolean | number;
+  approve_affiliates: 'manual' | 'auto';
+  contact_email: string | null;
+  site_url: string | null;
   recurring: RecurringKind;
   recurring_months: number | null;
   /** Hundredths of a percent of a child's commission that its parent earns; 0: none. */
@@ -85,6 +91,13 @@ export interface AffiliateRow {
   search_key: string;
   /** MySQL/MariaDB's FULLTEXT-indexed suffixes of `search_key` (server/repositories/affiliateSearch.ts). */
   search_words: string;
+  /** Payout details (docs/portal.md); optional here because the database fills them in (null, true). */
+  payout_method?: 'pix' | 'paypal' | null;
+  pix_key_type?: 'cpf' | 'cnpj' | 'email' | 'phone' | 'random' | null;
+  payout_account?: string | null;
+  payout_identity?: string | null;
+  locale?: string | null;
+  notify_payouts?: boolean | number;
   group_id: number | null;
   commission_override_type: CommissionType | null;
   commission_override_value: number | null;

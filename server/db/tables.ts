@@ -23,6 +23,13 @@ import type {
   WebhookSettingRow,
   WebhookSubscriptionRow,
 } from './webhookRows.js';
+import type {
+  MailOutboxRow,
+  PortalCounterRow,
+  PortalLoginSlotRow,
+  PortalResetTokenRow,
+  PortalSessionRow,
+} from './portalRows.js';
 
 /**
  * Knex's table map (its documented `knex/types/tables` augmentation, `.js` under ESM resolution): `db('affiliates')` is typed
@@ -48,6 +55,11 @@ declare module 'knex/types/tables.js' {
     affiliate_daily_stats: AffiliateDailyStatsRow;
     payout_conversions: PayoutConversionRow;
     clawbacks: ClawbackRow;
+    portal_sessions: PortalSessionRow;
+    portal_reset_tokens: PortalResetTokenRow;
+    portal_counters: PortalCounterRow;
+    portal_login_slots: PortalLoginSlotRow;
+    mail_outbox: MailOutboxRow;
     affiliate_groups: AffiliateGroupRow;
     campaign_customers: CampaignCustomerRow;
     refunds: RefundRow;

@@ -16,9 +16,11 @@ interface AffiliateTotals {
   conversions: number;
   commissionsCents: number;
   paidCents: number;
+  /** Another affiliate of the campaign has the same payout identity. */
+  sharedPayoutIdentity: boolean;
 }
 
-const NO_TOTALS: AffiliateTotals = { conversions: 0, commissionsCents: 0, paidCents: 0 };
+const NO_TOTALS: AffiliateTotals = { conversions: 0, commissionsCents: 0, paidCents: 0, sharedPayoutIdentity: false };
 
 /** spec §10.4: e-mails are unique within a campaign, compared trimmed and case-insensitively. */
 const emailKey = (email: string) => email.trim().toLowerCase();
@@ -43,8 +45,16 @@ export interface AffiliateFields {
   parentAffiliateId?: number | null;
 }
 
+/** Where the affiliate is paid (set in the portal), as stored. */
+export interface PayoutColumns {
+  payoutMethod: 'pix' | 'paypal' | null;
+  pixKeyType: 'cpf' | 'cnpj' | 'email' | 'phone' | 'random' | null;
+  payoutAccount: string | null;
+  payoutIdentity: string | null;
+}
+
 /** An affiliate as stored, without its totals: what an update starts from. */
-export interface AffiliateRecord extends AffiliateFields {
+export interface AffiliateRecord extends AffiliateFields, PayoutColumns {
   id: number;
   groupId: number | null;
   commissionOverride: Rate | null;
@@ -108,6 +118,10 @@ const PUBLIC_COLUMNS = [
   'commission_override_type',
   'commission_override_value',
   'parent_affiliate_id',
+  'payout_method',
+  'pix_key_type',
+  'payout_account',
+  'payout_identity',
   'created_at',
 ] as const;
 type PublicRow = Pick<AffiliateRow, (typeof PUBLIC_COLUMNS)[number]>;
@@ -126,6 +140,10 @@ function recordOf(row: PublicRow): AffiliateRecord {
         ? null
         : { type: row.commission_override_type, hundredths: Number(row.commission_override_value ?? 0) },
     parentAffiliateId: row.parent_affiliate_id === null ? null : Number(row.parent_affiliate_id),
+    payoutMethod: row.payout_method ?? null,
+    pixKeyType: row.payout_method === 'pix' ? (row.pix_key_type ?? null) : null,
+    payoutAccount: row.payout_account ?? null,
+    payoutIdentity: row.payout_identity ?? null,
     createdAt: toDate(row.created_at),
   };
 }
@@ -145,6 +163,10 @@ function toAffiliate(record: AffiliateRecord, totals: AffiliateTotals = NO_TOTAL
     groupId: record.groupId,
     commissionOverride: record.commissionOverride && apiRate(record.commissionOverride),
     parentAffiliateId: record.parentAffiliateId,
+    payoutMethod: record.payoutMethod,
+    pixKeyType: record.pixKeyType,
+    payoutAccount: record.payoutAccount,
+    flags: totals.sharedPayoutIdentity ? ['duplicate_payout_identity'] : [],
   };
 }
 
@@ -158,7 +180,16 @@ export async function insertAffiliate(
 ): Promise<Affiliate> {
   const row = newAffiliateRow(campaignId, fields, passwordHash, now);
   const [id] = await guarded(() => trx('affiliates').insert(row));
-  return toAffiliate(recordOf({ ...row, id: Number(id) }));
+  return toAffiliate(
+    recordOf({
+      ...row,
+      id: Number(id),
+      payout_method: null,
+      pix_key_type: null,
+      payout_account: null,
+      payout_identity: null,
+    }),
+  );
 }
 
 /** The totals of one affiliate, as `totalsFor` counts them, as columns of one row. */
@@ -166,11 +197,14 @@ type RowWithTotals = PublicRow & {
   t_conversions: number | string | null;
   t_commissions: number | string | null;
   t_paid: number | string | null;
+  t_same_identity: number | string;
 };
 
 /** Aggregates without GROUP BY answer exactly one row each, so the cross joins keep the row. */
 const ONE_WITH_TOTALS = `SELECT ${PUBLIC_COLUMNS.map((column) => `a.${column}`).join(', ')},
-  c.t_conversions, c.t_commissions, p.t_paid
+  c.t_conversions, c.t_commissions, p.t_paid,
+  (SELECT COUNT(*) FROM affiliates d
+    WHERE d.campaign_id = a.campaign_id AND d.payout_identity = a.payout_identity) AS t_same_identity
 FROM affiliates a
 CROSS JOIN (SELECT SUM(CASE WHEN source_key = 0 THEN 1 ELSE 0 END) AS t_conversions,
     SUM(CASE WHEN status IN ('approved', 'paid') THEN commission_cents ELSE 0 END) AS t_commissions
@@ -185,11 +219,12 @@ WHERE a.campaign_id = ? AND a.id = ?`;
 export async function findAffiliate(db: Db, campaignId: number, id: number): Promise<Affiliate | undefined> {
   const [found] = await preparedRead<RowWithTotals>(db, ONE_WITH_TOTALS, [id, id, campaignId, id]);
   if (!found) return undefined;
-  const { t_conversions, t_commissions, t_paid, ...row } = found;
+  const { t_conversions, t_commissions, t_paid, t_same_identity, ...row } = found;
   return toAffiliate(recordOf(row), {
     conversions: Number(t_conversions ?? 0),
     commissionsCents: Number(t_commissions ?? 0),
     paidCents: Number(t_paid ?? 0),
+    sharedPayoutIdentity: Number(t_same_identity) > 1,
   });
 }
 
@@ -204,7 +239,7 @@ export async function lockAffiliate(trx: Trx, campaignId: number, id: number): P
 
 /** The affiliate with its totals (spec §2.1) as they stand in this transaction. */
 export async function withTotals(db: Db | Trx, record: AffiliateRecord): Promise<Affiliate> {
-  return toAffiliate(record, (await totalsFor(db, [record.id])).get(record.id));
+  return toAffiliate(record, (await totalsFor(db, [record])).get(record.id));
 }
 
 /** Affiliates of the campaign by id, with their totals, in id order. */
@@ -221,10 +256,7 @@ export async function findAffiliatesWithTotals(
       .select<PublicRow[]>(...PUBLIC_COLUMNS),
   );
   const records = rows.map(recordOf);
-  const totals = await totalsFor(
-    db,
-    records.map((record) => record.id),
-  );
+  const totals = await totalsFor(db, records);
   return records.map((record) => toAffiliate(record, totals.get(record.id)));
 }
 
@@ -328,17 +360,31 @@ export async function listAffiliates(
       ]),
   ]);
   const records = rows.map(recordOf);
-  const totals = await totalsFor(
-    db,
-    records.map((record) => record.id),
-  );
+  const totals = await totalsFor(db, records);
   return { affiliates: records.map((record) => toAffiliate(record, totals.get(record.id))), total };
 }
 
-/** spec §2.1 totals for a page of affiliates: two grouped queries, whatever the page size. */
-async function totalsFor(db: Db | Trx, affiliateIds: number[]): Promise<Map<number, AffiliateTotals>> {
+/** Those of these affiliates whose payout identity another affiliate of their campaign has too. */
+async function sharingIdentity(db: Db | Trx, records: AffiliateRecord[]): Promise<Set<number>> {
+  const ids = records.filter((record) => record.payoutIdentity !== null).map((record) => record.id);
+  if (ids.length === 0) return new Set();
+  const rows = await db('affiliates as a')
+    .join('affiliates as d', function sameAccount() {
+      this.on('d.campaign_id', 'a.campaign_id')
+        .andOn('d.payout_identity', 'a.payout_identity')
+        .andOn('d.id', '<>', 'a.id');
+    })
+    .whereIn('a.id', ids)
+    .distinct<{ id: number }[]>('a.id');
+  return new Set(rows.map((row) => Number(row.id)));
+}
+
+/** spec §2.1 totals for a page of affiliates: a few grouped queries, whatever the page size. */
+async function totalsFor(db: Db | Trx, records: AffiliateRecord[]): Promise<Map<number, AffiliateTotals>> {
   const totals = new Map<number, AffiliateTotals>();
-  if (affiliateIds.length === 0) return totals;
+  if (records.length === 0) return totals;
+  const affiliateIds = records.map((record) => record.id);
+  const shared = await sharingIdentity(db, records);
   const [conversions, payouts] = await Promise.all([
     inChunks(affiliateIds, (part) =>
       db('conversions')
@@ -376,5 +422,6 @@ async function totalsFor(db: Db | Trx, affiliateIds: number[]): Promise<Map<numb
     t.commissionsCents = Number(row.commissions ?? 0);
   }
   for (const row of payouts) entry(Number(row.affiliate_id)).paidCents = Number(row.paid ?? 0);
+  for (const id of shared) entry(id).sharedPayoutIdentity = true;
   return totals;
 }

@@ -43,6 +43,13 @@ function toCampaign(row: CampaignWithPlanRow): Campaign {
     recurring: recurringOf(row.recurring, row.recurring_months) ?? 'lifetime',
     secondTierPercent: fromCents(row.second_tier_percent),
     products: apiProducts(productsOf(row.products)),
+    portal: {
+      enabled: Boolean(row.portal_enabled),
+      signup: row.signup_open ? 'open' : 'closed',
+      approveAffiliates: row.approve_affiliates === 'auto' ? 'auto' : 'manual',
+      contactEmail: row.contact_email,
+      siteUrl: row.site_url,
+    },
     createdAt: toIso(row.created_at),
   };
 }
@@ -142,6 +149,12 @@ export interface CampaignChanges {
   /** Hundredths of a percent. */
   secondTierHundredths?: number;
   products?: ProductRate[];
+  portalEnabled?: boolean;
+  signupOpen?: boolean;
+  approveAffiliates?: 'manual' | 'auto';
+  /** null: none. */
+  contactEmail?: string | null;
+  siteUrl?: string | null;
 }
 
 export async function updateCampaign(db: Db | Trx, id: number, changes: CampaignChanges): Promise<number> {
@@ -157,6 +170,11 @@ export async function updateCampaign(db: Db | Trx, id: number, changes: Campaign
   }
   if (changes.secondTierHundredths !== undefined) columns.second_tier_percent = changes.secondTierHundredths;
   if (changes.products !== undefined) columns.products = productsColumn(changes.products);
+  if (changes.portalEnabled !== undefined) columns.portal_enabled = changes.portalEnabled;
+  if (changes.signupOpen !== undefined) columns.signup_open = changes.signupOpen;
+  if (changes.approveAffiliates !== undefined) columns.approve_affiliates = changes.approveAffiliates;
+  if (changes.contactEmail !== undefined) columns.contact_email = changes.contactEmail;
+  if (changes.siteUrl !== undefined) columns.site_url = changes.siteUrl;
   return db('campaigns').where('id', id).update(columns);
 }
 

@@ -6,7 +6,13 @@ import { countRows, newestFirstPage } from '../db/pages.js';
 import { type DbDate, type PayoutRow, toIso } from '../db/rows.js';
 
 /** A payout with its affiliate's name and e-mail: what the API shows. */
-type PayoutView = PayoutRow & { affiliate_name: string | null; affiliate_email: string };
+type PayoutView = PayoutRow & {
+  affiliate_name: string | null;
+  affiliate_email: string;
+  payout_method: 'pix' | 'paypal' | null;
+  pix_key_type: 'cpf' | 'cnpj' | 'email' | 'phone' | 'random' | null;
+  payout_account: string | null;
+};
 
 const COLUMNS = [
   'p.id',
@@ -14,6 +20,9 @@ const COLUMNS = [
   'p.affiliate_id',
   'a.name as affiliate_name',
   'a.email as affiliate_email',
+  'a.payout_method',
+  'a.pix_key_type',
+  'a.payout_account',
   'p.amount_cents',
   'p.commission_cents',
   'p.clawback_cents',
@@ -30,6 +39,9 @@ function toPayout(row: PayoutView, conversionIds: number[]): Payout {
     affiliateId: Number(row.affiliate_id),
     affiliateName: row.affiliate_name,
     affiliateEmail: row.affiliate_email,
+    payoutMethod: row.payout_method,
+    pixKeyType: row.payout_method === 'pix' ? row.pix_key_type : null,
+    payoutAccount: row.payout_account,
     amount: fromCents(row.amount_cents),
     commissionAmount: fromCents(row.commission_cents),
     clawbackAmount: fromCents(row.clawback_cents),

@@ -17,4 +17,6 @@ export const affiliateHandlers: Handlers<typeof contract.affiliates> = {
     await affiliates.remove(auth.campaignId, params.id);
     return { success: true, message: 'Affiliate deleted successfully' };
   },
+  approve: ({ auth, params }, { affiliates }) => affiliates.approve(auth.campaignId, params.id),
+  approvePending: ({ auth }, { affiliates }) => affiliates.approvePending(auth.campaignId),
 };

@@ -1,4 +1,5 @@
 import { MESSAGES } from '../../shared/errors.js';
+import type { PayoutDetails } from '../../shared/payoutDetails.js';
 import type {
   Affiliate,
   AffiliateList,
@@ -7,7 +8,7 @@ import type {
   UpdateAffiliateInput,
 } from '../../shared/schemas/affiliate.js';
 import { inTransaction, type Trx } from '../db/knex.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import {
   type AffiliateFields,
   deleteAffiliate,
@@ -18,6 +19,14 @@ import {
   updateAffiliate,
   withTotals,
 } from '../repositories/affiliates.js';
+import {
+  activatePending,
+  countPending,
+  pendingAffiliateIds,
+  setLocale,
+  setPayoutDetails,
+} from '../repositories/portalAccounts.js';
+import { deleteSessionsOf } from '../repositories/portalSessions.js';
 import { rateOf } from '../repositories/ruleColumns.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
 import { ChainMoved, checkGroup, checkParent, referenceError, referenceIssues } from './affiliateRules.js';
@@ -26,7 +35,26 @@ import type { ServiceDeps } from './deps.js';
 import { pageOf } from './pages.js';
 import { passwordHasher } from './passwordHasher.js';
 import { randomReferralCode } from './random.js';
+import type { MailOutbox } from './mail/outbox.js';
 import type { Outbox } from './webhooks/outbox.js';
+
+/** A sign-up through the portal (docs/portal.md). */
+export interface SignUpInput {
+  email: string;
+  password: string;
+  name: string;
+  phone: string | null;
+  status: 'pending' | 'active';
+  locale: string;
+  /** The affiliate whose `?ref=` code the sign-up came through: its parent (docs/commissions.md). */
+  parentAffiliateId?: number;
+}
+
+/** `taken`: the e-mail has an account already (the portal answers as for a new one); `full`: the plan's limit. */
+export type SignUpOutcome = { outcome: 'created'; affiliate: Affiliate } | { outcome: 'taken' } | { outcome: 'full' };
+
+/** At most this many pending affiliates are approved by one `approvePending` call. */
+const APPROVE_BATCH = 1000;
 
 export interface AffiliateService {
   create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate>;
@@ -36,6 +64,14 @@ export interface AffiliateService {
   get(campaignId: number, id: number): Promise<Affiliate>;
   update(campaignId: number, id: number, input: UpdateAffiliateInput): Promise<Affiliate>;
   remove(campaignId: number, id: number): Promise<void>;
+  /** The portal's sign-up: a pending (or active) affiliate under the plan's limit, `affiliate.applied`, the merchant's mail. */
+  signUp(campaignId: number, input: SignUpInput): Promise<SignUpOutcome>;
+  /** `pending → active`: 409 for any other status. */
+  approve(campaignId: number, id: number): Promise<Affiliate>;
+  /** Every pending affiliate, oldest first, up to a thousand a call; `remaining` are left for the next. */
+  approvePending(campaignId: number): Promise<{ approved: Affiliate[]; remaining: number }>;
+  /** Where the affiliate is paid (the portal's settings); `affiliate.updated` reports it. */
+  setPayoutDetails(campaignId: number, id: number, details: PayoutDetails, identity: string): Promise<Affiliate>;
 }
 
 /** A taken e-mail or referral code is a 409; the texts never say which campaign holds it (spec §4.1.4). */
@@ -83,23 +119,25 @@ async function retryingChain<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbox): AffiliateService {
-  const hasher = passwordHasher(config.bcryptRounds, config.bcryptConcurrency);
-
-  async function create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate> {
-    // Hash outside the transaction: bcrypt's async API runs on the thread pool, and no lock waits for it.
-    const passwordHash = await hasher.hash(input.password);
-    // spec §10.3: generated codes are retried on collision; a code the merchant chose is a 409.
+export function affiliateService(
+  { db, config, now }: ServiceDeps,
+  outbox: Outbox,
+  mail: MailOutbox,
+  hasher = passwordHasher(config.bcryptRounds, config.bcryptConcurrency),
+): AffiliateService {
+  /**
+   * Inserts under the plan's affiliate limit (a conditional update of the campaign's counter),
+   * then lets `more` record what else the creation reports, in the same transaction.
+   * spec §10.3: generated codes are retried on collision; a code the merchant chose is a 409.
+   */
+  async function insertUnderLimit(
+    campaignId: number,
+    input: Omit<AffiliateFields, 'referralId'> & { referralId?: string },
+    passwordHash: string,
+    more: (trx: Trx, affiliate: Affiliate) => Promise<void>,
+  ): Promise<Affiliate> {
     for (let attempt = 1; ; attempt++) {
-      const fields: AffiliateFields = {
-        email: input.email,
-        referralId: input.referralId ?? randomReferralCode(),
-        name: input.name ?? null,
-        phone: input.phone ?? null,
-        // spec §10.1: active unless the body says otherwise.
-        status: input.status ?? 'active',
-        ...ruleFieldsOf(input),
-      };
+      const fields: AffiliateFields = { ...input, referralId: input.referralId ?? randomReferralCode() };
       try {
         return await inTransaction(db, async (trx) => {
           await checkReferences(trx, campaignId, undefined, fields);
@@ -110,6 +148,7 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
           const affiliate = await insertAffiliate(trx, campaignId, fields, passwordHash, now());
           // The webhook message commits, or rolls back, with the affiliate (docs/webhooks.md).
           await outbox.record(trx, [{ campaignId, type: 'affiliate.created', data: affiliate }]);
+          await more(trx, affiliate);
           return affiliate;
         });
       } catch (err) {
@@ -119,6 +158,90 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
         if (!generatedCodeCollided || attempt >= 5) throw conflict;
       }
     }
+  }
+
+  async function create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate> {
+    // Hash outside the transaction: bcrypt's async API runs on the thread pool, and no lock waits for it.
+    const passwordHash = await hasher.hash(input.password);
+    const fields = {
+      email: input.email,
+      referralId: input.referralId,
+      name: input.name ?? null,
+      phone: input.phone ?? null,
+      // spec §10.1: active unless the body says otherwise.
+      status: input.status ?? 'active',
+      ...ruleFieldsOf(input),
+    };
+    return insertUnderLimit(campaignId, fields, passwordHash, async () => undefined);
+  }
+
+  async function signUp(campaignId: number, input: SignUpInput): Promise<SignUpOutcome> {
+    const passwordHash = await hasher.hash(input.password);
+    const { email, name, phone, status, parentAffiliateId } = input;
+    try {
+      return await applied(campaignId, { email, name, phone, status, parentAffiliateId }, input, passwordHash);
+    } catch (err) {
+      // The referrer was deleted since the portal found its code: the applicant still applies.
+      if (!(err instanceof ValidationError) || parentAffiliateId === undefined) throw err;
+      return applied(campaignId, { email, name, phone, status }, input, passwordHash);
+    }
+  }
+
+  async function applied(
+    campaignId: number,
+    fields: Omit<AffiliateFields, 'referralId'>,
+    input: SignUpInput,
+    passwordHash: string,
+  ): Promise<SignUpOutcome> {
+    try {
+      const affiliate = await insertUnderLimit(campaignId, fields, passwordHash, async (trx, created) => {
+        await setLocale(trx, created.id, input.locale);
+        await outbox.record(trx, [{ campaignId, type: 'affiliate.applied', data: created }]);
+        await mail.record(trx, [{ kind: 'application_received', affiliateId: created.id, status: created.status }]);
+      });
+      return { outcome: 'created', affiliate };
+    } catch (err) {
+      if (err instanceof ConflictError) return { outcome: 'taken' };
+      if (err instanceof ForbiddenError) return { outcome: 'full' };
+      throw err;
+    }
+  }
+
+  /** What an approval reports: the webhook and the affiliate's mail, in the approval's transaction. */
+  async function approved(trx: Trx, campaignId: number, id: number): Promise<Affiliate> {
+    const current = await lockAffiliate(trx, campaignId, id);
+    if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
+    const affiliate = await withTotals(trx, current);
+    await outbox.record(trx, [
+      { campaignId, type: 'affiliate.updated', data: affiliate },
+      { campaignId, type: 'affiliate.approved', data: affiliate },
+    ]);
+    await mail.record(trx, [{ kind: 'application_approved', affiliateId: id }]);
+    return affiliate;
+  }
+
+  async function approve(campaignId: number, id: number): Promise<Affiliate> {
+    return inTransaction(db, async (trx) => {
+      // One conditional update decides, so two approvals at once (or on two nodes) approve once.
+      if (!(await activatePending(trx, campaignId, id, now()))) {
+        const current = await lockAffiliate(trx, campaignId, id);
+        if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
+        throw new ConflictError(MESSAGES.notPending(id, current.status));
+      }
+      return approved(trx, campaignId, id);
+    });
+  }
+
+  async function approvePending(campaignId: number): Promise<{ approved: Affiliate[]; remaining: number }> {
+    const ids = await pendingAffiliateIds(db, campaignId, APPROVE_BATCH);
+    const done: Affiliate[] = [];
+    for (const id of ids) {
+      const affiliate = await inTransaction(db, async (trx) =>
+        (await activatePending(trx, campaignId, id, now())) ? approved(trx, campaignId, id) : undefined,
+      );
+      if (affiliate) done.push(affiliate);
+    }
+    return { approved: done, remaining: await countPending(db, campaignId) };
   }
 
   async function list(campaignId: number, query: ListAffiliatesQuery): Promise<AffiliateList> {
@@ -138,6 +261,8 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
     try {
       return await retryingChain(() =>
         inTransaction(db, async (trx) => {
+          // docs/portal.md: a pending affiliate made active is approved (webhook, mail), once.
+          const approving = input.status === 'active' && (await activatePending(trx, campaignId, id, now()));
           const current = await lockAffiliate(trx, campaignId, id);
           if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
           // spec §4.4: fields not sent stay unchanged.
@@ -155,6 +280,9 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
           } satisfies AffiliateFields;
           await checkReferences(trx, campaignId, id, fields, current);
           await updateAffiliate(trx, campaignId, id, fields, passwordHash, now());
+          // A new password or `inactive` ends the affiliate's portal sessions.
+          if (passwordHash !== undefined || fields.status === 'inactive') await deleteSessionsOf(trx, id);
+          if (approving) return approved(trx, campaignId, id);
           const affiliate = await withTotals(trx, { ...current, ...fields });
           await outbox.record(trx, [{ campaignId, type: 'affiliate.updated', data: affiliate }]);
           return affiliate;
@@ -179,6 +307,22 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
     });
   }
 
+  async function changePayoutDetails(
+    campaignId: number,
+    id: number,
+    details: PayoutDetails,
+    identity: string,
+  ): Promise<Affiliate> {
+    return inTransaction(db, async (trx) => {
+      await setPayoutDetails(trx, id, details, identity, now());
+      const current = await lockAffiliate(trx, campaignId, id);
+      if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
+      const affiliate = await withTotals(trx, current);
+      await outbox.record(trx, [{ campaignId, type: 'affiliate.updated', data: affiliate }]);
+      return affiliate;
+    });
+  }
+
   return {
     create,
     referenceIssues: (campaignId, body) => referenceIssues(db, campaignId, body),
@@ -186,5 +330,9 @@ export function affiliateService({ db, config, now }: ServiceDeps, outbox: Outbo
     get,
     update,
     remove,
+    signUp,
+    approve,
+    approvePending,
+    setPayoutDetails: changePayoutDetails,
   };
 }

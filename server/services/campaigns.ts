@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { toCents } from '../../shared/money.js';
 import {
   type Campaign,
@@ -45,6 +46,13 @@ export interface UpdateCampaignInput {
   /** null turns the hold period off: conversions wait for a person. */
   autoApproveDays?: number | null;
   payoutMinimum?: number;
+  /** The affiliate portal (docs/portal.md). */
+  portal?: boolean;
+  signup?: 'open' | 'closed';
+  approveAffiliates?: 'manual' | 'auto';
+  /** null or '': no contact e-mail. */
+  contactEmail?: string | null;
+  siteUrl?: string | null;
   /** Which of a customer's payments earn (docs/commissions.md#recurring). */
   recurring?: Recurring;
   /** Percent of a child's commission its parent earns; 0: none. */
@@ -107,8 +115,7 @@ async function changesOf(db: ServiceDeps['db'], input: UpdateCampaignInput): Pro
     }
     changes.payoutMinimumCents = toCents(minimum);
   }
-  Object.assign(changes, ruleChangesOf(input));
-  return changes;
+  return { ...changes, ...ruleChangesOf(input), ...portalChangesOf(input) };
 }
 
 /** The commission rule's other parts (docs/commissions.md), each checked as the API checks a group's. */
@@ -131,6 +138,36 @@ function ruleChangesOf(input: UpdateCampaignInput): CampaignChanges {
     const parsed = parseWith(productRulesInput, { products: input.products });
     if (!parsed.ok) throw new ValidationError(parsed.messages);
     changes.products = productRatesOf(parsed.data.products);
+  }
+  return changes;
+}
+
+/** Empty text clears an address; anything else must be one. */
+function addressOf(value: string | null, valid: (text: string) => boolean, message: string): string | null {
+  const text = value?.trim() ?? '';
+  if (text === '') return null;
+  if (!valid(text)) throw new ValidationError(message);
+  return text;
+}
+
+function portalChangesOf(input: UpdateCampaignInput): CampaignChanges {
+  const changes: CampaignChanges = {};
+  if (input.portal !== undefined) changes.portalEnabled = input.portal;
+  if (input.signup !== undefined) changes.signupOpen = input.signup === 'open';
+  if (input.approveAffiliates !== undefined) changes.approveAffiliates = input.approveAffiliates;
+  if (input.contactEmail !== undefined) {
+    changes.contactEmail = addressOf(
+      input.contactEmail,
+      (text) => text.length <= 254 && z.email().safeParse(text).success,
+      'contact e-mail must be a valid e-mail address (or "" for none)',
+    );
+  }
+  if (input.siteUrl !== undefined) {
+    changes.siteUrl = addressOf(
+      input.siteUrl,
+      (text) => text.length <= 2048 && /^https?:\/\/[^\s]+$/.test(text) && URL.canParse(text),
+      'site URL must be an http:// or https:// address (or "" for none)',
+    );
   }
   return changes;
 }
@@ -202,7 +239,7 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
     const changes = await changesOf(db, input);
     if (Object.keys(changes).length === 0) {
       throw new ValidationError(
-        'nothing to update: give a plan, a commission, a hold period, a payout minimum, a recurring limit, a second-tier percent or product rules',
+        'nothing to update: give a plan, a commission, a hold period, a payout minimum, a recurring limit, a second-tier percent, product rules or a portal setting',
       );
     }
     await updateCampaign(db, campaign.id, changes);

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/knex.js';
 import type { Logger } from '../logger.js';
+import type { RedisClient } from '../repositories/portalThrottle.js';
 
 /** What every service is built from (style.md: one style, built once in `createServices`). */
 export interface ServiceDeps {
@@ -9,6 +10,8 @@ export interface ServiceDeps {
   logger: Logger;
   /** The time now; tests that control the clock pass their own. */
   now: () => Date;
+  /** The daemon's Redis (`REDIS_URL`), shared state for every daemon; absent: the database holds it. */
+  redis?: RedisClient;
 }
 
 /** Background work with a lifecycle: started after the daemon listens, stopped before the pool closes. */

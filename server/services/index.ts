@@ -19,6 +19,14 @@ import { type RefundService, refundService } from './refunds.js';
 import { type SdkService, sdkService } from './sdk.js';
 import { type WebhookService, webhookService } from './webhooks/endpoints.js';
 import { webhookOutbox } from './webhooks/outbox.js';
+import { type MailService, mailService } from './mail/service.js';
+import { mailOutbox } from './mail/outbox.js';
+import { createMailWorker } from './mail/worker.js';
+import { passwordHasher } from './passwordHasher.js';
+import { type PortalService, portalService } from './portal/index.js';
+import { portalHousekeeping } from './portal/housekeeping.js';
+import { type Site, site as publicSite } from './site.js';
+import type { RedisClient } from '../repositories/portalThrottle.js';
 import { lazySecretBox } from './webhooks/secretBox.js';
 import { createWebhookWorker } from './webhooks/worker.js';
 
@@ -41,6 +49,10 @@ export interface Services {
   conversions: ConversionService;
   refunds: RefundService;
   payouts: PayoutService;
+  portal: PortalService;
+  mail: MailService;
+  /** The daemon's address for links in mails; the daemon says where it listens. */
+  site: Site;
   /** Background work the daemon runs while it serves (none for operator commands). */
   workers: Worker[];
 }
@@ -51,17 +63,25 @@ export function createServices(options: {
   config: Readonly<Config>;
   logger: Logger;
   now?: () => Date;
+  redis?: RedisClient;
 }): Services {
   const deps: ServiceDeps = { ...options, now: options.now ?? (() => new Date()) };
+  // One bound on bcrypt for the whole daemon: the API's affiliates and the portal's log-ins share it.
+  const hasher = passwordHasher(deps.config.bcryptRounds, deps.config.bcryptConcurrency);
+  const site = publicSite(deps.config.publicUrl);
+  const mailWorker = createMailWorker({ ...deps, site });
+  // Every mail is recorded through this one outbox, inside the transaction of what it reports.
+  const mail = mailOutbox(deps);
   const box = lazySecretBox(deps.config, deps.db);
   const webhookWorker = createWebhookWorker({ ...deps, box });
   // Every change a service makes is reported through this one outbox, inside its transaction.
   const outbox = webhookOutbox(deps);
   const conversions = conversionService(deps, outbox);
   const events = eventService(deps, outbox);
+  const affiliates = affiliateService(deps, outbox, mail, hasher);
   return {
     authenticator: apiKeyAuthenticator(deps),
-    affiliates: affiliateService(deps, outbox),
+    affiliates,
     groups: groupService(deps, outbox),
     events,
     campaigns: campaignService(deps),
@@ -74,8 +94,11 @@ export function createServices(options: {
     sdk: sdkService(deps),
     conversions,
     refunds: refundService(deps, outbox),
-    payouts: payoutService(deps, outbox),
+    payouts: payoutService(deps, outbox, mail),
+    portal: portalService({ ...deps, affiliates, mail, hasher, wakeMail: mailWorker.wake }),
+    mail: mailService(deps),
+    site,
     // The intake writer's requests are answered before the pool they write through closes.
-    workers: [webhookWorker, autoApproveWorker(deps, conversions), events.worker],
+    workers: [webhookWorker, autoApproveWorker(deps, conversions), events.worker, mailWorker, portalHousekeeping(deps)],
   };
 }

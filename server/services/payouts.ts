@@ -1,5 +1,5 @@
 import { MESSAGES } from '../../shared/errors.js';
-import { formatCents } from '../../shared/money.js';
+import { formatCents, toCents } from '../../shared/money.js';
 import type {
   BulkCreatePayoutsResponse,
   ListPayoutsQuery,
@@ -26,6 +26,7 @@ import {
 } from '../repositories/payouts.js';
 import type { ServiceDeps } from './deps.js';
 import { pageOf } from './pages.js';
+import type { MailOutbox } from './mail/outbox.js';
 import type { Outbox } from './webhooks/outbox.js';
 
 export interface PayoutService {
@@ -39,7 +40,7 @@ export interface PayoutService {
   update(campaignId: number, id: number, to: UpdatePayoutInput['status']): Promise<Payout>;
 }
 
-export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox): PayoutService {
+export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox, mail: MailOutbox): PayoutService {
   async function load(trx: Db | Trx, campaignId: number, id: number): Promise<Payout> {
     const payout = await findPayout(trx, campaignId, id);
     if (!payout) throw new NotFoundError(MESSAGES.payoutNotFound);
@@ -94,6 +95,10 @@ export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox): 
         await outbox.record(trx, [
           { type: 'payout.paid', campaignId, data: payout },
           ...paid.map((conversion) => ({ type: 'conversion.paid' as const, campaignId, data: conversion })),
+        ]);
+        // docs/portal.md: the affiliate's "you were paid" mail, unless turned off in the portal.
+        await mail.record(trx, [
+          { kind: 'payout_paid', affiliateId: payout.affiliateId, payoutId: id, amountCents: toCents(payout.amount) },
         ]);
         return payout;
       }

@@ -5,18 +5,27 @@ import {
   listAffiliatesQuerySchema,
   updateAffiliateSchema,
 } from '../schemas/affiliate.js';
+import { approvePendingResponseSchema } from '../schemas/affiliate.js';
 import { deleteResponseSchema, idParams } from '../schemas/common.js';
 import { defineRoute } from './route.js';
-import { EXAMPLE_ANA, EXAMPLE_BRUNO, EXAMPLE_TIMES, exampleAffiliate } from './examples.js';
+import { EXAMPLE_ANA, EXAMPLE_BRUNO, EXAMPLE_DANI, EXAMPLE_TIMES, exampleAffiliate } from './examples.js';
 
-/** A new affiliate of the examples (the world has Ana and Bruno). */
+/** A new affiliate of the examples (the world has Ana, Bruno and Dani). */
 const CARLA = {
   email: 'carla@example.com',
   name: 'Carla Dias',
   phone: '+55 21 99876-5432',
   referralId: 'CARLA10',
 };
-const NO_ACTIVITY = { totalConversions: 0, totalCommissions: 0, totalPaid: 0 };
+const NO_ACTIVITY = {
+  totalConversions: 0,
+  totalCommissions: 0,
+  totalPaid: 0,
+  payoutMethod: null,
+  pixKeyType: null,
+  payoutAccount: null,
+  flags: [],
+};
 
 const common = { tag: 'Affiliates', auth: 'apiKey', rateLimit: 'default' } as const;
 
@@ -37,7 +46,7 @@ export const affiliateRoutes = {
     examples: {
       body: { ...CARLA, password: 'tulip-garden-9' },
       response: {
-        id: 3,
+        id: 4,
         ...CARLA,
         status: 'active',
         createdAt: EXAMPLE_TIMES.written,
@@ -115,4 +124,37 @@ export const affiliateRoutes = {
       response: { success: true, message: 'Affiliate deleted successfully' },
     },
   }),
+  approve: defineRoute({
+    ...common,
+    operationId: 'approveAffiliate',
+    method: 'post',
+    path: '/v1/affiliates/{id}/approve',
+    summary: 'Approve a pending affiliate',
+    description:
+      'Makes a `pending` affiliate (one who applied through the affiliate portal) `active`, sends `affiliate.approved` and, ' +
+      'when the portal can send mail, the affiliate\'s "application approved" e-mail. Any other status is `409`.',
+    params: idParams,
+    responses: { 200: affiliateSchema },
+    errors: [400, 401, 404, 409],
+    examples: { params: { id: EXAMPLE_DANI.id }, response: dani({ status: 'active' }) },
+  }),
+  approvePending: defineRoute({
+    ...common,
+    operationId: 'approvePendingAffiliates',
+    method: 'post',
+    path: '/v1/affiliates/approve-pending',
+    summary: 'Approve every pending affiliate, oldest first',
+    description:
+      'Up to 1,000 a request, each as `POST /v1/affiliates/{id}/approve` would; `remaining` says how many are left for the next request.',
+    responses: { 200: approvePendingResponseSchema },
+    errors: [401],
+    examples: { response: { approved: [dani({ status: 'active' })], remaining: 0 } },
+  }),
 };
+
+/** Dani as the API answers her. */
+function dani(overrides: Record<string, unknown>) {
+  const { password: _password, id, ...fields } = EXAMPLE_DANI;
+  const rules = { groupId: null, commissionOverride: null, parentAffiliateId: null };
+  return { id, ...fields, createdAt: EXAMPLE_TIMES.written, ...NO_ACTIVITY, ...rules, ...overrides };
+}

@@ -1,5 +1,5 @@
 /**
- * The world the document's examples live in: one campaign, two affiliates, three orders, a
+ * The world the document's examples live in: one campaign, three affiliates (one pending), three orders, a
  * payout and a webhook, created in this order in an empty database (so their ids are these).
  * Every example request of the document names only what is here, and every example answer is
  * what the daemon answers in this world, times and secrets aside: a test builds the world,
@@ -26,6 +26,16 @@ export const EXAMPLE_BRUNO = {
   password: 'battery-staple-7',
   name: 'Bruno Lima',
   referralId: 'BRUNO10',
+} as const;
+
+/** An applicant through the portal, awaiting approval: what `approve` examples approve. */
+export const EXAMPLE_DANI = {
+  id: 3,
+  email: 'dani@example.com',
+  password: 'violet-lantern-3',
+  name: 'Dani Rocha',
+  referralId: 'DANI2026',
+  status: 'pending',
 } as const;
 
 /** Ana's three sales (10 % commission, the campaign's default rule). */
@@ -125,6 +135,10 @@ export function exampleAffiliate(overrides: Record<string, unknown> = {}) {
     totalConversions: 3,
     totalCommissions: 43.99,
     totalPaid: 0,
+    payoutMethod: null,
+    pixKeyType: null,
+    payoutAccount: null,
+    flags: [],
     groupId: null,
     commissionOverride: null,
     parentAffiliateId: null,
@@ -188,6 +202,9 @@ export function examplePayout(overrides: Record<string, unknown> = {}) {
     affiliateId: EXAMPLE_ANA.id,
     affiliateName: EXAMPLE_ANA.name,
     affiliateEmail: EXAMPLE_ANA.email,
+    payoutMethod: null,
+    pixKeyType: null,
+    payoutAccount: null,
     amount: EXAMPLE_PAYOUT.amount,
     commissionAmount: EXAMPLE_PAYOUT.amount,
     clawbackAmount: 0,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { commissionOverrideSchema } from './commission.js';
 import { isoDate, MAX_ID, money, paginationFields, paginationQuery, trimmed, trimmedText } from './common.js';
 
-import { AFFILIATE_STATUSES } from '../vocabulary.js';
+import { AFFILIATE_FLAGS, AFFILIATE_STATUSES, PAYOUT_METHODS, PIX_KEY_TYPES } from '../vocabulary.js';
 
 export { AFFILIATE_STATUSES };
 export const affiliateStatus = z.enum(AFFILIATE_STATUSES);
@@ -107,6 +107,14 @@ export const affiliateSchema = z.object({
   groupId: z.number().int().nullable(),
   commissionOverride: commissionOverrideSchema.nullable(),
   parentAffiliateId: z.number().int().nullable(),
+  /** Set by the affiliate in the portal (docs/portal.md); null until then. */
+  payoutMethod: z.enum(PAYOUT_METHODS).nullable(),
+  /** The kind of Pix key; null for PayPal or no details. */
+  pixKeyType: z.enum(PIX_KEY_TYPES).nullable(),
+  /** The Pix key or PayPal e-mail, normalised (CPF and CNPJ without punctuation, phones as +55…). */
+  payoutAccount: z.string().nullable(),
+  /** `duplicate_payout_identity`: another affiliate of the campaign is paid to the same account. */
+  flags: z.array(z.enum(AFFILIATE_FLAGS)),
 });
 export type Affiliate = z.infer<typeof affiliateSchema>;
 
@@ -115,3 +123,10 @@ export const affiliateListSchema = z.object({
   ...paginationFields,
 });
 export type AffiliateList = z.infer<typeof affiliateListSchema>;
+
+/** `POST /v1/affiliates/approve-pending`: those approved by this request, and how many pending are left. */
+export const approvePendingResponseSchema = z.object({
+  approved: z.array(affiliateSchema),
+  remaining: z.number().int(),
+});
+export type ApprovePendingResponse = z.infer<typeof approvePendingResponseSchema>;

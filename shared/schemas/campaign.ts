@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COMMISSION_TYPES, MAX_AUTO_APPROVE_DAYS } from '../vocabulary.js';
+import { APPROVAL_MODES, COMMISSION_TYPES, MAX_AUTO_APPROVE_DAYS, SIGNUP_MODES } from '../vocabulary.js';
 import { productRuleSchema, recurringSchema } from './commission.js';
 
 export const planSchema = z.object({
@@ -11,6 +11,21 @@ export const planSchema = z.object({
 export type Plan = z.infer<typeof planSchema>;
 
 export { COMMISSION_TYPES };
+
+/** The affiliate portal of the campaign (docs/portal.md). */
+export const portalSettingsSchema = z.object({
+  /** Served at `/portal/{publicId}/`; off by default. */
+  enabled: z.boolean(),
+  /** Whether people may apply through the portal's sign-up page. */
+  signup: z.enum(SIGNUP_MODES),
+  /** `manual`: a sign-up is `pending` until approved; `auto`: `active` at once. */
+  approveAffiliates: z.enum(APPROVAL_MODES),
+  /** Where the "application received" mail goes; null: no such mail. */
+  contactEmail: z.string().nullable(),
+  /** The shop's address, which referral links point to; null: affiliates are told to add `?ref=CODE`. */
+  siteUrl: z.string().nullable(),
+});
+export type PortalSettings = z.infer<typeof portalSettingsSchema>;
 
 export const campaignSchema = z.object({
   id: z.number().int(),
@@ -31,6 +46,7 @@ export const campaignSchema = z.object({
   secondTierPercent: z.number(),
   /** The campaign's product rules. */
   products: z.array(productRuleSchema),
+  portal: portalSettingsSchema,
   createdAt: z.string(),
 });
 export type Campaign = z.infer<typeof campaignSchema>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoDate, money, paginationFields, paginationQuery } from './common.js';
 
-import { PAYOUT_STATUSES } from '../vocabulary.js';
+import { PAYOUT_METHODS, PAYOUT_STATUSES, PIX_KEY_TYPES } from '../vocabulary.js';
 
 export { PAYOUT_STATUSES };
 export const payoutStatus = z.enum(PAYOUT_STATUSES);
@@ -16,6 +16,10 @@ export const payoutSchema = z.object({
   /** Who is paid: what a bank or PayPal mass-payment file needs. */
   affiliateName: z.string().nullable(),
   affiliateEmail: z.string(),
+  /** Where to send it: the affiliate's payout details as they are now (null until set in the portal). */
+  payoutMethod: z.enum(PAYOUT_METHODS).nullable(),
+  pixKeyType: z.enum(PIX_KEY_TYPES).nullable(),
+  payoutAccount: z.string().nullable(),
   /** What is transferred: `commissionAmount - clawbackAmount`. */
   amount: money,
   /** Commissions of the conversions the payout covers. */

@@ -58,6 +58,11 @@ export async function createTestDatabase(options: { migrate?: boolean; engine?: 
 }
 
 const CHILD_TABLES = [
+  'mail_outbox',
+  'portal_sessions',
+  'portal_reset_tokens',
+  'portal_counters',
+  'portal_login_slots',
   'webhook_attempts',
   'webhook_deliveries',
   'webhook_messages',

@@ -2,6 +2,7 @@ import {
   EXAMPLE_ANA,
   EXAMPLE_BRUNO,
   EXAMPLE_CAMPAIGN,
+  EXAMPLE_DANI,
   EXAMPLE_GROUP,
   EXAMPLE_ORDERS,
   EXAMPLE_PAYOUT,
@@ -35,7 +36,7 @@ export async function buildExampleWorld(db: Db, url: string): Promise<string> {
       throw new Error(`example world: ${method} ${path} answered ${reply.status} ${reply.text}`);
     return reply.body;
   };
-  for (const { password, ...affiliate } of [EXAMPLE_ANA, EXAMPLE_BRUNO]) {
+  for (const { password, ...affiliate } of [EXAMPLE_ANA, EXAMPLE_BRUNO, EXAMPLE_DANI]) {
     const { id, ...fields } = affiliate;
     expectId('affiliate', (await send('POST', '/v1/affiliates', { ...fields, password }, 201)).id, id);
   }

@@ -46,6 +46,11 @@ describe(`affiliates API, spec §4.1 to §4.5 (${ENGINE})`, () => {
           'totalCommissions',
           'totalConversions',
           'totalPaid',
+          // Always there: null until the affiliate gives its payout details in the portal.
+          'payoutMethod',
+          'pixKeyType',
+          'payoutAccount',
+          'flags',
         ].sort(),
       );
       expect(res.body).to.include({

@@ -7,6 +7,7 @@ import { type ConversionService, conversionService } from '../../server/services
 import type { ServiceDeps } from '../../server/services/index.js';
 import { payoutService } from '../../server/services/payouts.js';
 import { refundService } from '../../server/services/refunds.js';
+import type { MailOutbox } from '../../server/services/mail/outbox.js';
 import type { Outbox, OutboxEvent } from '../../server/services/webhooks/outbox.js';
 import type { Conversion } from '../../shared/schemas/conversion.js';
 import { createMerchant, type Merchant, servicesFor, testConfig } from '../helpers/daemon.js';
@@ -41,10 +42,12 @@ describe(`conversion and payout races (${ENGINE})`, () => {
     logger,
     now,
   });
+  // No SMTP_URL in these daemons: payouts record no mail.
+  const noMail: MailOutbox = { enabled: false, record: async () => undefined };
   const daemons = () =>
     [t.db, second].map((db) => ({
       conversions: conversionService(depsOf(db), outbox),
-      payouts: payoutService(depsOf(db), outbox),
+      payouts: payoutService(depsOf(db), outbox, noMail),
     }));
   const holdPeriod = (days: number) => servicesFor(t.db).campaigns.update(shop.campaignId, { autoApproveDays: days });
 

@@ -18,6 +18,11 @@ const TABLES = [
   'webhook_subscriptions',
   'webhook_retired_secrets',
   'affiliate_daily_stats',
+  'portal_sessions',
+  'portal_reset_tokens',
+  'portal_counters',
+  'portal_login_slots',
+  'mail_outbox',
   'payout_conversions',
   'clawbacks',
   'affiliate_groups',
@@ -34,6 +39,7 @@ const MIGRATIONS = [
   '20261122150000_affiliate_search',
   '20261126100000_commission_rules',
   '20261126200000_webhook_fanout_at_delivery',
+  '20261126300000_portal_and_mail',
 ];
 
 describe(`migrations (${ENGINE})`, () => {

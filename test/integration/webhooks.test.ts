@@ -90,7 +90,8 @@ describe(`webhooks API and delivery (${ENGINE})`, () => {
       await bad(
         { url: receiver.url, events: ['affiliate.eaten'] },
         'events.0 must be one of the following values: ' +
-          'affiliate.created, affiliate.updated, affiliate.deleted, conversion.created, conversion.approved, ' +
+          'affiliate.created, affiliate.updated, affiliate.deleted, affiliate.applied, affiliate.approved, ' +
+          'conversion.created, conversion.approved, ' +
           'conversion.rejected, conversion.paid, conversion.refunded, payout.created, payout.paid, payout.failed',
       );
       await bad({ url: receiver.url, events: [] }, 'events must contain at least 1 elements');

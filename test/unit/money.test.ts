@@ -104,6 +104,9 @@ describe('payouts CSV', () => {
     affiliateId: 2,
     affiliateName: 'Ana',
     affiliateEmail: 'ana@example.com',
+    payoutMethod: null,
+    pixKeyType: null,
+    payoutAccount: null,
     amount: 12.5,
     commissionAmount: 12.5,
     clawbackAmount: 0,
@@ -118,10 +121,25 @@ describe('payouts CSV', () => {
 
   it('writes a header and one line per payout, amounts with two decimals', () => {
     const rules = new Map([[1, 'campaign 10%: 2; group 3 15%: 1']]);
-    expect(payoutsCsv([payout({}), payout({ id: 7, affiliateName: null, amount: 0.3 })], rules)).to.equal(
-      'payout_id,affiliate_id,name,email,amount,currency,commission_rules\r\n' +
-        '1,2,Ana,ana@example.com,12.50,BRL,campaign 10%: 2; group 3 15%: 1\r\n' +
-        '7,2,,ana@example.com,0.30,BRL,\r\n',
+    expect(
+      payoutsCsv(
+        [
+          payout({}),
+          payout({
+            id: 7,
+            affiliateName: null,
+            amount: 0.3,
+            payoutMethod: 'pix',
+            pixKeyType: 'cpf',
+            payoutAccount: '52998224725',
+          }),
+        ],
+        rules,
+      ),
+    ).to.equal(
+      'payout_id,affiliate_id,name,email,payout_method,pix_key_type,payout_account,amount,currency,commission_rules\r\n' +
+        '1,2,Ana,ana@example.com,,,,12.50,BRL,campaign 10%: 2; group 3 15%: 1\r\n' +
+        '7,2,,ana@example.com,pix,cpf,52998224725,0.30,BRL,\r\n',
     );
   });
 
@@ -129,6 +147,6 @@ describe('payouts CSV', () => {
     const line = payoutsCsv([payout({ affiliateName: 'Silva, "Zé"\nJr', affiliateEmail: '=cmd@x.io' })]).split(
       '\r\n',
     )[1];
-    expect(line).to.equal(`1,2,"Silva, ""Zé""\nJr",'=cmd@x.io,12.50,BRL,`);
+    expect(line).to.equal(`1,2,"Silva, ""Zé""\nJr",'=cmd@x.io,,,,12.50,BRL,`);
   });
 });

@@ -6,7 +6,7 @@ import {
   password as passwordSchema,
   type UpdateAffiliateInput,
 } from '../../../shared/schemas/affiliate.js';
-import { Declined, UsageError } from '../../errors.js';
+import { CommandFailed, Declined, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import {
   type GlobalOptions,
@@ -62,7 +62,51 @@ function record(io: Io, a: Affiliate): void {
     conversions: a.totalConversions,
     'commissions (BRL)': a.totalCommissions.toFixed(2),
     'paid (BRL)': a.totalPaid.toFixed(2),
+    // Where the affiliate asked to be paid, in the portal: what a bank transfer needs.
+    'payout method':
+      a.payoutMethod === null ? '(none given)' : a.payoutMethod === 'pix' ? `Pix (${a.pixKeyType ?? ''})` : 'PayPal',
+    'payout account': a.payoutAccount,
+    flags: a.flags.length === 0 ? '' : a.flags.join(', '),
   });
+}
+
+/** `affiliates approve ID…` or `--all-pending`: pending affiliates become active (and get their mail). */
+export async function approve(
+  io: Io,
+  client: ApiClient,
+  options: GlobalOptions,
+  ids: number[],
+  flags: { allPending?: boolean },
+): Promise<void> {
+  if (flags.allPending && ids.length > 0) throw new UsageError('give ids or --all-pending, not both');
+  if (!flags.allPending && ids.length === 0)
+    throw new UsageError('give the ids of pending affiliates, or --all-pending');
+  if (flags.allPending) {
+    const approved: Affiliate[] = [];
+    // A thousand a request, until none is left.
+    for (;;) {
+      const page = await client.affiliates.approvePending({});
+      approved.push(...page.approved);
+      if (page.remaining === 0 || page.approved.length === 0) break;
+    }
+    if (options.json) return printJson(io, { approved });
+    if (approved.length === 0) return printLine(io, 'No pending affiliate to approve.');
+    for (const a of approved) printLine(io, `approved ${a.id} ${a.email}`);
+    return printLine(io, `Approved ${plural(approved.length, 'affiliate')}.`);
+  }
+  const results: { id: number; outcome: 'approved' | 'failed'; message?: string }[] = [];
+  for (const id of ids) {
+    try {
+      await client.affiliates.approve({ params: { id } });
+      results.push({ id, outcome: 'approved' });
+    } catch (err) {
+      results.push({ id, outcome: 'failed', message: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  if (options.json) printJson(io, { results });
+  else for (const r of results) printLine(io, r.outcome === 'approved' ? `approved ${r.id}` : `${r.id}: ${r.message}`);
+  const failed = results.filter((r) => r.outcome === 'failed').length;
+  if (failed > 0) throw new CommandFailed(`${plural(failed, 'affiliate')} not approved`);
 }
 
 export async function list(

@@ -86,6 +86,19 @@ export function registerAffiliates(program: Command, io: Io): void {
   ).action((id: number, flags) => run((a, client, globals) => a.update(io, client, globals, id, flags)));
   withExamples(
     affiliates
+      .command('approve')
+      .description('approve pending affiliates (applicants of the affiliate portal): they become active and are mailed')
+      .argument('[ids...]', 'affiliate ids', (value: string, previous: number[] = []) => [
+        ...previous,
+        wholeNumber(1)(value),
+      ])
+      .option('--all-pending', 'every pending affiliate, oldest first'),
+    ['affiliates approve 42', 'affiliates approve 42 43', 'affiliates approve --all-pending --json'],
+  ).action((ids: number[] | undefined, flags) =>
+    run((a, client, globals) => a.approve(io, client, globals, ids ?? [], flags)),
+  );
+  withExamples(
+    affiliates
       .command('delete')
       .description('delete an affiliate and everything attached to it (conversions, payouts, events)')
       .argument('<id>', 'affiliate id', wholeNumber(1))

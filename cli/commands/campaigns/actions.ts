@@ -25,6 +25,11 @@ const settingsText = (c: Campaign) => ({
   recurring: recurringText(c.recurring),
   secondTierPercent: `${c.secondTierPercent}%`,
   products: productsText(c.products),
+  portal: c.portal.enabled ? `on, at /portal/${c.publicId}/` : 'off',
+  signup: c.portal.signup,
+  approveAffiliates: c.portal.approveAffiliates,
+  contactEmail: c.portal.contactEmail ?? '(none)',
+  siteUrl: c.portal.siteUrl ?? '(none)',
 });
 
 export async function create(
@@ -50,7 +55,8 @@ export async function create(
     }),
   );
   if (options.json) return printJson(io, campaign);
-  printRecord(io, { ...campaign, commission: commissionText(campaign), ...settingsText(campaign) });
+  const { portal: _portal, ...shown } = campaign;
+  printRecord(io, { ...shown, commission: commissionText(campaign), ...settingsText(campaign) });
 }
 
 export async function update(
@@ -66,6 +72,11 @@ export async function update(
     /** commander: the list of --product, or false for --no-products, or true when neither was given. */
     products?: ProductOption[] | boolean;
     product?: ProductOption[];
+    portal?: 'on' | 'off';
+    signup?: 'open' | 'closed';
+    approveAffiliates?: 'manual' | 'auto';
+    contactEmail?: string;
+    siteUrl?: string;
   },
   ref: string,
 ): Promise<void> {
@@ -80,16 +91,23 @@ export async function update(
     recurring: options.recurring,
     secondTierPercent: options.secondTierPercent,
     products: options.products === false ? [] : options.product,
+    portal: options.portal === undefined ? undefined : options.portal === 'on',
+    signup: options.signup,
+    approveAffiliates: options.approveAffiliates,
+    contactEmail: options.contactEmail,
+    siteUrl: options.siteUrl,
   };
   if (Object.values(input).every((value) => value === undefined)) {
     throw new UsageError(
       'nothing to update: give at least one of --plan --commission-percent --commission-fixed --auto-approve-days ' +
-        '--payout-minimum --recurring --second-tier-percent --product --no-products',
+        '--payout-minimum --recurring --second-tier-percent --product --no-products' +
+        ' --portal --signup --approve-affiliates --contact-email --site-url',
     );
   }
   const campaign = await withServices(io, options, ({ campaigns }) => campaigns.update(ref, input));
   if (options.json) return printJson(io, campaign);
-  printRecord(io, { ...campaign, commission: commissionText(campaign), ...settingsText(campaign) });
+  const { portal: _portal, ...shown } = campaign;
+  printRecord(io, { ...shown, commission: commissionText(campaign), ...settingsText(campaign) });
 }
 
 export async function list(io: Io, options: GlobalOptions & { output?: ListFormat }): Promise<void> {
@@ -109,7 +127,7 @@ export async function get(io: Io, options: GlobalOptions, ref: string): Promise<
     campaigns.withUsage((await campaigns.get(ref)).id),
   );
   if (options.json) return printJson(io, campaign);
-  const { limits, usage, ...rest } = campaign;
+  const { limits, usage, portal: _portal, ...rest } = campaign;
   const of = (n: number, max: number | null) => `${n} / ${max ?? 'unlimited'}`;
   printRecord(io, {
     ...rest,

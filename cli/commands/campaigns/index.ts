@@ -1,9 +1,9 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
-import { decimalNumber, outputOption, publicId, text, wholeNumber } from '../../options.js';
+import { choice, decimalNumber, outputOption, publicId, text, wholeNumber } from '../../options.js';
 import { percentOption, productOption, recurringOption } from '../../ruleOptions.js';
-import { MAX_AUTO_APPROVE_DAYS, OPERATOR_LIMITS } from '../../vocabulary.js';
+import { APPROVAL_MODES, MAX_AUTO_APPROVE_DAYS, OPERATOR_LIMITS, SIGNUP_MODES } from '../../vocabulary.js';
 
 /** `--auto-approve-days`: days, or `off` (manual approval; commander turns a null into '', so a word). */
 function holdPeriod(value: string): number | 'off' {
@@ -52,7 +52,7 @@ export function registerCampaigns(program: Command, io: Io): void {
   withExamples(
     campaigns
       .command('update')
-      .description('change a campaign’s plan, commission rule, hold period or payout minimum')
+      .description('change a campaign’s plan, commission rule, hold period, payout minimum or affiliate portal')
       .argument('<id>', 'campaign id or public id')
       .option('--plan <plan>', 'plan name (see `affiliated plans list`)')
       .option('--commission-percent <x>', 'commission as a percentage of the order value', decimalNumber)
@@ -74,16 +74,30 @@ export function registerCampaigns(program: Command, io: Io): void {
         'a product rule, "NAME=PERCENT%" or "NAME=BRL"; repeat for each; replaces the product rules',
         productOption,
       )
-      .option('--no-products', 'remove every product rule of the campaign'),
+      .option('--no-products', 'remove every product rule of the campaign')
+      .addOption(choice('--portal <on|off>', 'serve the affiliate portal at /portal/PUBLIC_ID/', ['on', 'off']))
+      .addOption(choice('--signup <mode>', 'whether people may apply through the portal', SIGNUP_MODES))
+      .addOption(
+        choice(
+          '--approve-affiliates <mode>',
+          'sign-ups wait for approval (manual) or start active (auto)',
+          APPROVAL_MODES,
+        ),
+      )
+      .option('--contact-email <email>', "where the “application received” mail goes; '' for none")
+      .option('--site-url <url>', "the shop’s address, which affiliates’ referral links point to; '' for none"),
     [
       'campaigns update spring-sale --auto-approve-days 30 --payout-minimum 50',
       'campaigns update spring-sale --plan pro',
       'campaigns update spring-sale --recurring 12m --second-tier-percent 5',
       'campaigns update spring-sale --product "Pro plan=20%" --product "Starter=5"',
+      'campaigns update spring-sale --portal on --signup open --approve-affiliates manual --contact-email partners@shop.example',
+      'campaigns update spring-sale --site-url https://shop.example',
     ],
     'A new commission rule applies to conversions that arrive from now on; stored ones keep theirs.\n' +
       'A hold period applies to the pending conversions already there, at the next scheduled run.\n' +
-      'Rules, groups and their precedence: docs/commissions.md.',
+      'Rules, groups and their precedence: docs/commissions.md.\n' +
+      'The portal is off by default; see docs/portal.md for turning it on and for e-mail (SMTP_URL).',
   ).action(async (id: string, options) =>
     (await import('./actions.js')).update(io, { ...program.opts(), ...options }, id),
   );

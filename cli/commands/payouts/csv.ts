@@ -11,6 +11,9 @@ export const CSV_HEADER = [
   'affiliate_id',
   'name',
   'email',
+  'payout_method',
+  'pix_key_type',
+  'payout_account',
   'amount',
   'currency',
   'commission_rules',
@@ -22,6 +25,10 @@ function csvRow(payout: Payout, rules: ReadonlyMap<number, string>) {
     payout.affiliateId,
     payout.affiliateName ?? '',
     payout.affiliateEmail,
+    // Where to send it, as the affiliate entered it in the portal; empty until then.
+    payout.payoutMethod ?? '',
+    payout.pixKeyType ?? '',
+    payout.payoutAccount ?? '',
     // Two decimals, from centavos: never a float's `12.5` or `0.30000000000000004`.
     formatCents(toCents(payout.amount)),
     payout.currency,

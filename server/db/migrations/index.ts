@@ -8,6 +8,7 @@ import * as searchKeyWorstCase from './20261122140100_search_key_worst_case.js';
 import * as affiliateSearch from './20261122150000_affiliate_search.js';
 import * as commissionRules from './20261126100000_commission_rules.js';
 import * as webhookFanoutAtDelivery from './20261126200000_webhook_fanout_at_delivery.js';
+import * as portalAndMail from './20261126300000_portal_and_mail.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -29,6 +30,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261122150000_affiliate_search', affiliateSearch],
   ['20261126100000_commission_rules', commissionRules],
   ['20261126200000_webhook_fanout_at_delivery', webhookFanoutAtDelivery],
+  ['20261126300000_portal_and_mail', portalAndMail],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

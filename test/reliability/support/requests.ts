@@ -261,8 +261,10 @@ export function requestFor(route: RouteSpec, hints: Hints, keys: FuzzKeys): fc.A
       const key = keyHeader(kind, keys);
       if (key !== undefined) headers['x-api-key'] = key;
       if (route.auth !== 'none' && !['valid', 'padded'].includes(kind)) mustRefuse.push(`${kind} key`);
+      // undici sends no body with a GET, so a GET route is judged on the body it really gets.
+      const text = verb === 'GET' && !route.body ? undefined : sent?.text;
       if (sent !== undefined) headers['content-type'] = type;
-      mustRefuse.push(...bodyVerdict(route, sent?.text, type));
+      mustRefuse.push(...bodyVerdict(route, text, type));
       const otherMethod = verb !== route.method.toUpperCase();
       const mutations = (sent?.mutations ?? 0) + (kind === 'valid' ? 0 : 1) + (pairs.length > 0 ? 1 : 0);
       const request: FuzzRequest = {
@@ -270,7 +272,7 @@ export function requestFor(route: RouteSpec, hints: Hints, keys: FuzzKeys): fc.A
         method: verb,
         path: query === '' ? path : `${path}?${query}`,
         headers,
-        body: verb === 'GET' && !route.body ? undefined : sent?.text,
+        body: text,
         mustRefuse: otherMethod ? [] : mustRefuse,
         otherMethod,
         mutations,

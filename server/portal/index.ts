@@ -1,0 +1,163 @@
+import { readFileSync } from 'node:fs';
+import type { Context, Middleware, Next } from 'koa';
+import type { Config } from '../config.js';
+import { isDatabaseUnavailable } from '../db/knex.js';
+import { HttpError, StartupError, TooManyRequestsError } from '../errors.js';
+import { type Logger, safeStack } from '../logger.js';
+import type { Services } from '../services/index.js';
+import { renderView } from '../views/engine.js';
+import { negotiateLocale } from '../views/locale.js';
+import { textsFor } from '../views/texts/index.js';
+import {
+  postNotifications,
+  postPassword,
+  postPayout,
+  postProfile,
+  showDashboard,
+  showPayout,
+  showSettings,
+} from './accountArea.js';
+import { postLogin, postLogout, postSignup, showLogin, showSignup } from './accountPages.js';
+import { FormRefused, readForm } from './forms.js';
+import type { Page } from './page.js';
+import { postReset, showReset } from './resetPages.js';
+import { csrfValid, originValid, securityHeaders, sessionSecretOf } from './security.js';
+import type { FormFields } from '../services/portal/index.js';
+
+type Route =
+  | { method: 'GET'; path: RegExp; show: (page: Page, match: RegExpExecArray) => Promise<void> | void }
+  | { method: 'POST'; path: RegExp; post: (page: Page, fields: FormFields) => Promise<void> | void };
+
+/** docs/portal.md: every page of a campaign's portal, after `/portal/{publicId}`. */
+const ROUTES: Route[] = [
+  { method: 'GET', path: /^\/$/, show: showLogin },
+  { method: 'POST', path: /^\/login$/, post: postLogin },
+  { method: 'POST', path: /^\/logout$/, post: postLogout },
+  { method: 'GET', path: /^\/signup$/, show: showSignup },
+  { method: 'POST', path: /^\/signup$/, post: postSignup },
+  { method: 'GET', path: /^\/reset$/, show: showReset },
+  { method: 'POST', path: /^\/reset$/, post: postReset },
+  { method: 'GET', path: /^\/dashboard$/, show: showDashboard },
+  { method: 'GET', path: /^\/payouts\/([1-9]\d{0,9})$/, show: (page, match) => showPayout(page, Number(match[1])) },
+  { method: 'GET', path: /^\/settings$/, show: showSettings },
+  { method: 'POST', path: /^\/settings\/profile$/, post: postProfile },
+  { method: 'POST', path: /^\/settings\/payout$/, post: postPayout },
+  { method: 'POST', path: /^\/settings\/notifications$/, post: postNotifications },
+  { method: 'POST', path: /^\/settings\/password$/, post: postPassword },
+];
+
+const PORTAL_PATH = /^\/portal\/([A-Za-z0-9_-]{3,64})(\/.*)?$/;
+
+interface Asset {
+  body: Buffer;
+  type: string;
+}
+
+function loadAssets(): Map<string, Asset> {
+  const read = (name: string) => {
+    try {
+      return readFileSync(new URL(`../views/assets/${name}`, import.meta.url));
+    } catch {
+      throw new StartupError(`the portal's ${name} is missing: run \`npm run build\``);
+    }
+  };
+  return new Map([
+    ['/assets/portal.css', { body: read('portal.css'), type: 'text/css; charset=utf-8' }],
+    ['/assets/copy.js', { body: read('copy.js'), type: 'text/javascript; charset=utf-8' }],
+  ]);
+}
+
+/** The error pages' frame: it needs no campaign (an unknown one, a portal that is off). */
+function bare(ctx: Context, status: number, title: string, text: string, lang: string): void {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Cache-Control', 'no-store');
+  const publicId = PORTAL_PATH.exec(ctx.path)?.[1] ?? '';
+  ctx.body = renderView('error', { title, text, lang, css: `/portal/${publicId}/assets/portal.css` });
+}
+
+/**
+ * The affiliate portal, served by the daemon at `/portal/{campaignPublicId}/` (docs/portal.md).
+ * It is not the `/v1` API: its answers are HTML pages, its errors too, its forms are checked for
+ * a CSRF token and their `Origin`. Handlers only read the form and call the portal service.
+ */
+export function portal(deps: { services: Services; config: Readonly<Config>; logger: Logger }): Middleware {
+  const assets = loadAssets();
+  return async function servePortal(ctx: Context, next: Next): Promise<void> {
+    const matched = PORTAL_PATH.exec(ctx.path);
+    if (!matched) return next();
+    const [, publicId = '', rest = ''] = matched;
+    securityHeaders(ctx);
+    const locale = negotiateLocale(ctx.get('Accept-Language'));
+    const t = textsFor(locale);
+    ctx.set('Content-Language', locale);
+    ctx.vary('Accept-Language');
+    try {
+      const asset = assets.get(rest);
+      if (asset) {
+        if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
+          return bare(ctx, 405, t.errors.notFoundTitle, t.errors.notFound, locale);
+        ctx.type = asset.type;
+        ctx.set('Cache-Control', 'public, max-age=3600');
+        ctx.body = asset.body;
+        return;
+      }
+      const campaign = await deps.services.portal.campaign(publicId);
+      const base = `/portal/${campaign.publicId}`;
+      // `/portal/acme` is the log-in page's address without its slash.
+      if (rest === '') {
+        ctx.status = 301;
+        return ctx.redirect(`${base}/`);
+      }
+      const user = await deps.services.portal.session(campaign, sessionSecretOf(ctx));
+      const page: Page = { ctx, services: deps.services, config: deps.config, locale, t, campaign, base, user };
+      const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
+      const onPath = ROUTES.flatMap((r) => {
+        const match = r.path.exec(rest);
+        return match ? [{ route: r, match }] : [];
+      });
+      const found = onPath.find(({ route }) => route.method === method);
+      if (!found) {
+        if (onPath.length > 0) ctx.set('Allow', onPath.map(({ route }) => route.method).join(', '));
+        return bare(ctx, onPath.length > 0 ? 405 : 404, t.errors.notFoundTitle, t.errors.notFound, locale);
+      }
+      const { route, match } = found;
+      if (route.method === 'GET') return await route.show(page, match);
+      const fields = await readForm(ctx);
+      // A post from another site, or without this browser's token, changes nothing.
+      if (!originValid(ctx, deps.config.publicUrl) || !csrfValid(ctx, campaign.publicId, fields.csrf)) {
+        return bare(ctx, 403, t.errors.csrfTitle, t.errors.csrf, locale);
+      }
+      await route.post(page, fields);
+    } catch (err) {
+      errorPage(ctx, err, locale, deps.logger);
+    }
+  };
+}
+
+/** Errors are pages too: the status, a sentence that says what to do, never a stack. */
+function errorPage(ctx: Context, err: unknown, locale: 'en' | 'pt-BR', logger: Logger): void {
+  const t = textsFor(locale).errors;
+  if (err instanceof FormRefused) {
+    if (err.status === 413) return bare(ctx, 413, t.tooLargeTitle, t.tooLarge, locale);
+    return bare(ctx, err.status, t.unsupportedTitle, t.unsupported, locale);
+  }
+  if (err instanceof TooManyRequestsError) {
+    ctx.set('Retry-After', String(err.retryAfterSeconds));
+    return bare(ctx, 429, t.throttledTitle, t.throttled(Math.ceil(err.retryAfterSeconds / 60)), locale);
+  }
+  if (err instanceof HttpError && err.status === 404) return bare(ctx, 404, t.notFoundTitle, t.notFound, locale);
+  if (isDatabaseUnavailable(err)) {
+    logger.error('database unavailable', { method: ctx.method, path: ctx.path, code: (err as { code?: string }).code });
+    ctx.set('Retry-After', '1');
+    return bare(ctx, 503, t.unavailableTitle, t.unavailable, locale);
+  }
+  logger.error('portal request failed', {
+    method: ctx.method,
+    path: ctx.path,
+    error: (err as { name?: string }).name,
+    code: (err as { code?: string }).code,
+    stack: safeStack(err),
+  });
+  bare(ctx, 500, t.serverTitle, t.server, locale);
+}

@@ -1,0 +1,83 @@
+import type { AffiliateStatus } from '../../../shared/schemas/affiliate.js';
+import type { Config } from '../../config.js';
+import type { Trx } from '../../db/knex.js';
+import { insertMails, type NewMail } from '../../repositories/mailOutbox.js';
+import { type MailAddressee, mailAddressees } from '../../repositories/portalAccounts.js';
+import { localeOf } from '../../views/locale.js';
+
+/** A change that sends a mail (docs/portal.md#e-mail). Who gets it and in which language is the outbox's call. */
+export type MailRequest =
+  | { kind: 'application_received'; affiliateId: number; status: AffiliateStatus }
+  | { kind: 'application_approved'; affiliateId: number }
+  | { kind: 'password_reset'; affiliateId: number }
+  | { kind: 'payout_paid'; affiliateId: number; payoutId: number; amountCents: number };
+
+/**
+ * How a service sends mail: from inside the transaction of the change the mail reports, so
+ * the mail commits or rolls back with it (the same shape as the webhook `Outbox`). One is built
+ * in `createServices`; a worker sends what it stores.
+ */
+export interface MailOutbox {
+  /** Whether mail can be sent at all (`SMTP_URL` is set): the portal offers password reset only then. */
+  readonly enabled: boolean;
+  record(trx: Trx, mails: readonly MailRequest[]): Promise<void>;
+}
+
+/** What every mail to an affiliate says about where it comes from. */
+function about(to: MailAddressee) {
+  return { name: to.name, campaignName: to.campaignName, publicId: to.campaignPublicId };
+}
+
+/** The row for one request, or undefined when this mail is not sent (no address, turned off). */
+function mailFor(request: MailRequest, to: MailAddressee, campaignId: number, at: Date): NewMail | undefined {
+  const base = { campaignId, affiliateId: to.affiliateId, locale: localeOf(to.locale), createdAt: at };
+  switch (request.kind) {
+    case 'application_received':
+      // To the merchant: the campaign's contact address, if it has one.
+      if (to.contactEmail === null) return undefined;
+      return {
+        ...base,
+        kind: request.kind,
+        to: to.contactEmail,
+        data: { ...about(to), email: to.email, affiliateId: to.affiliateId, status: request.status },
+      };
+    case 'application_approved':
+    case 'password_reset':
+      return { ...base, kind: request.kind, to: to.email, data: about(to) };
+    case 'payout_paid':
+      if (!to.notifyPayouts) return undefined;
+      return {
+        ...base,
+        kind: request.kind,
+        to: to.email,
+        data: { ...about(to), payoutId: request.payoutId, amountCents: request.amountCents },
+      };
+  }
+}
+
+/**
+ * The policy: without `SMTP_URL` nothing is recorded (mails are not kept for a server that may
+ * never come); mails go only for campaigns whose portal is on, since every one of them points
+ * there; the payout mail only to affiliates who keep it on.
+ */
+export function mailOutbox({ config, now }: { config: Readonly<Config>; now: () => Date }): MailOutbox {
+  const enabled = config.mail.smtpUrl !== undefined;
+  return {
+    enabled,
+    async record(trx, requests) {
+      if (!enabled || requests.length === 0) return;
+      const addressees = await mailAddressees(
+        trx,
+        requests.map((request) => request.affiliateId),
+      );
+      const at = now();
+      const mails = requests.flatMap((request) => {
+        const to = addressees.get(request.affiliateId);
+        if (!to?.portalEnabled) return [];
+        const mail = mailFor(request, to, to.campaignId, at);
+        return mail ? [mail] : [];
+      });
+      await insertMails(trx, mails);
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import type { Db } from '../../db/knex.js';
+import { NotFoundError } from '../../errors.js';
+import {
+  affiliateConversions,
+  affiliateCoupons,
+  affiliateFigures,
+  affiliatePayout,
+  affiliatePayouts,
+  type AffiliateFigures,
+  type PortalConversion,
+  type PortalPayout,
+} from '../../repositories/portalDashboard.js';
+import type { PortalCampaign, PortalUser } from './types.js';
+
+/** Conversions a dashboard page lists; payouts it lists (the latest). */
+export const CONVERSIONS_PER_PAGE = 20;
+const PAYOUTS_SHOWN = 12;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface Dashboard {
+  /** The shop's address with `?ref=CODE`; null when the campaign has no site URL. */
+  link: string | null;
+  coupons: string[];
+  last30Days: AffiliateFigures;
+  allTime: AffiliateFigures;
+  conversions: PortalConversion[];
+  page: number;
+  pages: number;
+  payouts: PortalPayout[];
+}
+
+/** The referral link: the site's address with `ref` set (any `ref` it had replaced). */
+export function referralLink(siteUrl: string | null, code: string): string | null {
+  if (siteUrl === null || !URL.canParse(siteUrl)) return null;
+  const url = new URL(siteUrl);
+  url.searchParams.set('ref', code);
+  return url.toString();
+}
+
+/** docs/portal.md#the-dashboard: everything is the session's affiliate's own; nothing else is read. */
+export async function dashboard(
+  db: Db,
+  now: Date,
+  campaign: PortalCampaign,
+  user: PortalUser,
+  requestedPage: number,
+): Promise<Dashboard> {
+  const since = new Date(now.getTime() - 30 * DAY_MS);
+  const [last30Days, allTime, payouts, coupons] = await Promise.all([
+    affiliateFigures(db, user.affiliateId, since),
+    affiliateFigures(db, user.affiliateId),
+    affiliatePayouts(db, user.affiliateId, PAYOUTS_SHOWN),
+    affiliateCoupons(db, user.affiliateId),
+  ]);
+  const pages = Math.max(1, Math.ceil(allTime.listed / CONVERSIONS_PER_PAGE));
+  const page = Math.min(Math.max(1, requestedPage), pages);
+  const conversions = await affiliateConversions(db, user.affiliateId, {
+    limit: CONVERSIONS_PER_PAGE,
+    offset: (page - 1) * CONVERSIONS_PER_PAGE,
+  });
+  return {
+    link: referralLink(campaign.siteUrl, user.referralId),
+    coupons,
+    last30Days,
+    allTime,
+    conversions,
+    page,
+    pages,
+    payouts,
+  };
+}
+
+/** One payout of the session's affiliate; another affiliate's id is a 404, as an unknown one. */
+export async function payout(
+  db: Db,
+  user: PortalUser,
+  id: number,
+): Promise<{ payout: PortalPayout; conversions: PortalConversion[] }> {
+  const found = await affiliatePayout(db, user.affiliateId, id);
+  if (!found) throw new NotFoundError('Payout not found');
+  return found;
+}
