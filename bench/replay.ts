@@ -9,10 +9,9 @@
  * Run alone (after `npm run build`): `node --import tsx bench/replay.ts [sqlite|mysql]`.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { writeLines } from '../test/helpers/replay.js';
 import { boundOf } from './lib/bound.js';
 import { childEnv, profileFlags } from './lib/child.js';
 import { type CpuShares, medianShares, watchCpu, whileWatching } from './lib/cpu.js';
@@ -51,6 +50,42 @@ function exportedConversion(publicId: string, codes: readonly string[], tag: str
   return { ...conversionEvent(publicId, codes, tag, n), event_id: `${tag}-e${n}`, session_id: `s-${tag}-${n % 9973}` };
 }
 
+/**
+ * Writes `lines` of exportedConversion as JSON, a megabyte at a time. The lines are written from
+ * a template rather than by JSON.stringify of each object, which took 4 s per 400,000 lines (40 s
+ * of a full run); the first line is checked against JSON.stringify, so the two cannot drift apart.
+ */
+async function writeConversionFile(
+  file: string,
+  lines: number,
+  publicId: string,
+  codes: readonly string[],
+  tag: string,
+) {
+  const campaign = JSON.stringify(publicId);
+  const quoted = codes.map((code) => JSON.stringify(code));
+  const line = (n: number) =>
+    `{"event_type":"conversion","campaign_id":${campaign},"affiliate_id":${quoted[n % quoted.length]},` +
+    `"properties":{"order_id":"${tag}-${n}","order_value":49.9},"event_id":"${tag}-e${n}","session_id":"s-${tag}-${n % 9973}"}`;
+  if (line(1) !== JSON.stringify(exportedConversion(publicId, codes, tag, 1))) {
+    throw new Error('the replay file template no longer writes exportedConversion: update one to match the other');
+  }
+  const out = await fs.open(file, 'w');
+  try {
+    let chunk = '';
+    for (let n = 1; n <= lines; n++) {
+      chunk += `${line(n)}\n`;
+      if (chunk.length >= 1 << 20) {
+        await out.write(chunk);
+        chunk = '';
+      }
+    }
+    await out.write(chunk);
+  } finally {
+    await out.close();
+  }
+}
+
 /** Replays `lines` fresh conversions (order ids unique to `tag`) through the built CLI. */
 async function replayOnce(
   stage: Stage,
@@ -63,7 +98,7 @@ async function replayOnce(
   try {
     const file = path.join(dir, `${tag}.ndjson`);
     const { publicId, key } = stage.merchant;
-    await writeLines(file, lines, (n) => JSON.stringify(exportedConversion(publicId, codes, tag, n)));
+    await writeConversionFile(file, lines, publicId, codes, tag);
     const env = childEnv({
       CI: 'true',
       AFFILIATED_CONFIG: path.join(dir, 'config.json'),
@@ -113,8 +148,9 @@ export async function benchReplay(engine: Engine, opts: BenchOptions): Promise<F
           event: (n) => exportedConversion(stage.merchant.publicId, codes, tag, n),
         });
       await intake('warm', 6, 2);
-      // Its rate is steady long before the replay's 400,000: 100,000 a round keeps a full run
-      // within its time. It runs right after each replay, on tables of the same size.
+      // Its rate is steady long before the replay's 400,000 (no trend from one 25,000 to the next
+      // within 100,000): 50,000 a round keeps a full run within its time. It runs right after
+      // each replay, on tables of the same size.
       const baselineBatches = Math.ceil(Math.min(lines, opts.replayBaselineLines) / opts.batchSize);
       // The daemon's best intake: as many batches in flight as serve it best, on this machine now.
       const choices = opts.intakeInFlight > 0 ? [opts.intakeInFlight] : IN_FLIGHT_CHOICES;
@@ -125,15 +161,22 @@ export async function benchReplay(engine: Engine, opts: BenchOptions): Promise<F
       const replays: ReplayRun[] = [];
       const baselines: Array<{ rate: number; shares: CpuShares }> = [];
       for (let round = 0; round < opts.repeats; round++) {
-        replays.push(await replayOnce(stage, codes, lines, `replay${round}`, opts));
+        const replay = await replayOnce(stage, codes, lines, `replay${round}`, opts);
+        replays.push(replay);
         const pids = { daemon: stage.daemon.pid, 'bench (client)': process.pid, ...stage.databaseServer };
         const b = await whileWatching(pids, () => intake(`direct${round}`, baselineBatches, inFlight));
         baselines.push({ rate: b.value, shares: b.shares });
+        console.log(
+          `    (${stage.engine}, round ${round + 1}: replay ${Math.round(replay.eventsPerSec).toLocaleString('en')} events/s, ` +
+            `baseline ${Math.round(b.value).toLocaleString('en')} events/s, ratio ${(replay.eventsPerSec / b.value).toFixed(2)})`,
+        );
       }
       const replayShares = medianShares(replays.map((r) => r.shares));
       const baselineShares = medianShares(baselines.map((b) => b.shares));
       const count = lines.toLocaleString('en');
       const swept = sweep.map(([n, rate]) => `${n}: ${Math.round(rate).toLocaleString('en')}`).join(', ');
+      // Each round's own ratio, so a reader sees how far the rounds agree.
+      const perRound = replays.map((r, i) => (r.eventsPerSec / (baselines[i]?.rate ?? Number.NaN)).toFixed(2));
       const figures = [
         makeFigure({
           name: `events replay of ${count} conversions`,
@@ -144,7 +187,8 @@ export async function benchReplay(engine: Engine, opts: BenchOptions): Promise<F
           baselineName: `the daemon's best intake: the same POSTed in batches of ${opts.batchSize}, ${inFlight} in flight`,
           note:
             `${opts.replayConcurrency ? `--concurrency ${opts.replayConcurrency}` : "the CLI's default --concurrency"}; ` +
-            `baseline: ${(baselineBatches * opts.batchSize).toLocaleString('en')} a round; batches in flight tried, events/s: ${swept}`,
+            `baseline: ${(baselineBatches * opts.batchSize).toLocaleString('en')} a round; batches in flight tried, events/s: ${swept}; ` +
+            `each round's ratio: ${perRound.join(', ')}`,
           target: { on: 'ratio', op: '>=', limit: RATIO_TARGET },
           bound: `${boundOf(CLI_NAME, replayShares, 'the daemon')}; baseline: ${boundOf('daemon', baselineShares)}`,
           cpu: { measured: replayShares, baseline: baselineShares },

@@ -30,7 +30,7 @@ export interface BenchOptions {
   replayLinesLarge: number;
   /** The replay's --concurrency (batches in flight); 0: the CLI's default. */
   replayConcurrency: number;
-  /** Conversions the replay's baseline sends a round (its rate is steady long before 100,000). */
+  /** Conversions the replay's baseline sends a round (its rate is steady long before 50,000). */
   replayBaselineLines: number;
   /** Batches in flight of the replay's baseline, the daemon's best intake; 0: the best of 1 to 4, found each run. */
   intakeInFlight: number;
@@ -68,7 +68,7 @@ export function benchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions
     replayLinesSmall: int(env, 'BENCH_REPLAY_LINES_SMALL', quick ? 5_000 : 100_000),
     replayLinesLarge: int(env, 'BENCH_REPLAY_LINES_LARGE', quick ? 0 : 1_000_000),
     replayConcurrency: int(env, 'BENCH_REPLAY_CONCURRENCY', 0),
-    replayBaselineLines: Math.max(1_000, int(env, 'BENCH_REPLAY_BASELINE_LINES', quick ? 10_000 : 100_000)),
+    replayBaselineLines: Math.max(1_000, int(env, 'BENCH_REPLAY_BASELINE_LINES', quick ? 10_000 : 50_000)),
     intakeInFlight: int(env, 'BENCH_INTAKE_IN_FLIGHT', 0),
     bcryptCreations: int(env, 'BENCH_BCRYPT_CREATIONS', 20),
     daemonLogLevel: env.BENCH_LOG_LEVEL || 'info',

@@ -32,7 +32,8 @@ export function figureLine(f: Figure): string {
   return (
     `  ${f.engine} ${f.name}: ${formatNumber(f.value)} ${f.unit} vs ${formatNumber(f.baseline)} ${f.baselineUnit} ` +
     `(${f.baselineName}), ratio ${formatNumber(f.ratio)}${f.target ? `, target ${f.target}: ${f.met ? 'met' : 'NOT met'}` : ''}` +
-    (f.bound ? `\n    bound by: ${f.bound}` : '')
+    (f.bound ? `\n    bound by: ${f.bound}` : '') +
+    (f.note ? `\n    note: ${f.note}` : '')
   );
 }
 

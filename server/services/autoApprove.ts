@@ -18,7 +18,8 @@ export interface AutoApproveWorker extends Worker {
  * `createdAt` against `now()` when the run happens, so a changed setting applies to the
  * conversions already waiting. Safe with several daemons: each chunk is picked with row locks
  * (SKIP LOCKED on MySQL) and moved with the conditional update every approval uses, so nothing
- * is approved twice and a concurrent reject is never lost.
+ * is approved twice and a concurrent reject is never lost. A row another transaction holds at
+ * that moment is skipped and approved by the next run.
  */
 export function autoApproveWorker(
   { db, config, logger, now }: ServiceDeps,

@@ -13,6 +13,15 @@ export interface ClientOptions {
   dispatcher?: Dispatcher;
 }
 
+/**
+ * A request body already written as JSON (text, or its UTF-8 bytes), sent as it is rather than
+ * through `JSON.stringify`: for callers that hold JSON the server parses anyway (the replay
+ * sends an NDJSON file's own lines).
+ */
+export class RawJsonBody {
+  constructor(readonly content: string | Uint8Array) {}
+}
+
 export interface Reply<T> {
   statusCode: number;
   body: T;
@@ -80,9 +89,9 @@ export async function callApi<S extends z.ZodType>(
     'x-api-key': options.apiKey,
     'user-agent': options.userAgent ?? 'affiliated-client',
   };
-  let payload: string | undefined;
+  let payload: string | Uint8Array | undefined;
   if (extra.body !== undefined) {
-    payload = JSON.stringify(extra.body);
+    payload = extra.body instanceof RawJsonBody ? extra.body.content : JSON.stringify(extra.body);
     headers['content-type'] = 'application/json';
   }
   let statusCode: number;

@@ -8,10 +8,13 @@ import {
   schemaOf,
   successStatus,
 } from '../contract/route.js';
-import { type ClientOptions, callApi, type Reply } from './http.js';
+import { type ClientOptions, callApi, RawJsonBody, type Reply } from './http.js';
 
 export { ApiError, ConnectionError, type RateLimitInfo, UnexpectedResponseError } from './errors.js';
-export type { ClientOptions, Reply } from './http.js';
+export { type ClientOptions, RawJsonBody, type Reply } from './http.js';
+
+/** A route's input with its body already written as JSON (see `RawJsonBody`). */
+export type RawJsonBodyInput<R extends RouteSpec> = Omit<ClientInput<R>, 'body'> & { body: RawJsonBody };
 
 /** Calling a route: its input (nothing when it takes none), its parsed success body back. */
 type Call<R extends RouteSpec> = (
@@ -27,7 +30,7 @@ type ClientGroup<G extends RouteGroup> = { [K in keyof G]: Call<G[K]> };
  */
 export type ApiClient = { readonly baseUrl: string } & { [G in keyof Contract]: ClientGroup<Contract[G]> } & {
   /** The whole reply (status and rate-limit headers too), for callers that pace themselves. */
-  request<R extends RouteSpec>(route: R, input: ClientInput<R>): Promise<Reply<ResponseOf<R>>>;
+  request<R extends RouteSpec>(route: R, input: ClientInput<R> | RawJsonBodyInput<R>): Promise<Reply<ResponseOf<R>>>;
 };
 
 /** `/v1/affiliates/{id}` with `{ id: 7 }` → `/v1/affiliates/7`. */
@@ -40,7 +43,10 @@ export function pathOf(route: RouteSpec, params: Record<string, string | number>
 }
 
 export function createApiClient(options: ClientOptions): ApiClient {
-  async function request<R extends RouteSpec>(route: R, input: ClientInput<R>): Promise<Reply<ResponseOf<R>>> {
+  async function request<R extends RouteSpec>(
+    route: R,
+    input: ClientInput<R> | RawJsonBodyInput<R>,
+  ): Promise<Reply<ResponseOf<R>>> {
     const spec = route.responses[successStatus(route) as keyof RouteSpec['responses']];
     if (!spec || isContentResponse(spec)) throw new TypeError(`${route.operationId} does not answer JSON`);
     const { params, query, body } = input as {

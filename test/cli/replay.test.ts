@@ -110,9 +110,11 @@ describe(`events replay as a child process (${ENGINE})`, () => {
       const summary = parseJson(result);
       expect(summary).to.deep.include({
         lines: 14,
-        // Line 12 names another campaign: the key's campaign is known from GET /v1/campaign, so it
-        // is rejected here rather than getting its whole batch refused.
-        sent: 8,
+        // Lines 3 and 15 are not JSON objects, and line 12 names another campaign (the key's
+        // campaign is known from GET /v1/campaign): those are rejected here. Lines 10, 13 and 14
+        // break the event schema, which is the daemon's to judge: they are sent, and come back
+        // refused with the daemon's reasons.
+        sent: 11,
         accepted: 4,
         skipped: {
           duplicate_order_id: 1,
@@ -355,12 +357,12 @@ describe(`events replay as a child process (${ENGINE})`, () => {
 
   it('keeps memory flat: a file 4 times larger peaks at about the same RSS', async function () {
     this.timeout(300_000);
-    // ~2 KB a line, so holding the file would show: 40,000 lines is ~80 MB. Both runs must reach
-    // the steady state of the sending loop: more batches than are in flight (3 by default), and
-    // long enough for V8 to grow its young generation to full size, which takes a few seconds of
-    // allocation whatever the code (a run of 2,000 lines ends first and peaks ~50 MB lower, before
-    // and after batches were sent concurrently). Holding the larger file's 60 MB more of text
-    // (twice that as JavaScript strings) would pass the bound below by far.
+    // ~2 KB a line, so holding the file would show: 40,000 lines is ~80 MB. Both runs reach the
+    // steady state of the sending loop (more batches than are in flight, 3 by default, and than
+    // the buffers it keeps). The replay holds V8's young generation at its start-up size, so what
+    // is left to move the peak is the pool of batch buffers and the old generation's garbage
+    // between collections: a few MB. Holding the larger file's 60 MB more of text (twice that as
+    // JavaScript strings), or letting the young generation double (16 MB more), fails the bound.
     const padding = 'x'.repeat(2000);
     const line = (n: number) =>
       pageView(merchant.publicId, active, { session_id: `m${n}`, properties: { note: padding } });
@@ -378,8 +380,6 @@ describe(`events replay as a child process (${ENGINE})`, () => {
       `      peak RSS: ${mb(smallRun.maxRssBytes)} MB for ${mb(statSync(small).size)} MB, ` +
         `${mb(largeSummary.maxRssBytes)} MB for ${mb(statSync(large).size)} MB`,
     );
-    // Holding the large file (80 MB of text, more once parsed) would add well over half the
-    // small run's peak; the garbage collector's own swings stay far below that.
-    expect(largeSummary.maxRssBytes).to.be.below(smallRun.maxRssBytes * 1.5);
+    expect(largeSummary.maxRssBytes).to.be.below(smallRun.maxRssBytes * 1.15);
   });
 });

@@ -236,13 +236,16 @@ describe(`conversion and payout races (${ENGINE})`, () => {
         worker(second, b.conversions, now).runOnce(),
         ...rejected.map((id) => a.conversions.update(shop.campaignId, id, 'rejected')),
       ]);
+      // On MySQL a run skips rows another transaction holds (SKIP LOCKED): a reject's locking
+      // reads may hold a neighbour for a moment, and that one waits for the next run.
+      const next = await worker(t.db, a.conversions, now).runOnce();
       const states = await statusesOf(t.db, ids);
       for (const id of rejected) expect(states.get(id)?.status, `conversion ${id}`).to.equal('rejected');
       expect([...states.values()].filter((s) => s.status === 'approved')).to.have.length(ids.length - rejected.length);
       const approvedEvents = events.filter((e) => e.type === 'conversion.approved');
       const approvedIds = approvedEvents.map((e) => (e.data as Conversion).id);
       expect(new Set(approvedIds).size).to.equal(approvedIds.length);
-      expect((first ?? 0) + (secondRun ?? 0)).to.equal(approvedIds.length);
+      expect((first ?? 0) + (secondRun ?? 0) + next).to.equal(approvedIds.length);
       // Rejected first, or approved first and then rejected: every id is accounted for once.
       expect(approvedIds.length).to.be.at.least(ids.length - rejected.length);
     });

@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import type { Clock } from '../../cli/commands/events/replay/clock.js';
-import { deliver, type PendingEvent, splitIndexedMessage } from '../../cli/commands/events/replay/deliver.js';
-import { deriveEventId, judgeLine } from '../../cli/commands/events/replay/lines.js';
+import { BatchEvents, BodyPool } from '../../cli/commands/events/replay/body.js';
+import { deliver, splitIndexedMessage } from '../../cli/commands/events/replay/deliver.js';
+import { deriveEventId, judgeLine, withEventId } from '../../cli/commands/events/replay/judge.js';
 import { Pacer } from '../../cli/commands/events/replay/pacer.js';
 import { StopRun } from '../../cli/commands/events/replay/stop.js';
 import { retryingTransport, type Transport } from '../../cli/commands/events/replay/transport.js';
 import type { ApiClient, Reply } from '../../shared/client/index.js';
-import { ApiError, ConnectionError } from '../../shared/client/index.js';
+import { ApiError, ConnectionError, RawJsonBody } from '../../shared/client/index.js';
 import type { EventsResponse } from '../../shared/schemas/event.js';
 
 /** A clock that never waits: sleeping moves time on and is recorded. */
@@ -25,13 +26,21 @@ function fakeClock(): Clock & { slept: number[] } {
 
 type Answer = EventsResponse | ApiError | Error;
 
-/** A client whose `POST /v1/events` answers from a script and records each batch it got. */
+/** What the daemon would parse: the body must be one JSON document holding every event. */
+function eventsOf(body: string | Uint8Array): object[] {
+  const text = typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
+  const parsed = JSON.parse(text) as { batch: boolean; events: object[] };
+  expect(parsed.batch).to.equal(true);
+  return parsed.events;
+}
+
+/** A client whose `POST /v1/events` answers from a script and records each batch it got, parsed. */
 function scriptedClient(answers: Answer[], rateLimit: Reply<EventsResponse>['rateLimit'] = {}) {
   const batches: object[][] = [];
   const client = {
     baseUrl: 'http://test',
-    request: async (_route: unknown, input: { body: { events: readonly object[] } }) => {
-      batches.push([...input.body.events]);
+    request: async (_route: unknown, input: { body: RawJsonBody }) => {
+      batches.push(eventsOf(input.body.content));
       const answer = answers.shift();
       if (answer === undefined) throw new Error('no scripted answer left');
       if (answer instanceof Error) throw answer;
@@ -53,8 +62,9 @@ function pickyTransport(bad: Set<number>): Transport & { calls: number } {
   const transport = {
     calls: 0,
     stats: { requests: 0, rateLimited: 0, serverErrors: 0, networkErrors: 0 },
-    async post(events: readonly object[]) {
+    async post(body: Uint8Array) {
       transport.calls++;
+      const events = eventsOf(body);
       const ids = events.map((e) => (e as { n: number }).n);
       if (ids.some((n) => bad.has(n))) throw new ApiError(400, ['something in this batch is wrong']);
       return ok(events.length);
@@ -63,7 +73,19 @@ function pickyTransport(bad: Set<number>): Transport & { calls: number } {
   return transport;
 }
 
-const pending = (lines: number[]): PendingEvent[] => lines.map((line) => ({ line, event: { n: line } }));
+/** A batch of events `{ "n": line }`, one a line. */
+function pending(lines: number[]): BatchEvents {
+  const events = new BatchEvents(new BodyPool());
+  for (const line of lines) events.add(line, JSON.stringify({ n: line }), 0);
+  return events;
+}
+const EMPTY_BATCH = Buffer.from('{"batch":true,"events":[]}');
+
+/** The event a judged line sends, parsed as the daemon parses it. */
+function sentEvent(judged: ReturnType<typeof judgeLine>): Record<string, unknown> {
+  if (judged.kind !== 'event') throw new Error(`expected an event, got ${JSON.stringify(judged)}`);
+  return JSON.parse(judged.json) as Record<string, unknown>;
+}
 
 describe('replay: lines and ids', () => {
   it('derives the same event_id for the same line, a different one elsewhere', () => {
@@ -71,13 +93,47 @@ describe('replay: lines and ids', () => {
     expect(deriveEventId(3, text)).to.equal(deriveEventId(3, `  ${text}  `));
     expect(deriveEventId(3, text)).not.to.equal(deriveEventId(4, text));
     expect(deriveEventId(3, text).length).to.be.at.most(128);
-    const judged = judgeLine(3, text);
-    expect(judged.kind === 'event' && judged.event.event_id).to.equal(deriveEventId(3, text));
+    expect(sentEvent(judgeLine(3, text))).to.deep.equal({ event_id: deriveEventId(3, text), ...JSON.parse(text) });
   });
 
-  it('keeps an event_id the line already has', () => {
-    const judged = judgeLine(1, '{"event_type":"lead","campaign_id":"c","affiliate_id":"A","event_id":"mine"}');
-    expect(judged.kind === 'event' && judged.event.event_id).to.equal('mine');
+  it('keeps an event_id the line already has, and sends such a line exactly as written', () => {
+    const text = ' { "event_type" : "conversion", "event_id": "mine", "properties": {"order_value": 49.90} }';
+    expect(judgeLine(1, text)).to.deep.equal({ kind: 'event', json: text });
+  });
+
+  it('writes a derived event_id into the line itself, whatever its spacing', () => {
+    for (const text of ['{}', '{ }', '\t{\r\n}', ' {"a":1} ', '{"a":{"b":[1,{}]}}', '{"x":"{"}']) {
+      const json = withEventId(text, 'replay_x');
+      expect(JSON.parse(json), text).to.deep.equal({ event_id: 'replay_x', ...JSON.parse(text) });
+      // The rest of the line is untouched: the daemon judges what the file says.
+      expect(json.replace('"event_id":"replay_x"', '').replace(/^(\s*\{),/, '$1'), text).to.equal(text);
+    }
+  });
+
+  it('judges here only what the daemon could not name: JSON, an object, another campaign', () => {
+    const line = (fields: object) => JSON.stringify({ event_type: 'page_view', affiliate_id: 'A', ...fields });
+    expect(judgeLine(1, '{"event_type": ')).to.deep.equal({ kind: 'rejected', reasons: ['line is not valid JSON'] });
+    expect(judgeLine(1, '[1]')).to.deep.equal({ kind: 'rejected', reasons: ['line must be a JSON object'] });
+    expect(judgeLine(1, '"text"')).to.deep.equal({ kind: 'rejected', reasons: ['line must be a JSON object'] });
+    expect(judgeLine(1, '   ')).to.deep.equal({ kind: 'blank' });
+    expect(judgeLine(1, line({ campaign_id: 'other' }), { campaign: 'shop' })).to.deep.equal({
+      kind: 'rejected',
+      reasons: [`campaign_id must be the public id of the API key's campaign ("shop")`],
+    });
+    // The schema is the daemon's to judge: these go out, and come back refused with its reasons.
+    expect(judgeLine(1, line({ campaign_id: 'shop', event_type: 'click' }), { campaign: 'shop' }).kind).to.equal(
+      'event',
+    );
+    expect(judgeLine(1, line({ campaign_id: 7 }), { campaign: 'shop' }).kind).to.equal('event');
+    expect(judgeLine(1, line({ campaign_id: 'x'.repeat(65) }), { campaign: 'shop' }).kind).to.equal('event');
+  });
+
+  it('checks the whole schema when asked (a dry run, which has no daemon)', () => {
+    const click = JSON.stringify({ event_type: 'click', campaign_id: 'shop', affiliate_id: 'A' });
+    expect(judgeLine(1, click, { schema: true })).to.deep.equal({
+      kind: 'rejected',
+      reasons: ['event_type must be one of the following values: conversion, lead, page_view'],
+    });
   });
 
   it('reads server messages that name an event', () => {
@@ -141,7 +197,7 @@ describe('replay: retries and pacing', () => {
       ok(1),
     ]);
     const transport = retryingTransport(client, new Pacer(clock), clock, () => {});
-    expect(await transport.post([{}])).to.deep.equal(ok(1));
+    expect(await transport.post(EMPTY_BATCH)).to.deep.equal(ok(1));
     expect(clock.slept).to.deep.equal([1000, 2000, 4000]);
     expect(transport.stats).to.deep.include({ requests: 4, serverErrors: 2, networkErrors: 1 });
   });
@@ -150,7 +206,7 @@ describe('replay: retries and pacing', () => {
     const clock = fakeClock();
     const failures = Array.from({ length: 10 }, () => new ApiError(502, ['Bad Gateway']));
     const transport = retryingTransport(scriptedClient(failures).client, new Pacer(clock), clock, () => {});
-    const err = await transport.post([{}]).catch((e) => e);
+    const err = await transport.post(EMPTY_BATCH).catch((e) => e);
     expect(err).to.be.instanceOf(StopRun);
     expect(err.reason).to.equal('server_error');
   });
@@ -161,13 +217,13 @@ describe('replay: retries and pacing', () => {
     const clock = fakeClock();
     const said: string[] = [];
     const { client } = scriptedClient([tooMany(), tooMany(), tooMany(), ok(1)]);
-    await retryingTransport(client, new Pacer(clock), clock, (text) => said.push(text)).post([{}]);
+    await retryingTransport(client, new Pacer(clock), clock, (text) => said.push(text)).post(EMPTY_BATCH);
     expect(clock.slept).to.deep.equal([1000, 2000, 4000]);
     expect(said).to.have.length(3);
 
     const patient = fakeClock();
     const told = scriptedClient([tooMany(7), ok(1)]);
-    await retryingTransport(told.client, new Pacer(patient), patient, () => {}).post([{}]);
+    await retryingTransport(told.client, new Pacer(patient), patient, () => {}).post(EMPTY_BATCH);
     expect(patient.slept).to.deep.equal([7000]);
   });
 
@@ -179,7 +235,7 @@ describe('replay: retries and pacing', () => {
       const clock = fakeClock();
       const { client, batches } = scriptedClient([new ApiError(status, ['nope']), ok(1)]);
       const err = await retryingTransport(client, new Pacer(clock), clock, () => {})
-        .post([{}])
+        .post(EMPTY_BATCH)
         .catch((e) => e);
       expect(err).to.be.instanceOf(StopRun);
       expect(err).to.include({ reason, statusCode: status });
@@ -193,9 +249,9 @@ describe('replay: retries and pacing', () => {
     const { client } = scriptedClient([ok(1), ok(1)], { limit: 3, remaining: 0, resetSeconds: 2 });
     const pacer = new Pacer(clock);
     const transport = retryingTransport(client, pacer, clock, () => {});
-    await transport.post([{}]);
+    await transport.post(EMPTY_BATCH);
     expect(clock.slept).to.deep.equal([]);
-    await transport.post([{}]);
+    await transport.post(EMPTY_BATCH);
     expect(clock.slept).to.deep.equal([2000]);
     expect(pacer.waits).to.equal(1);
   });

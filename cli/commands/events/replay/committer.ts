@@ -36,6 +36,7 @@ export interface CommitterDeps {
  * the checkpoint past it (saved at most once a second, and at the end of the file), so a
  * checkpoint never passes a line whose reject a crash could lose. The first stop or failure in
  * line order ends the recording; answers after it are dropped, and `--resume` sends those lines again.
+ * A batch's buffers go back to the pool once it is recorded or dropped.
  */
 export class InOrderCommitter {
   private readonly waiting = new Map<number, { batch: Batch; outcome: Outcome }>();
@@ -46,6 +47,10 @@ export class InOrderCommitter {
   private savedAt = Number.NEGATIVE_INFINITY;
   private stoppedAt: Stopped | undefined;
   private failed: { error: unknown } | undefined;
+  /** An answer that will end the run has come back, though earlier batches may still be out. */
+  private endingSeen = false;
+  /** Recording runs one call at a time, in the order they were asked for. */
+  private recording: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: CommitterDeps) {
     this.at = { ...deps.from };
@@ -71,6 +76,19 @@ export class InOrderCommitter {
     return this.stoppedAt !== undefined || this.failed !== undefined;
   }
 
+  /**
+   * Nothing more should be sent: the run ended, or a stop or failure has come back and will end
+   * it when its turn comes (every batch before it is out already; any after it would be dropped).
+   */
+  get ending(): boolean {
+    return this.ended || this.endingSeen;
+  }
+
+  /** Batches recorded (or dropped after the end) so far: the sequence number of the next one. */
+  get recorded(): number {
+    return this.next;
+  }
+
   /** The daemon has acknowledged a batch of this run. */
   get progressed(): boolean {
     return this.at.line > this.deps.from.line || this.deps.totals.lines > this.startLines;
@@ -79,21 +97,49 @@ export class InOrderCommitter {
   /** Hands in how the request of a batch ended; `commitReady` records it when its turn comes. */
   accept(batch: Batch, outcome: Outcome): void {
     this.waiting.set(batch.seq, { batch, outcome });
+    if (outcome.kind !== 'delivered') this.endingSeen = true;
   }
 
-  /** Records the answers that are next in line order; the first stop or failure ends the run there. */
-  async commitReady(): Promise<void> {
+  /**
+   * Records the answers that are next in line order; the first stop or failure ends the run there.
+   * Calls queue behind one another, so the sending loop can ask without waiting (a checkpoint's
+   * flush to disk then never holds the next batch back). It never rejects: an error writing the
+   * rejects or the checkpoint ends the run as a failure, which the run rethrows.
+   */
+  commitReady(): Promise<void> {
+    this.recording = this.recording
+      .then(() => this.recordReady())
+      .catch((error: unknown) => {
+        this.failed ??= { error };
+      });
+    return this.recording;
+  }
+
+  private async recordReady(): Promise<void> {
     for (let ready = this.waiting.get(this.next); ready; ready = this.waiting.get(this.next)) {
       this.waiting.delete(this.next++);
-      if (this.ended) continue;
       const { batch, outcome } = ready;
-      if (outcome.kind === 'delivered') await this.commit(batch, outcome.delivery, outcome.sent);
-      else if (outcome.kind === 'stopped') {
-        const { reason, message, statusCode, messages } = outcome.stop;
-        this.stop(reason, message, batch.firstLine, statusCode, messages);
-      } else if (outcome.kind === 'interrupted') this.stop('interrupted', 'interrupted', batch.firstLine);
-      else this.failed = { error: outcome.error };
+      try {
+        if (!this.ended) await this.record(batch, outcome);
+      } finally {
+        batch.events.release();
+      }
     }
+  }
+
+  /** How a batch's answer ends: recorded, or the stop or failure that ends the run there. */
+  private async record(batch: Batch, outcome: Outcome): Promise<void> {
+    if (outcome.kind === 'delivered') {
+      try {
+        await this.commit(batch, outcome.delivery, outcome.sent);
+      } catch (error) {
+        this.failed = { error };
+      }
+    } else if (outcome.kind === 'stopped') {
+      const { reason, message, statusCode, messages } = outcome.stop;
+      this.stop(reason, message, batch.firstLine, statusCode, messages);
+    } else if (outcome.kind === 'interrupted') this.stop('interrupted', 'interrupted', batch.firstLine);
+    else this.failed = { error: outcome.error };
   }
 
   /** Ends the run at `line` (0: the line after the checkpoint); the first reason given is the one kept. */
@@ -113,15 +159,14 @@ export class InOrderCommitter {
    * A failure to save is not reported: the checkpoint saved before stands, and still holds.
    */
   async flush(): Promise<void> {
+    await this.recording;
     if (this.dirty) await this.save(false).catch(() => {});
   }
 
   /** Rejects first (flushed), then the counts, then perhaps the checkpoint: a crash loses no row. */
   private async commit(batch: Batch, delivery: Delivery, sent: number): Promise<void> {
     const { totals, rejects, clock } = this.deps;
-    const raws = new Map(batch.events.map((e) => [e.line, e.raw ?? '']));
-    const serverRejects = delivery.rejected.map((r) => ({ ...r, raw: raws.get(r.line) ?? '' }));
-    const rows = [...batch.localRejects, ...serverRejects].sort((a, b) => a.line - b.line);
+    const rows = rejectedRows(batch, delivery);
     await rejects.write(rows);
     totals.lines += batch.lines;
     totals.sent += sent;
@@ -140,4 +185,16 @@ export class InOrderCommitter {
     this.dirty = false;
     await this.deps.save(this.acknowledged, this.deps.totals, done);
   }
+}
+
+/** A batch's rejected lines, its own and the daemon's, in line order, each with its text. */
+function rejectedRows(batch: Batch, delivery: Delivery): RejectedLine[] {
+  if (delivery.rejected.length === 0) return batch.localRejects;
+  const indexOf = new Map<number, number>();
+  for (let index = 0; index < batch.events.count; index++) indexOf.set(batch.events.lineOf(index), index);
+  const serverRejects = delivery.rejected.map((r) => {
+    const index = indexOf.get(r.line);
+    return { ...r, raw: index === undefined ? '' : batch.events.rawOf(index) };
+  });
+  return [...batch.localRejects, ...serverRejects].sort((a, b) => a.line - b.line);
 }

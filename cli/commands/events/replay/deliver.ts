@@ -1,13 +1,7 @@
 import { ApiError } from '../../../../shared/client/index.js';
 import type { SkipReason } from '../../../../shared/schemas/event.js';
+import type { BatchEvents } from './body.js';
 import type { Transport } from './transport.js';
-
-export interface PendingEvent {
-  line: number;
-  event: object;
-  /** The line as written, for the rejects file should the server refuse it. */
-  raw?: string;
-}
 
 export interface Rejection {
   line: number;
@@ -42,57 +36,56 @@ export function splitIndexedMessage(message: string): { index: number; reason: s
 }
 
 /**
- * Sends one batch. The server refuses a batch whole when any event breaks a rule (spec
- * §10.6), so a 400 is taken apart: events its messages name by index are rejected with those
- * messages and the rest is sent again; when the messages name no index (or a body is too
- * large, 413), the batch is split in halves until the bad lines stand alone.
+ * Sends one batch (its events at `indices`, or all of them). The server refuses a batch whole
+ * when any event breaks a rule (spec §10.6), so a 400 is taken apart: events its messages name
+ * by index are rejected with those messages and the rest is sent again; when the messages name
+ * no index (or a body is too large, 413), the batch is split in halves until the bad lines
+ * stand alone.
  */
 export async function deliver(
-  items: readonly PendingEvent[],
+  events: BatchEvents,
   transport: Transport,
   signal?: AbortSignal,
+  indices?: readonly number[],
 ): Promise<Delivery> {
-  if (items.length === 0) return emptyDelivery();
+  const count = indices?.length ?? events.count;
+  if (count === 0) return emptyDelivery();
+  /** The batch's index of the k-th event sent. */
+  const at = (k: number) => (indices ? (indices[k] ?? -1) : k);
   try {
-    const answer = await transport.post(
-      items.map((item) => item.event),
-      signal,
-    );
-    const skipped = answer.skipped.map((skip) => ({
-      line: items[skip.index]?.line ?? 0,
-      reason: skip.reason,
-    }));
+    const answer = await transport.post(events.body(indices), signal);
+    const skipped = answer.skipped.map((skip) => ({ line: events.lineOf(at(skip.index)), reason: skip.reason }));
     return { accepted: answer.accepted, skipped, rejected: [] };
   } catch (err) {
     if (!(err instanceof ApiError) || (err.statusCode !== 400 && err.statusCode !== 413)) throw err;
-    if (items.length === 1) {
-      const only = items[0] as PendingEvent;
+    if (count === 1) {
       const reasons =
         err.statusCode === 413
           ? ['event is larger than the daemon accepts in one request']
           : err.messages.map((m) => splitIndexedMessage(m)?.reason ?? m);
-      return { accepted: 0, skipped: [], rejected: [{ line: only.line, reasons }] };
+      return { accepted: 0, skipped: [], rejected: [{ line: events.lineOf(at(0)), reasons }] };
     }
+    const sent = Array.from({ length: count }, (_, k) => at(k));
     if (err.statusCode === 400) {
-      const named = namedRejections(items, err.messages);
+      const named = namedRejections(count, err.messages);
       if (named) {
-        const rest = items.filter((_, index) => !named.has(index));
-        const rejected = [...named].map(([index, reasons]) => ({ line: items[index]?.line ?? 0, reasons }));
-        return merge({ accepted: 0, skipped: [], rejected }, await deliver(rest, transport, signal));
+        const rest = sent.filter((_, k) => !named.has(k));
+        const rejected = [...named].map(([k, reasons]) => ({ line: events.lineOf(at(k)), reasons }));
+        return merge({ accepted: 0, skipped: [], rejected }, await deliver(events, transport, signal, rest));
       }
     }
-    const middle = Math.ceil(items.length / 2);
-    const first = await deliver(items.slice(0, middle), transport, signal);
-    return merge(first, await deliver(items.slice(middle), transport, signal));
+    const middle = Math.ceil(count / 2);
+    const first = await deliver(events, transport, signal, sent.slice(0, middle));
+    return merge(first, await deliver(events, transport, signal, sent.slice(middle)));
   }
 }
 
-/** Every message must name an event of this batch; otherwise the messages are not trusted for splitting. */
-function namedRejections(items: readonly PendingEvent[], messages: string[]): Map<number, string[]> | undefined {
+/** Every message must name an event of this request; otherwise the messages are not trusted for splitting. */
+function namedRejections(count: number, messages: string[]): Map<number, string[]> | undefined {
   const byIndex = new Map<number, string[]>();
   for (const message of messages) {
     const split = splitIndexedMessage(message);
-    if (!split || split.index >= items.length) return undefined;
+    if (!split || split.index >= count) return undefined;
     byIndex.set(split.index, [...(byIndex.get(split.index) ?? []), split.reason]);
   }
   return byIndex.size > 0 ? byIndex : undefined;

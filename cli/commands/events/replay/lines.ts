@@ -1,101 +1,110 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { campaignMismatch, trackingEventSchema } from '../../../../shared/schemas/event.js';
-import { parseWith } from '../../../../shared/schemas/validation.js';
-
-export interface RawLine {
-  /** Physical line number, from 1, counting blank lines, as an editor shows it. */
-  line: number;
-  text: string;
-  /** Byte offset just past this line and its line break: where a resume starts reading. */
-  end: number;
-}
+import { promises as fs } from 'node:fs';
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
+/** One read: a few hundred lines of a typical export, into the one buffer the reader keeps. */
+export const READ_BYTES = 64 * 1024;
 
 /**
  * The file, one line at a time, with exact byte offsets (CRLF and multi-byte text included), so
- * a checkpoint can name the byte a resume starts at and fingerprint what came before it. The
- * stream is pulled, so at most one read buffer (64 KiB) and the current line are held.
+ * a checkpoint can name the byte a resume starts at and fingerprint what came before it.
+ *
+ * `next()` moves to the next line of what has been read, synchronously (awaiting once a line
+ * cost more than the rest of the reading); `fill()` reads on when it says there is none. One
+ * buffer is read into again and again, and a line's text is made only when it is reached, so
+ * between reads the reader holds that buffer and nothing else (but a line that spans reads,
+ * however long).
  */
-export async function* readLines(file: string, fromByte = 0, fromLine = 0): AsyncGenerator<RawLine> {
-  const input = createReadStream(file, { start: fromByte, highWaterMark: 64 * 1024 });
-  let line = fromLine;
-  let offset = fromByte;
-  let carry: Buffer | undefined;
-  const text = (bytes: Buffer) => {
-    const end = bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
-    const value = bytes.toString('utf8', 0, end);
-    return line === 1 ? value.replace(/^\uFEFF/, '') : value;
-  };
-  try {
-    for await (const chunk of input as AsyncIterable<Buffer>) {
-      let start = 0;
-      for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, start)) {
-        const piece = carry ? Buffer.concat([carry, chunk.subarray(start, at)]) : chunk.subarray(start, at);
-        carry = undefined;
-        line++;
-        offset += piece.length + 1;
-        yield { line, text: text(piece), end: offset };
-        start = at + 1;
+export class LineReader {
+  /** Physical line number of the current line, from 1, counting blank lines, as an editor shows it. */
+  line: number;
+  /** The current line, without its line break (and without a byte-order mark on line 1). */
+  text = '';
+  /** Byte offset just past the current line and its line break: where a resume starts reading. */
+  end: number;
+  /** Bytes the current line takes in the file, its line break included. */
+  bytes = 0;
+
+  private readonly buffer = Buffer.allocUnsafe(READ_BYTES);
+  private chunk = this.buffer.subarray(0, 0);
+  /** Where in `chunk` the next line starts; `chunk` starts at byte `chunkAt` of the file. */
+  private start = 0;
+  private chunkAt: number;
+  private carry: Buffer | undefined;
+  private atEnd = false;
+  private finished = false;
+
+  private constructor(
+    private readonly handle: fs.FileHandle,
+    fromByte: number,
+    fromLine: number,
+  ) {
+    this.line = fromLine;
+    this.end = fromByte;
+    this.chunkAt = fromByte;
+  }
+
+  static async open(file: string, fromByte = 0, fromLine = 0): Promise<LineReader> {
+    return new LineReader(await fs.open(file, 'r'), fromByte, fromLine);
+  }
+
+  /** Moves to the next line read so far; false when `fill()` must read more first. */
+  next(): boolean {
+    const at = this.start < this.chunk.length ? this.chunk.indexOf(NEWLINE, this.start) : -1;
+    if (at !== -1) {
+      if (this.carry) {
+        const whole = Buffer.concat([this.carry, this.chunk.subarray(this.start, at)]);
+        this.carry = undefined;
+        this.take(whole, 0, whole.length, whole.length + 1);
+      } else {
+        this.take(this.chunk, this.start, at, at + 1 - this.start);
       }
-      if (start < chunk.length) {
-        const rest = chunk.subarray(start);
-        carry = carry ? Buffer.concat([carry, rest]) : Buffer.from(rest);
+      this.start = at + 1;
+      return true;
+    }
+    if (this.atEnd && !this.finished) {
+      // The last line, without a line break.
+      this.finished = true;
+      const rest = this.restOfChunk();
+      if (rest.length > 0) {
+        this.take(rest, 0, rest.length, rest.length);
+        return true;
       }
     }
-    if (carry && carry.length > 0) {
-      line++;
-      offset += carry.length;
-      yield { line, text: text(carry), end: offset };
-    }
-  } finally {
-    input.destroy();
+    return false;
   }
-}
 
-export const NOT_JSON = 'line is not valid JSON';
-export const NOT_OBJECT = 'line must be a JSON object';
-
-/**
- * A stable `event_id` for a line that has none: a hash of its line number and its text. It
- * survives a re-run, a resume, a rename or a copy of the file; a line edited in place becomes
- * a new event (it was refused before, or it now says something else), the others keep theirs.
- */
-export function deriveEventId(line: number, text: string): string {
-  const digest = createHash('sha256').update(`${line}\n${text.trim()}`).digest('base64url');
-  return `replay_${digest}`;
-}
-
-export type JudgedLine =
-  { kind: 'blank' } | { kind: 'event'; event: Record<string, unknown> } | { kind: 'rejected'; reasons: string[] };
-
-/**
- * One line against the server's own schema (the same zod schemas as the server) and, when the
- * key's campaign is known, against the one rule only the server could otherwise check: a
- * `campaign_id` of another campaign. A batch holding such a line would be refused whole and
- * sent again without it, nearly doubling the requests of a file with many of them.
- */
-export function judgeLine(line: number, text: string, campaign?: string): JudgedLine {
-  if (text.trim() === '') return { kind: 'blank' };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { kind: 'rejected', reasons: [NOT_JSON] };
+  /** Reads on; false once the file is read to its end and every line was given. */
+  async fill(): Promise<boolean> {
+    if (this.atEnd) return !this.finished;
+    // The buffer is read into again: a line it ends in the middle of is copied out first.
+    const rest = this.restOfChunk();
+    this.carry = rest.length > 0 ? rest : undefined;
+    this.chunkAt += this.chunk.length;
+    const { bytesRead } = await this.handle.read(this.buffer, 0, READ_BYTES, this.chunkAt);
+    this.chunk = this.buffer.subarray(0, bytesRead);
+    this.start = 0;
+    if (bytesRead === 0) this.atEnd = true;
+    return true;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { kind: 'rejected', reasons: [NOT_OBJECT] };
+
+  async close(): Promise<void> {
+    await this.handle.close();
   }
-  const checked = parseWith(trackingEventSchema, value);
-  if (!checked.ok) return { kind: 'rejected', reasons: checked.messages };
-  if (campaign !== undefined && checked.data.campaign_id !== campaign) {
-    // The server's own words, so a line refused here reads as if the daemon had refused it.
-    return { kind: 'rejected', reasons: [`campaign_id ${campaignMismatch(campaign)}`] };
+
+  /** What follows the last line break read, the carried part included (a copy: the buffer is reused). */
+  private restOfChunk(): Buffer {
+    const tail = this.chunk.subarray(this.start);
+    if (this.carry) return Buffer.concat([this.carry, tail]);
+    return Buffer.from(tail);
   }
-  // The line is sent as written (not as zod re-shaped it), plus an id that makes it idempotent.
-  const event = value as Record<string, unknown>;
-  if (event.event_id === undefined) event.event_id = deriveEventId(line, text);
-  return { kind: 'event', event };
+
+  private take(bytes: Buffer, start: number, stop: number, length: number): void {
+    this.line++;
+    this.bytes = length;
+    this.end += length;
+    const last = stop > start && bytes[stop - 1] === CR ? stop - 1 : stop;
+    const text = bytes.toString('utf8', start, last);
+    this.text = this.line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  }
 }

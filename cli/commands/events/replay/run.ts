@@ -2,9 +2,11 @@ import type { ApiClient } from '../../../../shared/client/index.js';
 import { UsageError } from '../../../errors.js';
 import type { Io } from '../../../io.js';
 import { readBatches } from './batches.js';
+import { BodyPool } from './body.js';
 import { checkpointSaver, fingerprintOf, type Position } from './checkpoint.js';
 import { type Clock, realClock } from './clock.js';
 import { InOrderCommitter } from './committer.js';
+import { holdYoungGeneration } from './heap.js';
 import { deliver } from './deliver.js';
 import { sendBatches } from './loop.js';
 import { Pacer } from './pacer.js';
@@ -38,11 +40,13 @@ export interface ReplayDeps {
 }
 
 /**
- * `events replay FILE`: streams the file, validates each line with the server's schema, sends
- * batches with stable event ids, several at once (`--concurrency`), paces itself by the
- * rate-limit headers, retries what is worth retrying, and checkpoints. The parts: where the run
- * starts (start.ts), the batches (batches.ts), the sending loop (loop.ts), and the committer
- * that records the answers in line order and moves the checkpoint (committer.ts).
+ * `events replay FILE`: streams the file, judges of each line what the daemon could not name
+ * (judge.ts; a dry run checks the whole schema), sends the lines' own text in batches with
+ * stable event ids, several at once (`--concurrency`), paces itself by the rate-limit headers,
+ * retries what is worth retrying, and checkpoints. The parts: where the run starts (start.ts),
+ * the file's lines (lines.ts), the batches (batches.ts) and their bodies (body.ts), the sending
+ * loop (loop.ts), and the committer that records the answers in line order and moves the
+ * checkpoint (committer.ts).
  */
 export async function replay(deps: ReplayDeps, options: ReplayOptions): Promise<ReplaySummary> {
   const { io, client, signal } = deps;
@@ -52,6 +56,7 @@ export async function replay(deps: ReplayDeps, options: ReplayOptions): Promise<
   if (options.dryRun && options.resume) throw new UsageError('--dry-run and --resume do not go together');
   if (!options.dryRun && !client) throw new UsageError('a replay needs the daemon (or --dry-run)');
   const fileBytes = await checkFile(options.file);
+  holdYoungGeneration();
   const paths = pathsOf(options);
   const { checkpoint, rejects } = await startingPoint(io, options);
   const from: Position = { line: checkpoint?.line ?? 0, bytes: checkpoint?.bytes ?? 0 };
@@ -90,6 +95,9 @@ export async function replay(deps: ReplayDeps, options: ReplayOptions): Promise<
         fromLine: from.line,
         batchSize: options.batchSize,
         campaign,
+        // Without a daemon, the dry run is the only judge of the event schema.
+        schema: Boolean(options.dryRun),
+        pool: new BodyPool(options.batchSize),
       });
       lastLine = await sendBatches(batches, committer, {
         concurrency,

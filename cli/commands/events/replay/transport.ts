@@ -1,6 +1,6 @@
-import { type ApiClient, ApiError, ConnectionError } from '../../../../shared/client/index.js';
+import { type ApiClient, ApiError, ConnectionError, RawJsonBody } from '../../../../shared/client/index.js';
 import { contract } from '../../../../shared/contract/index.js';
-import type { EventsRequest, EventsResponse } from '../../../../shared/schemas/event.js';
+import type { EventsResponse } from '../../../../shared/schemas/event.js';
 import type { Clock } from './clock.js';
 import type { Pacer } from './pacer.js';
 import { StopRun } from './stop.js';
@@ -21,10 +21,11 @@ export interface RetryStats {
 
 export interface Transport {
   /**
-   * One batch, retried until it gets an answer; 400 and 413 are thrown for the caller to split.
-   * `signal` cuts a wait for the rate limit short (AbortError): the batch was then not sent.
+   * One batch, its request body already written (body.ts), retried until it gets an answer; 400
+   * and 413 are thrown for the caller to split. `signal` cuts a wait for the rate limit short
+   * (AbortError): the batch was then not sent.
    */
-  post(events: readonly object[], signal?: AbortSignal): Promise<EventsResponse>;
+  post(body: Uint8Array, signal?: AbortSignal): Promise<EventsResponse>;
   readonly stats: RetryStats;
 }
 
@@ -39,15 +40,14 @@ export function retryingTransport(
   say: (text: string) => void,
 ): Transport {
   const stats: RetryStats = { requests: 0, rateLimited: 0, serverErrors: 0, networkErrors: 0 };
-  async function post(events: readonly object[], signal?: AbortSignal): Promise<EventsResponse> {
+  async function post(bytes: Uint8Array, signal?: AbortSignal): Promise<EventsResponse> {
+    const body = new RawJsonBody(bytes);
     let limited = 0;
     let failures = 0;
     for (;;) {
       await pacer.acquire(signal);
       stats.requests++;
       try {
-        // Sent as read from the file, not re-serialised: the daemon judges exactly what the file holds.
-        const body = { batch: true, events } as unknown as EventsRequest;
         const reply = await client.request(contract.events.send, { body });
         pacer.observe(reply.rateLimit);
         pacer.release();
