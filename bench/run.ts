@@ -8,6 +8,7 @@
 import os from 'node:os';
 import knexFactory from 'knex';
 import * as atScale from './atScale.js';
+import * as billing from './billing.js';
 import * as intake from './intake.js';
 import type { Engine } from './lib/figure.js';
 import { benchOptions, mysqlUrl } from './lib/options.js';
@@ -24,7 +25,7 @@ import * as tenants from './tenants.js';
  * The modules, in the order they run. A new area is a module exporting `parts` (see
  * docs/benchmarks.md, "Adding a figure"), listed here.
  */
-const MODULES: Array<{ parts: readonly Part[] }> = [intake, rules, replay, reads, atScale, tenants, portal];
+const MODULES: Array<{ parts: readonly Part[] }> = [intake, rules, replay, reads, atScale, tenants, portal, billing];
 
 async function engineVersion(engine: Engine, url: string | undefined): Promise<string> {
   if (engine === 'sqlite') {

@@ -16,6 +16,7 @@ import { registerRefunds } from './commands/refunds/index.js';
 import { registerServe } from './commands/serve/index.js';
 import { registerSnippet } from './commands/snippet/index.js';
 import { registerWebhooks } from './commands/webhooks/index.js';
+import { registerIntegrations } from './commands/integrations/index.js';
 import { registerCompletion } from './commands/completion/index.js';
 import { registerStatus } from './commands/status/index.js';
 import { commandPath, withExamples } from './help.js';
@@ -49,6 +50,7 @@ export function buildProgram(io: Io): Command {
   registerGroups(program, io);
   registerEvents(program, io);
   registerWebhooks(program, io);
+  registerIntegrations(program, io);
   registerReport(program, io);
   registerSnippet(program, io);
   registerConversions(program, io);

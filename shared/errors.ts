@@ -68,6 +68,16 @@ export const MESSAGES = Object.freeze({
   webhookRotationLimit: (max: number, retryAfter: string) =>
     `Webhook secret cannot be rotated again yet: ${max} earlier secrets still sign, each for 24 hours after it was replaced (WEBHOOK_MAX_RETIRED_SECRETS on the daemon); retry after ${retryAfter}`,
   bodyNotAccepted: 'This request takes no body: send it without one (no Content-Length above 0, no Transfer-Encoding)',
+  notFound: 'Not Found',
+  invalidSignature: (provider: 'stripe' | 'paddle') =>
+    provider === 'stripe' ? 'Invalid Stripe signature' : 'Invalid Paddle signature',
+  notAProviderEvent: (provider: 'stripe' | 'paddle') =>
+    provider === 'stripe'
+      ? 'Not a Stripe event: the body must be a JSON object with an "id" and a "type"'
+      : 'Not a Paddle notification: the body must be a JSON object with an "event_id" and an "event_type"',
+  integrationNotFound: 'Integration not found: set one with PUT /v1/integrations/{provider}',
+  couponNotFound: 'Coupon not found',
+  couponTaken: 'Coupon code is not available',
   emailTaken: 'Email is not available',
   referralTaken: 'Referral ID is not available',
   numericId: 'Validation failed (numeric string is expected)',
@@ -92,7 +102,7 @@ export const MESSAGES = Object.freeze({
   methodNotAllowed: (method: string, path: string, allowed: string) =>
     `${method} is not allowed on ${path}: use ${allowed}`,
   methodNotImplemented: (method: string) =>
-    `${method} is not supported: the API answers GET, POST, PATCH, DELETE and OPTIONS`,
+    `${method} is not supported: the API answers GET, POST, PUT, PATCH, DELETE and OPTIONS`,
   malformedRequest: 'Malformed HTTP request: check the request line and the headers',
   headersTooLarge: (bytes: number) => `Request headers must not be larger than ${bytes} bytes in all`,
   requestTimeout: (headersMs: number, requestMs: number) =>

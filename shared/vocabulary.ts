@@ -39,6 +39,20 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+/** Billing providers whose webhooks the daemon receives (docs/integrations.md). */
+export const BILLING_PROVIDERS = ['stripe', 'paddle'] as const;
+/** What became of a provider's event: the receiving route's `outcome`, and the log's. */
+export const BILLING_OUTCOMES = [
+  'conversion_created',
+  'refund_applied',
+  'refund_pending',
+  'customer_bound',
+  'duplicate',
+  'skipped',
+  'ignored',
+] as const;
+/** Coupon codes: letters, digits, `-` and `_`, 2 to 64 characters. */
+export const COUPON_CODE_PATTERN = '^[A-Za-z0-9_-]{2,64}$';
 
 /**
  * What operators type into names, ids and limits, bounded by what the columns hold on every

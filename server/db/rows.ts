@@ -33,6 +33,8 @@ export interface CampaignRow {
   second_tier_percent: number;
   /** The campaign's product rules, JSON (`ProductRuleJson[]`); null: none. */
   products: string | null;
+  /** ISO 4217 code of the campaign's money (BRL by default). */
+  currency: string;
   created_at: DbDate;
 }
 

@@ -24,6 +24,15 @@ import type {
   WebhookSubscriptionRow,
 } from './webhookRows.js';
 import type {
+  AffiliateCouponRow,
+  BillingCustomerRow,
+  BillingEventRow,
+  BillingHeldPaymentRow,
+  BillingIntegrationRow,
+  BillingOrderRow,
+  BillingPendingRefundRow,
+} from './billingRows.js';
+import type {
   MailOutboxRow,
   PortalCounterRow,
   PortalLoginSlotRow,
@@ -63,5 +72,12 @@ declare module 'knex/types/tables.js' {
     affiliate_groups: AffiliateGroupRow;
     campaign_customers: CampaignCustomerRow;
     refunds: RefundRow;
+    billing_integrations: BillingIntegrationRow;
+    billing_events: BillingEventRow;
+    affiliate_coupons: AffiliateCouponRow;
+    billing_customers: BillingCustomerRow;
+    billing_orders: BillingOrderRow;
+    billing_pending_refunds: BillingPendingRefundRow;
+    billing_held_payments: BillingHeldPaymentRow;
   }
 }

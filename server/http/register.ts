@@ -6,7 +6,7 @@ import { MESSAGES } from '../../shared/errors.js';
 import { parseWith } from '../../shared/schemas/validation.js';
 import { HttpError, ValidationError } from '../errors.js';
 import { authOf, requireApiKey } from '../middleware/auth.js';
-import { jsonBody, noBody } from '../middleware/body.js';
+import { jsonBody, noBody, rawBody } from '../middleware/body.js';
 import type { AuthenticatedCampaign, ApiKeyAuthenticator } from '../services/auth.js';
 import type { Services } from '../services/index.js';
 import { RouteTable } from './routeTable.js';
@@ -44,12 +44,16 @@ export type Handler<R extends RouteSpec> = HandlerFn<R> | { check: ContextCheck<
 
 export type Handlers<G extends RouteGroup> = { [K in keyof G]: Handler<G[K]> };
 
-/** Path ids are the only path parameters: a bad one is the message of spec §4.3, as it is. */
+/**
+ * A bad path id is the message of spec §4.3, as it is; another path parameter (a provider's
+ * name) names its rule, as a query's would.
+ */
 function validateParams(route: RouteSpec, ctx: Context): unknown {
   if (!route.params) return undefined;
   const result = parseWith(route.params, { ...ctx.params });
-  if (!result.ok) throw new ValidationError(MESSAGES.numericId);
-  return result.data;
+  if (result.ok) return result.data;
+  const ids = result.messages.some((message) => /^(?:id|deliveryId) /.test(message));
+  throw new ValidationError(ids ? MESSAGES.numericId : result.messages);
 }
 
 /** The schema's failures of one part of the request, as messages (none when it is valid). */
@@ -98,6 +102,9 @@ function handle(route: RouteSpec, handler: Handler<RouteSpec>, services: Service
       params: validateParams(route, ctx),
       query: validatePart(route.query, { ...ctx.query }, failures),
       body: validatePart(route.body, ctx.request.body, failures),
+      signed: route.signedBody
+        ? { body: ctx.request.rawBody ?? Buffer.alloc(0), signature: ctx.get(route.signedBody.header) || undefined }
+        : undefined,
       auth: route.auth === 'none' ? undefined : authOf(ctx),
     } as RouteInput<RouteSpec>;
     const context = check ? await check({ auth: input.auth, body: ctx.request.body }, services) : [];
@@ -127,6 +134,7 @@ export function registerRoutes<C extends Record<string, RouteGroup>>(
   deps: { services: Services; authenticator: ApiKeyAuthenticator },
 ): void {
   const body = jsonBody();
+  const raw = rawBody();
   const bodiless = noBody();
   for (const [groupName, group] of Object.entries(contract)) {
     const groupHandlers = handlers[groupName] as Record<string, Handler<RouteSpec> | undefined>;
@@ -134,11 +142,12 @@ export function registerRoutes<C extends Record<string, RouteGroup>>(
       const handler = groupHandlers[name];
       if (!handler) throw new Error(`no handler for ${route.operationId}`);
       // A body where none is taken is refused first: before a key lookup, and before anything acts.
-      const chain: Middleware[] = route.body ? [] : [bodiless];
+      const chain: Middleware[] = route.body || route.signedBody ? [] : [bodiless];
       if (route.auth !== 'none') {
         chain.push(requireApiKey(deps.authenticator, route.auth === 'apiKeyEvents' ? 'events' : 'affiliates'));
       }
       if (route.body) chain.push(body);
+      if (route.signedBody) chain.push(raw);
       if (route.guard) chain.push(guardBody(route));
       chain.push(handle(route, handler, deps.services));
       router.register(RouteTable.routerPath(route), [route.method.toUpperCase()], chain, {

@@ -10,7 +10,7 @@ interface PathTemplate {
 }
 
 /** The order methods are listed in an `Allow` header; HEAD comes with GET (the router serves both). */
-const METHOD_ORDER: readonly HttpMethod[] = ['get', 'post', 'patch', 'delete'];
+const METHOD_ORDER: readonly HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete'];
 
 /**
  * Finds the contract route of a request before routing, so that middleware that runs first

@@ -43,6 +43,7 @@ function toCampaign(row: CampaignWithPlanRow): Campaign {
     recurring: recurringOf(row.recurring, row.recurring_months) ?? 'lifetime',
     secondTierPercent: fromCents(row.second_tier_percent),
     products: apiProducts(productsOf(row.products)),
+    currency: row.currency,
     portal: {
       enabled: Boolean(row.portal_enabled),
       signup: row.signup_open ? 'open' : 'closed',
@@ -149,6 +150,8 @@ export interface CampaignChanges {
   /** Hundredths of a percent. */
   secondTierHundredths?: number;
   products?: ProductRate[];
+  /** ISO 4217 code. */
+  currency?: string;
   portalEnabled?: boolean;
   signupOpen?: boolean;
   approveAffiliates?: 'manual' | 'auto';
@@ -170,6 +173,7 @@ export async function updateCampaign(db: Db | Trx, id: number, changes: Campaign
   }
   if (changes.secondTierHundredths !== undefined) columns.second_tier_percent = changes.secondTierHundredths;
   if (changes.products !== undefined) columns.products = productsColumn(changes.products);
+  if (changes.currency !== undefined) columns.currency = changes.currency;
   if (changes.portalEnabled !== undefined) columns.portal_enabled = changes.portalEnabled;
   if (changes.signupOpen !== undefined) columns.signup_open = changes.signupOpen;
   if (changes.approveAffiliates !== undefined) columns.approve_affiliates = changes.approveAffiliates;

@@ -1,7 +1,16 @@
 import { isUniqueViolation, violatedIndex } from '../db/knex.js';
 
 /** What a unique index keeps unique, in the words of the records (never the index's name). */
-export type UniqueField = 'email' | 'referralId' | 'publicId' | 'planName' | 'groupName' | 'refundId' | 'webhookSlot';
+export type UniqueField =
+  | 'email'
+  | 'referralId'
+  | 'publicId'
+  | 'planName'
+  | 'groupName'
+  | 'refundId'
+  | 'webhookSlot'
+  | 'couponCode'
+  | 'providerEventId';
 
 /**
  * A write a unique index refused. Repositories throw it, named by the field, so a service picks

@@ -4,6 +4,7 @@ import { affiliateHandlers } from './affiliates.js';
 import { campaignHandlers } from './campaign.js';
 import { conversionHandlers, refundHandlers } from './conversions.js';
 import { eventHandlers } from './events.js';
+import { couponHandlers, integrationHandlers } from './integrations.js';
 import { groupHandlers } from './groups.js';
 import { reportHandlers } from './reports.js';
 import { sdkHandlers } from './sdk.js';
@@ -24,4 +25,6 @@ export const handlers: { [G in keyof Contract]: Handlers<Contract[G]> } = {
   payouts: payoutHandlers,
   system: systemHandlers,
   webhooks: webhookHandlers,
+  integrations: integrationHandlers,
+  coupons: couponHandlers,
 };

@@ -161,10 +161,29 @@
     for (var i = 0; i < inputs.length; i++) inputs[i].value = referral;
   }
 
+  // Stripe Payment Links, Buy Buttons and Pricing Tables carry the code to the payment; a value set stays.
+  function stripe() {
+    var found = document.querySelectorAll('a[href^="https://buy.stripe.com/"],stripe-buy-button,stripe-pricing-table');
+    for (var i = 0; i < found.length; i++) {
+      var el = found[i];
+      if (el.href) {
+        var url = new window.URL(el.href);
+        if (!url.searchParams.has('client_reference_id')) {
+          url.searchParams.set('client_reference_id', referral);
+          el.href = url.href;
+        }
+      } else if (!el.hasAttribute('client-reference-id')) el.setAttribute('client-reference-id', referral);
+    }
+  }
+
   function settle() {
     isReady = true;
     api.referral = referral;
     fill(document);
+    if (referral) {
+      stripe();
+      new window.MutationObserver(stripe).observe(document.documentElement, { childList: true, subtree: true });
+    }
     waiting.splice(0).forEach(run);
     document.dispatchEvent(new CustomEvent('affiliated:ready', { detail: api }));
   }

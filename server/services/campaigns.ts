@@ -1,3 +1,4 @@
+import { isCurrencyCode } from '../../shared/currency.js';
 import { z } from 'zod';
 import { toCents } from '../../shared/money.js';
 import {
@@ -59,6 +60,8 @@ export interface UpdateCampaignInput {
   secondTierPercent?: number;
   /** The campaign's product rules, replacing the ones it has ([] removes them). */
   products?: ProductRule[];
+  /** ISO 4217 code (docs/integrations.md): the currency billing providers must charge in. */
+  currency?: string;
 }
 
 export interface CampaignService {
@@ -66,7 +69,7 @@ export interface CampaignService {
   /** By integer id or public id. */
   get(ref: string | number): Promise<Campaign>;
   list(): Promise<Campaign[]>;
-  /** `campaigns update` (operator): plan, commission rule, hold period, payout minimum. */
+  /** `campaigns update` (operator): plan, commission rule, hold period, payout minimum, currency. */
   update(ref: string | number, input: UpdateCampaignInput): Promise<Campaign>;
   /** `GET /v1/campaign`: the campaign, its plan limits and this month's usage. */
   withUsage(campaignId: number): Promise<CampaignWithUsage>;
@@ -114,6 +117,13 @@ async function changesOf(db: ServiceDeps['db'], input: UpdateCampaignInput): Pro
       throw new ValidationError(`payout minimum must be a number from 0 to ${MAX_ORDER_VALUE}`);
     }
     changes.payoutMinimumCents = toCents(minimum);
+  }
+  if (input.currency !== undefined) {
+    const currency = input.currency.trim().toUpperCase();
+    if (!isCurrencyCode(currency)) {
+      throw new ValidationError('currency must be an ISO 4217 code of three letters, such as BRL, USD, EUR or JPY');
+    }
+    changes.currency = currency;
   }
   return { ...changes, ...ruleChangesOf(input), ...portalChangesOf(input) };
 }
@@ -239,7 +249,7 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
     const changes = await changesOf(db, input);
     if (Object.keys(changes).length === 0) {
       throw new ValidationError(
-        'nothing to update: give a plan, a commission, a hold period, a payout minimum, a recurring limit, a second-tier percent, product rules or a portal setting',
+        'nothing to update: give a plan, a commission, a hold period, a payout minimum, a recurring limit, a second-tier percent, product rules, a portal setting or a currency',
       );
     }
     await updateCampaign(db, campaign.id, changes);

@@ -5,7 +5,11 @@ import { type AffiliateService, affiliateService } from './affiliates.js';
 import { type ApiKeyService, apiKeyService } from './apiKeys.js';
 import { type ApiKeyAuthenticator, apiKeyAuthenticator } from './auth.js';
 import { autoApproveWorker } from './autoApprove.js';
+import { billingLedger } from './billing/ledger.js';
+import { type IntegrationService, integrationService } from './billing/integrations.js';
+import { type BillingReceiver, billingReceiver } from './billing/receive.js';
 import { type CampaignService, campaignService } from './campaigns.js';
+import { type CouponService, couponService } from './coupons.js';
 import { type ConversionService, conversionService } from './conversions.js';
 import type { ServiceDeps, Worker } from './deps.js';
 import { type EventService, eventService } from './events/service.js';
@@ -49,6 +53,10 @@ export interface Services {
   conversions: ConversionService;
   refunds: RefundService;
   payouts: PayoutService;
+  /** Billing providers' webhooks (docs/integrations.md). */
+  billing: BillingReceiver;
+  integrations: IntegrationService;
+  coupons: CouponService;
   portal: PortalService;
   mail: MailService;
   /** The daemon's address for links in mails; the daemon says where it listens. */
@@ -94,6 +102,9 @@ export function createServices(options: {
     sdk: sdkService(deps),
     conversions,
     refunds: refundService(deps, outbox),
+    billing: billingReceiver(deps, box, billingLedger(outbox)),
+    integrations: integrationService(deps, box),
+    coupons: couponService(deps),
     payouts: payoutService(deps, outbox, mail),
     portal: portalService({ ...deps, affiliates, mail, hasher, wakeMail: mailWorker.wake }),
     mail: mailService(deps),

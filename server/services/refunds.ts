@@ -26,7 +26,7 @@ export interface RefundService {
 }
 
 /** A `refund_id` the campaign already has: nothing is changed, the conversion is answered as it is. */
-class RepeatedRefund extends Error {
+export class RepeatedRefund extends Error {
   override name = 'RepeatedRefund';
 }
 
@@ -54,6 +54,91 @@ function plan(sale: ConversionState, amountCents: number | undefined) {
   return { full, amountCents, refundedValueCents, commissionCents };
 }
 
+/** A refund of an order: `amountCents` undefined refunds what is left of it. */
+export interface OrderRefund {
+  campaignId: number;
+  orderId: string;
+  amountCents: number | undefined;
+  /** The caller's `refund_id`: a second refund with it throws RepeatedRefund. */
+  refundKey: string | null;
+  reason: string | null;
+  at: Date;
+}
+
+/** A refund's amount in hundredths as `amountOf` decides it for a sale it has locked. */
+export type RefundAmount = (sale: ConversionState) => number | undefined;
+
+/**
+ * A refund of an order inside the caller's transaction, under the sale's row lock: `changed`
+ * false when the sale was rejected already (a rejected sale earns nothing: refunding it again
+ * changes nothing). `amount` may be decided from the locked sale (a provider's running total of
+ * what it refunded). Undefined when the campaign has no such order.
+ */
+export async function refundOrder(
+  trx: Trx,
+  outbox: Outbox,
+  refund: Omit<OrderRefund, 'amountCents'> & { amountCents: number | undefined | RefundAmount },
+): Promise<{ conversion: Conversion; changed: boolean } | undefined> {
+  const { campaignId, at, reason } = refund;
+  const sale = await lockConversionByOrder(trx, campaignId, refund.orderId);
+  if (!sale) return undefined;
+  const amountCents = typeof refund.amountCents === 'function' ? refund.amountCents(sale) : refund.amountCents;
+  if (sale.status === 'rejected' || amountCents === 0) {
+    const conversion = await findConversion(trx, campaignId, sale.id);
+    return conversion && { conversion, changed: false };
+  }
+  const next = plan(sale, amountCents);
+  const changed = await changeConversion(trx, sale, {
+    status: next.full ? 'rejected' : sale.status,
+    commissionCents: next.commissionCents,
+    refundedValueCents: next.refundedValueCents,
+    at,
+    refund: { reason },
+  });
+  // Another refund got there first (without a lock to wait for): read the sale again.
+  if (!changed) throw new TransactionOvertaken('the sale changed before its refund was written');
+  const removedCents = next.full ? sale.commissionCents : sale.commissionCents - next.commissionCents;
+  const refundId = await insertRefund(trx, {
+    campaignId,
+    conversionId: sale.id,
+    refundKey: refund.refundKey,
+    amountCents: next.amountCents,
+    commissionRemovedCents: removedCents,
+    reason,
+    createdAt: at,
+  }).catch((err: unknown) => {
+    throw err instanceof UniqueConflict ? new RepeatedRefund() : err;
+  });
+  if (sale.payoutId !== null && removedCents > 0) {
+    await insertClawback(trx, {
+      campaignId,
+      affiliateId: sale.affiliateId,
+      conversionId: sale.id,
+      sourcePayoutId: sale.payoutId,
+      amountCents: removedCents,
+      reason,
+      refundId,
+      createdAt: at,
+    });
+  }
+  const stored = { id: refundId, reason, refundedValueCents: next.refundedValueCents };
+  const change: SaleChange = next.full
+    ? { kind: 'rejected', refund: stored }
+    : {
+        kind: 'lowered',
+        saleCommissionCents: next.commissionCents,
+        refundedValueCents: next.refundedValueCents,
+        refund: stored,
+      };
+  const followers = await followSales(trx, campaignId, new Map([[sale.id, change]]), at);
+  const conversion = await findConversion(trx, campaignId, sale.id);
+  if (!conversion) return undefined;
+  const events: OutboxEvent[] = [{ type: 'conversion.refunded', campaignId, data: conversion }];
+  if (next.full) events.push({ type: 'conversion.rejected', campaignId, data: conversion });
+  await outbox.record(trx, [...events, ...followers]);
+  return { conversion, changed: true };
+}
+
 /**
  * Refunds (docs/payouts.md#refunds-and-clawbacks, docs/commissions.md#partial-refunds): a full
  * refund rejects the sale; a partial one lowers its commission to its share of what is left of
@@ -63,74 +148,21 @@ function plan(sale: ConversionState, amountCents: number | undefined) {
  * order; a `refund_id` the campaign has seen changes nothing (a unique index decides).
  */
 export function refundService({ db, now: clock }: ServiceDeps, outbox: Outbox): RefundService {
-  async function apply(trx: Trx, campaignId: number, input: RefundInput): Promise<Conversion> {
-    const sale = await lockConversionByOrder(trx, campaignId, input.order_id);
-    if (!sale) throw new NotFoundError(MESSAGES.conversionNotFound);
-    const amountCents = input.amount === undefined ? undefined : toCents(input.amount);
-    // A rejected sale earns nothing: refunding it (again) changes nothing.
-    if (sale.status !== 'rejected') {
-      const at = clock();
-      const reason = input.reason ?? null;
-      const next = plan(sale, amountCents);
-      const changed = await changeConversion(trx, sale, {
-        status: next.full ? 'rejected' : sale.status,
-        commissionCents: next.commissionCents,
-        refundedValueCents: next.refundedValueCents,
-        at,
-        refund: { reason },
-      });
-      // Another refund got there first (without a lock to wait for): read the sale again.
-      if (!changed) throw new TransactionOvertaken('the sale changed before its refund was written');
-      const removedCents = next.full ? sale.commissionCents : sale.commissionCents - next.commissionCents;
-      const refundId = await insertRefund(trx, {
-        campaignId,
-        conversionId: sale.id,
-        refundKey: input.refund_id ?? null,
-        amountCents: next.amountCents,
-        commissionRemovedCents: removedCents,
-        reason,
-        createdAt: at,
-      }).catch((err: unknown) => {
-        throw err instanceof UniqueConflict ? new RepeatedRefund() : err;
-      });
-      if (sale.payoutId !== null && removedCents > 0) {
-        await insertClawback(trx, {
-          campaignId,
-          affiliateId: sale.affiliateId,
-          conversionId: sale.id,
-          sourcePayoutId: sale.payoutId,
-          amountCents: removedCents,
-          reason,
-          refundId,
-          createdAt: at,
-        });
-      }
-      const refund = { id: refundId, reason, refundedValueCents: next.refundedValueCents };
-      const change: SaleChange = next.full
-        ? { kind: 'rejected', refund }
-        : {
-            kind: 'lowered',
-            saleCommissionCents: next.commissionCents,
-            refundedValueCents: next.refundedValueCents,
-            refund,
-          };
-      const followers = await followSales(trx, campaignId, new Map([[sale.id, change]]), at);
-      const conversion = await findConversion(trx, campaignId, sale.id);
-      if (!conversion) throw new NotFoundError(MESSAGES.conversionNotFound);
-      const events: OutboxEvent[] = [{ type: 'conversion.refunded', campaignId, data: conversion }];
-      if (next.full) events.push({ type: 'conversion.rejected', campaignId, data: conversion });
-      await outbox.record(trx, [...events, ...followers]);
-      return conversion;
-    }
-    const conversion = await findConversion(trx, campaignId, sale.id);
-    if (!conversion) throw new NotFoundError(MESSAGES.conversionNotFound);
-    return conversion;
-  }
-
   return {
     async refund(campaignId, input) {
       try {
-        return await inLockingTransaction(db, (trx) => apply(trx, campaignId, input));
+        return await inLockingTransaction(db, async (trx) => {
+          const refunded = await refundOrder(trx, outbox, {
+            campaignId,
+            orderId: input.order_id,
+            amountCents: input.amount === undefined ? undefined : toCents(input.amount),
+            refundKey: input.refund_id ?? null,
+            reason: input.reason ?? null,
+            at: clock(),
+          });
+          if (!refunded) throw new NotFoundError(MESSAGES.conversionNotFound);
+          return refunded.conversion;
+        });
       } catch (err) {
         if (!(err instanceof RepeatedRefund)) throw err;
         const sale = await findConversionByOrder(db, campaignId, input.order_id);

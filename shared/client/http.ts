@@ -78,7 +78,7 @@ export function buildUrl(baseUrl: string, path: string, query: Query = {}): stri
  */
 export async function callApi<S extends z.ZodType>(
   options: ClientOptions,
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
   schema: S,
   extra: { query?: Query; body?: unknown } = {},

@@ -24,6 +24,7 @@ export const campaignRoutes = {
         recurring: 'lifetime',
         secondTierPercent: 0,
         products: [],
+        currency: 'BRL',
         portal: {
           enabled: false,
           signup: 'open',

@@ -9,6 +9,8 @@ const NOT_FOUND: Record<string, string> = {
   Conversions: MESSAGES.conversionNotFound,
   Payouts: MESSAGES.payoutNotFound,
   Webhooks: MESSAGES.webhookNotFound,
+  Integrations: MESSAGES.integrationNotFound,
+  Coupons: MESSAGES.couponNotFound,
   Groups: MESSAGES.groupNotFound,
 };
 
@@ -17,6 +19,7 @@ const CONFLICT: Record<string, string> = {
   Conversions: MESSAGES.illegalTransition('Conversion', 'rejected', 'approved'),
   Payouts: MESSAGES.nothingToPay(2),
   Webhooks: MESSAGES.webhookDisabled,
+  Coupons: MESSAGES.couponTaken,
   Groups: MESSAGES.groupNameTaken,
 };
 
@@ -24,6 +27,7 @@ const CONFLICT: Record<string, string> = {
 export function errorExample(route: RouteSpec, status: number): string | string[] {
   switch (status) {
     case 400:
+      if (route.signedBody) return MESSAGES.invalidSignature(route.path.includes('/paddle/') ? 'paddle' : 'stripe');
       return route.body || route.query ? ['property colour should not exist'] : MESSAGES.numericId;
     case 401:
       return MESSAGES.apiKeyRequired;
@@ -32,6 +36,7 @@ export function errorExample(route: RouteSpec, status: number): string | string[
       if (route.auth === 'apiKeyEvents') return MESSAGES.conversionLimit('free', 100, 100);
       return MESSAGES.affiliateLimit('free', 10, 10);
     case 404:
+      if (route.signedBody) return MESSAGES.notFound;
       return NOT_FOUND[route.tag] ?? MESSAGES.routeNotFound(route.method.toUpperCase(), route.path);
     case 409:
       if (route.operationId === 'createRefund') return MESSAGES.refundOverRemaining('100.00', '49.90', 'ORDER-1001');

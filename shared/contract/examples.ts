@@ -249,3 +249,115 @@ export function exampleDelivery(overrides: Record<string, unknown> = {}) {
 }
 
 export const EXAMPLE_TIMES = { written: WRITTEN, november: NOV };
+
+/** Ana's coupon: a Stripe coupon id (or a Paddle discount id) that makes a payment hers. */
+export const EXAMPLE_COUPON = { code: 'ANA10', createdAt: WRITTEN } as const;
+
+/**
+ * The world's billing integrations and their example signing secrets: a Stripe checkout that
+ * started Bruno's subscription for customer `cus_RbX4p2mQ7tLw9z` bound that customer to him.
+ */
+export const EXAMPLE_BILLING = {
+  stripeSecret: 'whsec_8bS2kT5vQw9RzLm4Xc7Hn1Jp3Fd6Gy0A',
+  paddleSecret: 'pdl_ntfset_01jd7w3x2kq9m5v8r4t6y1z0ab_Qm7Tz2Lx9Vb4Nc8Hk1Rs5Wd3Fg6Jy0Pe',
+  customer: 'cus_RbX4p2mQ7tLw9z',
+  bindingEventId: 'evt_1QbX4pL7sT2mQ9wZ3kC5vY8n',
+} as const;
+
+/** The checkout that binds Bruno's customer (mode subscription: no payment counted by it). */
+export const EXAMPLE_STRIPE_BINDING = {
+  id: EXAMPLE_BILLING.bindingEventId,
+  object: 'event',
+  api_version: '2025-03-31.basil',
+  created: 1764000000,
+  livemode: false,
+  type: 'checkout.session.completed',
+  data: {
+    object: {
+      id: 'cs_test_a1B2c3D4e5F6g7H8i9J0',
+      object: 'checkout.session',
+      mode: 'subscription',
+      payment_status: 'paid',
+      status: 'complete',
+      client_reference_id: EXAMPLE_BRUNO.referralId,
+      customer: EXAMPLE_BILLING.customer,
+      subscription: 'sub_1QbX4pL7sT2mQ9wZ',
+      amount_total: 4990,
+      currency: 'brl',
+      metadata: {},
+    },
+  },
+} as const;
+
+/** The first invoice of that subscription: it counts for Bruno, through the bound customer. */
+export const EXAMPLE_STRIPE_EVENT = {
+  id: 'evt_1QbX5qM8tU3nR0xA4lD6wZ9o',
+  object: 'event',
+  api_version: '2025-03-31.basil',
+  created: 1764000060,
+  livemode: false,
+  type: 'invoice.paid',
+  data: {
+    object: {
+      id: 'in_1QbX5qM8tU3nR0xA',
+      object: 'invoice',
+      customer: EXAMPLE_BILLING.customer,
+      amount_paid: 4990,
+      currency: 'brl',
+      billing_reason: 'subscription_create',
+      total_taxes: [],
+      parent: {
+        type: 'subscription_details',
+        subscription_details: { subscription: 'sub_1QbX4pL7sT2mQ9wZ', metadata: {} },
+      },
+    },
+  },
+} as const;
+
+/** A Paddle transaction that names Ana in `custom_data`. */
+export const EXAMPLE_PADDLE_EVENT = {
+  event_id: 'evt_01jd7x4y3lr0n6w9s5u7z2a1bc',
+  event_type: 'transaction.completed',
+  occurred_at: '2026-11-20T14:03:00.000Z',
+  notification_id: 'ntf_01jd7x4y5mt1p7x0t6v8a3b2cd',
+  data: {
+    id: 'txn_01jd7x3w2kq9m5v8r4t6y1z0ab',
+    status: 'completed',
+    origin: 'web',
+    customer_id: 'ctm_01jd7x1v0jp8l4u7q3s5x0y9za',
+    currency_code: 'BRL',
+    custom_data: { affiliated_ref: EXAMPLE_ANA.referralId },
+    discount_id: null,
+    details: { totals: { subtotal: '9900', tax: '0', total: '9900', currency_code: 'BRL' } },
+  },
+} as const;
+
+export function exampleIntegration(overrides: Record<string, unknown> = {}) {
+  return {
+    provider: 'stripe',
+    receivePath: `/v1/integrations/stripe/${EXAMPLE_CAMPAIGN.publicId}`,
+    eventTypes: ['checkout.session.completed', 'invoice.paid', 'charge.refunded'],
+    createdAt: WRITTEN,
+    updatedAt: WRITTEN,
+    previousSecretExpiresAt: null,
+    lastEventAt: WRITTEN,
+    outcomes: { customer_bound: 1 },
+    ...overrides,
+  };
+}
+
+export function exampleIntegrationEvent(overrides: Record<string, unknown> = {}) {
+  return {
+    id: 1,
+    provider: 'stripe',
+    eventId: EXAMPLE_BILLING.bindingEventId,
+    type: 'checkout.session.completed',
+    receivedAt: WRITTEN,
+    outcome: 'customer_bound',
+    reason: null,
+    conversionId: null,
+    orderId: null,
+    livemode: false,
+    ...overrides,
+  };
+}

@@ -2,6 +2,7 @@ import { affiliateRoutes } from './affiliates.js';
 import { campaignRoutes } from './campaign.js';
 import { conversionRoutes, refundRoutes } from './conversions.js';
 import { eventRoutes } from './events.js';
+import { couponRoutes, integrationRoutes } from './integrations.js';
 import { groupRoutes } from './groups.js';
 import { reportRoutes } from './reports.js';
 import { payoutRoutes } from './payouts.js';
@@ -26,6 +27,8 @@ export const contract = {
   payouts: payoutRoutes,
   system: systemRoutes,
   webhooks: webhookRoutes,
+  integrations: integrationRoutes,
+  coupons: couponRoutes,
 };
 
 export type Contract = typeof contract;

@@ -35,6 +35,16 @@ const headerRefs = Object.fromEntries(
  */
 function parameters(route: RouteSpec): JsonSchema[] {
   const list: JsonSchema[] = [];
+  if (route.signedBody) {
+    list.push({
+      name: route.signedBody.header,
+      in: 'header',
+      required: true,
+      description: route.signedBody.description,
+      schema: { type: 'string', minLength: 1 },
+      example: route.signedBody.example,
+    });
+  }
   for (const [location, schema] of [
     ['path', route.params],
     ['query', route.query],
@@ -101,6 +111,15 @@ function operation(route: RouteSpec): JsonSchema {
     tags: [route.tag],
     security: route.auth === 'none' ? [] : [{ ApiKey: [] }],
     parameters: parameters(route),
+    ...(route.signedBody && {
+      requestBody: {
+        required: true,
+        description: `The provider's JSON, read as raw bytes (signed as sent), at most ${BODY_LIMIT_MIB} MiB (413 beyond)`,
+        content: {
+          'application/json': { schema: jsonSchema(route.signedBody.schema, 'input'), example: route.examples.body },
+        },
+      },
+    }),
     ...(route.body && {
       requestBody: {
         required: true,

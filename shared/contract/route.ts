@@ -5,7 +5,7 @@ import type { z } from 'zod';
  * validates from it, the client derives its calls and answer parsing from it, and the OpenAPI
  * document is generated from it, so the three can never disagree.
  */
-export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
  * Who may call: `apiKey` answers a revoked key with 401 (spec §5.6), `apiKeyEvents` with 403
@@ -36,6 +36,26 @@ export interface RouteExamples {
   response: unknown;
 }
 
+/**
+ * A body its sender signed (billing providers' webhooks): read as raw bytes, not parsed, and
+ * handed with the signature header to the handler, whose service checks the signature before
+ * anything reads the body (docs/integrations.md). `schema` documents what the body is once verified.
+ */
+export interface SignedBody {
+  /** The request header carrying the signature, e.g. `Stripe-Signature`. */
+  header: string;
+  description: string;
+  /** The header's form (a real one is computed over the body, within minutes of sending). */
+  example: string;
+  schema: z.ZodType;
+}
+
+/** What a handler of a signed-body route receives: the bytes as they arrived and the signature header. */
+export interface SignedDelivery {
+  body: Buffer;
+  signature: string | undefined;
+}
+
 /** A rule that outranks validation: checked on the raw body first (e.g. conversions from browsers are 403). */
 export type BodyGuard = (body: unknown) => { status: 403; message: string } | undefined;
 
@@ -54,6 +74,8 @@ export interface RouteSpec {
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
+  /** A signed body read raw (never with `body`): the handler gets it as `signed`. */
+  signedBody?: SignedBody;
   guard?: BodyGuard;
   /** Success statuses and their bodies; the first 2xx is what the handler's return value is sent with. */
   responses: Partial<Record<200 | 201 | 202 | 204, ResponseSpec>>;
@@ -105,6 +127,7 @@ export interface ValidatedInput<R extends RouteSpec> {
   params: Part<R['params'], 'output'>;
   query: Part<R['query'], 'output'>;
   body: Part<R['body'], 'output'>;
+  signed: R['signedBody'] extends SignedBody ? SignedDelivery : undefined;
 }
 
 /** What a client sends: path parameters by name, the query and body before defaults apply. */

@@ -46,6 +46,8 @@ export const campaignSchema = z.object({
   secondTierPercent: z.number(),
   /** The campaign's product rules. */
   products: z.array(productRuleSchema),
+  /** ISO 4217 code of the campaign's money: billing providers' amounts in another currency are skipped. */
+  currency: z.string(),
   portal: portalSettingsSchema,
   createdAt: z.string(),
 });

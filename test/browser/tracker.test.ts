@@ -228,6 +228,25 @@ describe(`the tracking script in Chromium, shop and daemon on different origins 
     expect(await visit('/shop/?ref=MARIA10')).to.equal('MARIA10');
     await eventually(async () => expect(await events()).to.have.length(1));
   });
+  it('adds the code to Stripe Payment Links and Buy Buttons, to ones added later too, never over a value set', async () => {
+    await visit('/shop/?ref=maria10');
+    const href = (selector: string) => page.getAttribute(selector, 'href');
+    expect(await href('#payment-link')).to.equal('https://buy.stripe.com/test_8wM5kF3aB?client_reference_id=MARIA10');
+    expect(await href('#own-reference')).to.equal('https://buy.stripe.com/test_4gA9cR?client_reference_id=CART7');
+    expect(await page.getAttribute('#buy-button', 'client-reference-id')).to.equal('MARIA10');
+    await page.evaluate(
+      `document.body.insertAdjacentHTML('beforeend', '<a id="later" href="https://buy.stripe.com/test_later">x</a>')`,
+    );
+    await eventually(async () =>
+      expect(await href('#later')).to.equal('https://buy.stripe.com/test_later?client_reference_id=MARIA10'),
+    );
+
+    // Without a referral, links are left as they are.
+    await context.clearCookies();
+    await visit('/shop/');
+    expect(await href('#payment-link')).to.equal('https://buy.stripe.com/test_8wM5kF3aB');
+    expect(await page.getAttribute('#buy-button', 'client-reference-id')).to.equal(null);
+  });
 });
 
 describe(`the tracking script on an https shop that proxies the daemon under /affiliated (${ENGINE})`, () => {

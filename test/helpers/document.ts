@@ -15,7 +15,7 @@ type Json = Record<string, unknown>;
 
 export interface Parameter {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required: boolean;
   schema: Json;
   example?: unknown;
@@ -121,6 +121,8 @@ export function documentRequests(document: Json, seed: number) {
     const query: Record<string, unknown> = {};
     const invalid: string[] = [];
     for (const parameter of operation.parameters) {
+      // A header (a provider's signature) is the caller's to compute, never sent as generated.
+      if (parameter.in === 'header') continue;
       const include = parameter.required || generator.generate({ type: 'boolean' }) === true;
       if (!include) continue;
       const value = generator.generate(parameter.schema as JsonSchema);

@@ -1,5 +1,8 @@
 import {
   EXAMPLE_ANA,
+  EXAMPLE_BILLING,
+  EXAMPLE_COUPON,
+  EXAMPLE_STRIPE_BINDING,
   EXAMPLE_BRUNO,
   EXAMPLE_CAMPAIGN,
   EXAMPLE_DANI,
@@ -13,6 +16,7 @@ import type { Db } from '../../server/db/knex.js';
 import { fanOutRounds } from '../../server/services/webhooks/fanout.js';
 import { servicesFor } from './daemon.js';
 import { resetTables } from './database.js';
+import { sendEvent } from './billing.js';
 import { call } from './http.js';
 
 /**
@@ -54,6 +58,14 @@ export async function buildExampleWorld(db: Db, url: string): Promise<string> {
   // (the document's examples name them; some tests stop the worker).
   const fanOut = fanOutRounds(db);
   while (await fanOut.round());
+  await send('POST', `/v1/affiliates/${EXAMPLE_ANA.id}/coupons`, { code: EXAMPLE_COUPON.code }, 201);
+  await send('PUT', '/v1/integrations/stripe', { signingSecret: EXAMPLE_BILLING.stripeSecret }, 200);
+  await send('PUT', '/v1/integrations/paddle', { signingSecret: EXAMPLE_BILLING.paddleSecret }, 200);
+  const bound = await sendEvent(url, 'stripe', EXAMPLE_CAMPAIGN.publicId, EXAMPLE_STRIPE_BINDING, {
+    secret: EXAMPLE_BILLING.stripeSecret,
+  });
+  if (bound.body?.outcome !== 'customer_bound')
+    throw new Error(`example world: the Stripe checkout answered ${bound.text}`);
   return key;
 }
 

@@ -83,6 +83,9 @@ export async function startShop(options: ShopOptions): Promise<Shop> {
   <input name="order_value" value="">
   <button type="submit">Buy</button>
 </form>
+<p><a id="payment-link" href="https://buy.stripe.com/test_8wM5kF3aB">Subscribe with Stripe</a>
+<a id="own-reference" href="https://buy.stripe.com/test_4gA9cR?client_reference_id=CART7">Pay cart 7</a></p>
+<stripe-buy-button id="buy-button" buy-button-id="buy_btn_1Qc" publishable-key="pk_test_51Qc"></stripe-buy-button>
 </body></html>`);
   }
 

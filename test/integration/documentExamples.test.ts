@@ -5,6 +5,10 @@ import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/databa
 import { type Operation, operationsOf, requestUrl } from '../helpers/document.js';
 import { buildExampleWorld, idsStepByOne } from '../helpers/exampleWorld.js';
 import { call } from '../helpers/http.js';
+import { exampleSignature } from '../helpers/billing.js';
+import { EXAMPLE_BILLING } from '../../shared/contract/examples.js';
+
+const EXAMPLE_SECRETS = { stripe: EXAMPLE_BILLING.stripeSecret, paddle: EXAMPLE_BILLING.paddleSecret };
 
 /** Values that differ from run to run: times, secrets, message ids, this month. */
 const VOLATILE = /At$|^secret$|^messageId$|^month$/;
@@ -88,6 +92,8 @@ describe(`every example of the document, sent to the daemon (${ENGINE})`, functi
       const reply = await call(daemon.url, operation.method, requestUrl(operation, params, query), {
         key,
         body: operation.body?.example,
+        // The receiving routes' example is signed as the provider would sign it.
+        headers: exampleSignature(operation.path, operation.body?.example, EXAMPLE_SECRETS),
       });
       if (reply.status !== status) {
         failures.push(`${what}: ${reply.status} ${reply.text.slice(0, 300)}, documented ${status}`);

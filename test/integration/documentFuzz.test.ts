@@ -1,6 +1,13 @@
 import { expect } from 'chai';
-import { EXAMPLE_ANA, EXAMPLE_BRUNO, EXAMPLE_CAMPAIGN, EXAMPLE_GROUP } from '../../shared/contract/examples.js';
+import {
+  EXAMPLE_ANA,
+  EXAMPLE_BILLING,
+  EXAMPLE_BRUNO,
+  EXAMPLE_CAMPAIGN,
+  EXAMPLE_GROUP,
+} from '../../shared/contract/examples.js';
 import { isReversed } from '../../shared/dateRange.js';
+import { exampleSignature } from '../helpers/billing.js';
 import type { Daemon } from '../../server/main.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
@@ -58,6 +65,11 @@ function followDescriptions(operation: Operation, request: DocumentRequest): Doc
       body = { ...fields, commissionType: 'fixed' };
     }
   }
+  let params = request.params;
+  if (operation.operationId === 'receiveStripeEvent' || operation.operationId === 'receivePaddleEvent') {
+    // "The campaign's public id": the URL the merchant gave the provider.
+    params = { ...params, campaignPublicId: EXAMPLE_CAMPAIGN.publicId };
+  }
   if (operation.operationId === 'listConversions') {
     // "A from after to is 400."
     if (isReversed(query.from as string | undefined, query.to as string | undefined)) delete query.from;
@@ -68,7 +80,7 @@ function followDescriptions(operation: Operation, request: DocumentRequest): Doc
     const to = query.to === undefined ? new Date().toISOString().slice(0, 10) : day(query.to);
     if (query.from !== undefined && day(query.from) > to) query.from = to;
   }
-  return { ...request, query, body, url: requestUrl(operation, request.params, query) };
+  return { ...request, params, query, body, url: requestUrl(operation, params, query) };
 }
 
 /**
@@ -116,7 +128,12 @@ describe(`requests generated from the served document (${ENGINE})`, function () 
         if (generated.invalid.length > 0) continue;
         const request = followDescriptions(operation, generated.request);
         sent++;
-        const reply = await call(daemon.url, request.method, request.url, { key, body: request.body });
+        // "Signed by the provider with the integration's secret": the receiving routes' header.
+        const headers = exampleSignature(operation.path, request.body, {
+          stripe: EXAMPLE_BILLING.stripeSecret,
+          paddle: EXAMPLE_BILLING.paddleSecret,
+        });
+        const reply = await call(daemon.url, request.method, request.url, { key, body: request.body, headers });
         const what = `${request.method} ${request.url} ${JSON.stringify(request.body) ?? ''} → ${reply.status} ${reply.text.slice(0, 300)}`;
         const response = operation.responses[String(reply.status)];
         if (SHAPE_REFUSALS.has(reply.status)) failures.push(`refused for its shape: ${what}`);

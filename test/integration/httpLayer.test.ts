@@ -82,7 +82,7 @@ describe(`the HTTP layer answers every refusal in the spec's shape (${ENGINE})`,
           expect(reply.status, `${method} ${path}`).to.equal(501);
           expect(reply.body).to.deep.equal({
             statusCode: 501,
-            message: `${method} is not supported: the API answers GET, POST, PATCH, DELETE and OPTIONS`,
+            message: `${method} is not supported: the API answers GET, POST, PUT, PATCH, DELETE and OPTIONS`,
             error: 'Not Implemented',
           });
         }

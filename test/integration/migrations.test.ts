@@ -28,6 +28,13 @@ const TABLES = [
   'affiliate_groups',
   'campaign_customers',
   'refunds',
+  'billing_integrations',
+  'billing_events',
+  'affiliate_coupons',
+  'billing_customers',
+  'billing_orders',
+  'billing_pending_refunds',
+  'billing_held_payments',
 ];
 const MIGRATIONS = [
   '20261121100000_initial_schema',
@@ -40,6 +47,7 @@ const MIGRATIONS = [
   '20261126100000_commission_rules',
   '20261126200000_webhook_fanout_at_delivery',
   '20261126300000_portal_and_mail',
+  '20261126400000_billing_integrations',
 ];
 
 describe(`migrations (${ENGINE})`, () => {
@@ -67,6 +75,31 @@ describe(`migrations (${ENGINE})`, () => {
 
     await t.db.migrate.latest();
     expect(await t.db('plans').count({ n: '*' }).first()).to.deep.equal({ n: 4 });
+  });
+
+  it('undoes the billing migration alone: campaigns keep their rows, the currency column goes and comes back as BRL', async () => {
+    await t.db.migrate.latest();
+    const plan = await t.db('plans').where('name', 'free').first<{ id: number }>('id');
+    await t.db('campaigns').insert({
+      public_id: 'kept-campaign',
+      name: 'Kept',
+      plan_id: plan?.id,
+      commission_type: 'percent',
+      commission_value: 1000,
+      cookie_days: 30,
+      created_at: new Date(),
+    });
+    await t.db.migrate.down();
+    expect(await t.db.schema.hasColumn('campaigns', 'currency')).to.equal(false);
+    expect(await t.db.schema.hasTable('billing_events')).to.equal(false);
+    expect(await t.db('campaigns').where('public_id', 'kept-campaign').count({ n: '*' }).first()).to.deep.equal({
+      n: 1,
+    });
+    await t.db.migrate.up();
+    expect(await t.db('campaigns').where('public_id', 'kept-campaign').first('currency')).to.deep.equal({
+      currency: 'BRL',
+    });
+    await t.db('campaigns').where('public_id', 'kept-campaign').delete();
   });
 
   it('undoes the payouts migration alone without losing a row (SQLite would cascade a rebuilt table)', async () => {

@@ -11,12 +11,19 @@ import { changes, type Fingerprinter, fingerprinter } from './support/fingerprin
 import { ask, send } from './support/http.js';
 import type { Tree } from './support/json.js';
 import { recorder } from './support/recorder.js';
+import { providerEventRequest } from './support/providerEvents.js';
 import { describeRequest, type FuzzRequest, requestFor } from './support/requests.js';
 import { reproduce, SEED } from './support/seed.js';
 import { daemonEnv, type ServedDaemon, serve } from './support/served.js';
 
 /** Requests per engine: FUZZ_RUNS, else 1,200 (about a minute on a laptop). */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1200);
+
+/** The billing integrations' signing secrets in the fuzzed daemon (never to appear in a log). */
+const PROVIDER_SECRETS = {
+  stripe: `whsec_fuzz${randomBytes(12).toString('hex')}`,
+  paddle: `pdl_ntfset_fuzz${randomBytes(12).toString('hex')}`,
+};
 
 /** What no answer may ever contain: a stack frame, SQL, an engine's error text. */
 const LEAK = /\bat \S+ \(|node_modules|\bselect\b.+\bfrom\b|\binsert into\b|SQLITE_|\bER_[A-Z_]+|knex/i;
@@ -77,6 +84,16 @@ describe(`fuzzing every contract route (${ENGINE})`, function () {
       });
       if (made.status !== 201) throw new Error(`fixture group not created: ${made.text}`);
       groupIds.push(String((made.json as { id: number }).id));
+    }
+    for (const [provider, secret] of Object.entries(PROVIDER_SECRETS)) {
+      recorder.secret(secret);
+      const set = await ask(daemon.url, {
+        method: 'PUT',
+        path: `/v1/integrations/${provider}`,
+        headers: { 'x-api-key': merchant.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ signingSecret: secret }),
+      });
+      if (set.status !== 200) throw new Error(`fixture integration not set: ${set.text}`);
     }
     fingerprint = await fingerprinter(database.db);
     revokedKey = revoked.key;
@@ -197,6 +214,46 @@ describe(`fuzzing every contract route (${ENGINE})`, function () {
     const health = await ask(daemon.url, { method: 'GET', path: '/health' });
     expect(health.status, 'the daemon is still up').to.equal(200);
     expect(daemon.child.exitCode).to.equal(null);
+  });
+
+  it('answers every provider event, signed or not, mutated or not: never a 500, refusals store nothing', async () => {
+    // Affiliates of its own: the first property may have deleted the fixture's.
+    const payees: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const made = await ask(daemon.url, {
+        method: 'POST',
+        path: '/v1/affiliates',
+        headers: { 'x-api-key': merchant.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: `payee${i}@example.com`, password: passwords[0] }),
+      });
+      if (made.status !== 201) throw new Error(`fixture affiliate not created: ${made.text}`);
+      payees.push((made.json as { referralId: string }).referralId);
+    }
+    fingerprint = await fingerprinter(database.db);
+    const arbitrary = providerEventRequest({ own: merchant.publicId, other: other.publicId }, payees, PROVIDER_SECRETS);
+    const runs = Math.max(100, Math.round(RUNS / 4));
+    console.log(`      fuzz seed ${SEED}, ${runs} provider events`);
+    await fc
+      .assert(
+        fc.asyncProperty(arbitrary, async (request) => check(request)),
+        { seed: SEED, numRuns: runs, endOnFailure: true },
+      )
+      .catch((err: unknown) => {
+        const cause = (err as { cause?: unknown }).cause;
+        const why = cause instanceof Error ? `\n${cause.message}` : '';
+        throw new Error(`${reproduce('fuzzing provider events failed')}\n${(err as Error).message}${why}`);
+      });
+    const outcomes = await database
+      .db('billing_events')
+      .groupBy('outcome', 'reason')
+      .select<{ outcome: string; reason: string | null; n: number | string }[]>(
+        'outcome',
+        'reason',
+        database.db.raw('COUNT(*) as n'),
+      );
+    const outcome = (row: (typeof outcomes)[number]) => (row.reason ? `${row.outcome} (${row.reason})` : row.outcome);
+    console.log(`      outcomes: ${outcomes.map((row) => `${outcome(row)} ${row.n}`).join(', ')}`);
+    expect((await ask(daemon.url, { method: 'GET', path: '/health' })).status, 'the daemon is still up').to.equal(200);
   });
 
   it('logged no error and no stack while it fuzzed', () => {

@@ -105,4 +105,41 @@ export function registerAffiliates(program: Command, io: Io): void {
       .option('--yes', 'do not ask for confirmation (required when not on a terminal)'),
     ['affiliates delete 42', 'affiliates delete 42 --yes   # in a script'],
   ).action((id: number, flags) => run((a, client, globals) => a.remove(io, client, globals, id, flags)));
+
+  const coupons = affiliates
+    .command('coupons')
+    .description('coupon codes that make Stripe or Paddle payments an affiliate’s');
+  const runCoupons = clientCommand(program, io, () => import('./coupons.js'));
+  const affiliateId = ['<id>', 'affiliate id', wholeNumber(1)] as const;
+  withExamples(
+    coupons
+      .command('add')
+      .description(
+        'give an affiliate a coupon code (the Stripe coupon or promotion-code id, or the Paddle discount id)',
+      )
+      .argument(...affiliateId)
+      .argument('<code>', 'letters, digits, "-" and "_", 2 to 64; unique in the campaign whatever the case'),
+    ['affiliates coupons add 42 MARIA-WINTER'],
+  ).action((id: number, code: string) =>
+    runCoupons((a, client, globals) => a.addCoupon(io, client, globals, id, code)),
+  );
+  withExamples(
+    outputOption(
+      coupons
+        .command('list')
+        .description('list an affiliate’s coupons')
+        .argument(...affiliateId),
+    ),
+    ['affiliates coupons list 42'],
+  ).action((id: number, flags) => runCoupons((a, client, globals) => a.listCoupons(io, client, globals, id, flags)));
+  withExamples(
+    coupons
+      .command('remove')
+      .description('take a coupon from an affiliate')
+      .argument(...affiliateId)
+      .argument('<code>', 'the code'),
+    ['affiliates coupons remove 42 MARIA-WINTER'],
+  ).action((id: number, code: string) =>
+    runCoupons((a, client, globals) => a.removeCoupon(io, client, globals, id, code)),
+  );
 }

@@ -72,6 +72,7 @@ export async function update(
     /** commander: the list of --product, or false for --no-products, or true when neither was given. */
     products?: ProductOption[] | boolean;
     product?: ProductOption[];
+    currency?: string;
     portal?: 'on' | 'off';
     signup?: 'open' | 'closed';
     approveAffiliates?: 'manual' | 'auto';
@@ -91,6 +92,7 @@ export async function update(
     recurring: options.recurring,
     secondTierPercent: options.secondTierPercent,
     products: options.products === false ? [] : options.product,
+    currency: options.currency,
     portal: options.portal === undefined ? undefined : options.portal === 'on',
     signup: options.signup,
     approveAffiliates: options.approveAffiliates,
@@ -101,7 +103,7 @@ export async function update(
     throw new UsageError(
       'nothing to update: give at least one of --plan --commission-percent --commission-fixed --auto-approve-days ' +
         '--payout-minimum --recurring --second-tier-percent --product --no-products' +
-        ' --portal --signup --approve-affiliates --contact-email --site-url',
+        ' --portal --signup --approve-affiliates --contact-email --site-url --currency',
     );
   }
   const campaign = await withServices(io, options, ({ campaigns }) => campaigns.update(ref, input));

@@ -85,7 +85,8 @@ export function registerCampaigns(program: Command, io: Io): void {
         ),
       )
       .option('--contact-email <email>', "where the “application received” mail goes; '' for none")
-      .option('--site-url <url>', "the shop’s address, which affiliates’ referral links point to; '' for none"),
+      .option('--site-url <url>', "the shop’s address, which affiliates’ referral links point to; '' for none")
+      .option('--currency <code>', 'ISO 4217 code of the money billing providers charge in (default BRL)'),
     [
       'campaigns update spring-sale --auto-approve-days 30 --payout-minimum 50',
       'campaigns update spring-sale --plan pro',
@@ -93,6 +94,7 @@ export function registerCampaigns(program: Command, io: Io): void {
       'campaigns update spring-sale --product "Pro plan=20%" --product "Starter=5"',
       'campaigns update spring-sale --portal on --signup open --approve-affiliates manual --contact-email partners@shop.example',
       'campaigns update spring-sale --site-url https://shop.example',
+      'campaigns update spring-sale --currency USD               # Stripe or Paddle charge in dollars',
     ],
     'A new commission rule applies to conversions that arrive from now on; stored ones keep theirs.\n' +
       'A hold period applies to the pending conversions already there, at the next scheduled run.\n' +

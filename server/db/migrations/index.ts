@@ -9,6 +9,7 @@ import * as affiliateSearch from './20261122150000_affiliate_search.js';
 import * as commissionRules from './20261126100000_commission_rules.js';
 import * as webhookFanoutAtDelivery from './20261126200000_webhook_fanout_at_delivery.js';
 import * as portalAndMail from './20261126300000_portal_and_mail.js';
+import * as billingIntegrations from './20261126400000_billing_integrations.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,6 +32,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261126100000_commission_rules', commissionRules],
   ['20261126200000_webhook_fanout_at_delivery', webhookFanoutAtDelivery],
   ['20261126300000_portal_and_mail', portalAndMail],
+  ['20261126400000_billing_integrations', billingIntegrations],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {
