@@ -233,12 +233,3 @@ export async function affiliatePayout(
     })),
   };
 }
-
-/**
- * The affiliate's coupons. Coupons (codes a shop's checkout accepts for an affiliate) are not
- * stored by this version of the daemon: the dashboard shows the section once they are, by
- * reading them here.
- */
-export async function affiliateCoupons(_db: Db, _affiliateId: number): Promise<string[]> {
-  return [];
-}

@@ -335,6 +335,12 @@ describe(`the affiliate portal over HTTP (${ENGINE})`, function () {
     expect(dashboard.status).to.equal(200);
     expect(dashboard.html).to.include(`value="https://shop.example/?ref=${row.referral_id}"`);
     expect(textOf(dashboard.html)).to.include('Seu link de indicação');
+    expect(dashboard.html).not.to.include('coupons-title');
+
+    // A coupon the merchant gives her shows on her dashboard.
+    expect((await api('POST', `/v1/affiliates/${row.id}/coupons`, { code: 'ANA10' })).status).to.equal(201);
+    const withCoupon = textOf((await page.get('/dashboard')).html);
+    expect(withCoupon).to.include('ANA10');
   });
 
   it('approves every pending applicant with approve-pending, and by PATCH of the status, each once', async () => {

@@ -2,7 +2,6 @@ import type { Db } from '../../db/knex.js';
 import { NotFoundError } from '../../errors.js';
 import {
   affiliateConversions,
-  affiliateCoupons,
   affiliateFigures,
   affiliatePayout,
   affiliatePayouts,
@@ -10,6 +9,7 @@ import {
   type PortalConversion,
   type PortalPayout,
 } from '../../repositories/portalDashboard.js';
+import { listCoupons } from '../../repositories/coupons.js';
 import type { PortalCampaign, PortalUser } from './types.js';
 
 /** Conversions a dashboard page lists; payouts it lists (the latest). */
@@ -50,7 +50,7 @@ export async function dashboard(
     affiliateFigures(db, user.affiliateId, since),
     affiliateFigures(db, user.affiliateId),
     affiliatePayouts(db, user.affiliateId, PAYOUTS_SHOWN),
-    affiliateCoupons(db, user.affiliateId),
+    listCoupons(db, user.campaignId, user.affiliateId),
   ]);
   const pages = Math.max(1, Math.ceil(allTime.listed / CONVERSIONS_PER_PAGE));
   const page = Math.min(Math.max(1, requestedPage), pages);
@@ -60,7 +60,7 @@ export async function dashboard(
   });
   return {
     link: referralLink(campaign.siteUrl, user.referralId),
-    coupons,
+    coupons: coupons.map((coupon) => coupon.code),
     last30Days,
     allTime,
     conversions,
