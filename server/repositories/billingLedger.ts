@@ -64,7 +64,10 @@ export async function bindCustomer(
   return (await boundAffiliate(trx, binding.campaignId, binding.provider, binding.customerId)) === binding.affiliateId;
 }
 
-/** The ids a stored sale may be named by; a reference already stored keeps its first sale. */
+/**
+ * The ids a stored sale may be named by; a reference already stored keeps its first sale. Says
+ * whether every reference names this sale (false: another sale holds one of them).
+ */
 export async function rememberOrder(
   trx: Trx,
   order: {
@@ -74,8 +77,8 @@ export async function rememberOrder(
     orderId: string;
     conversionId: number;
   },
-): Promise<void> {
-  if (order.references.length === 0) return;
+): Promise<boolean> {
+  if (order.references.length === 0) return true;
   await trx('billing_orders')
     .insert(
       order.references.map((reference) => ({
@@ -88,6 +91,13 @@ export async function rememberOrder(
     )
     .onConflict()
     .ignore();
+  // A reference kept by another sale (a checkout and its invoice name one payment intent): the
+  // primary key decided which came first, also for two daemons at once.
+  const owners = await trx('billing_orders')
+    .where({ campaign_id: order.campaignId, provider: order.provider })
+    .whereIn('reference', [...order.references])
+    .pluck('order_id');
+  return owners.every((owner) => owner === order.orderId);
 }
 
 /** The stored sale that one of `references` names, trying them in order. */

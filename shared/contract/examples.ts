@@ -336,7 +336,12 @@ export function exampleIntegration(overrides: Record<string, unknown> = {}) {
   return {
     provider: 'stripe',
     receivePath: `/v1/integrations/stripe/${EXAMPLE_CAMPAIGN.publicId}`,
-    eventTypes: ['checkout.session.completed', 'invoice.paid', 'charge.refunded'],
+    eventTypes: [
+      'checkout.session.completed',
+      'checkout.session.async_payment_succeeded',
+      'invoice.paid',
+      'charge.refunded',
+    ],
     createdAt: WRITTEN,
     updatedAt: WRITTEN,
     previousSecretExpiresAt: null,

@@ -131,6 +131,54 @@ describe(`billing integrations: receiving Stripe and Paddle (${ENGINE})`, functi
       expect(byOrder.get('in_1QcD5dLkdIwHu7ixBasil001')).to.include({ orderValue: 49.9, affiliateId: maria.id });
     });
 
+    it('a paid Checkout Session less its tax, as an invoice', async () => {
+      const taxed = eventFrom('stripe-checkout-session-payment', {
+        amount_total: 21990,
+        total_details: { amount_discount: 0, amount_shipping: 0, amount_tax: 2000 },
+      });
+      expect((await stripe(taxed)).body.outcome).to.equal('conversion_created');
+      expect((await conversions())[0]).to.include({ orderValue: 199.9, commission: 19.99 });
+    });
+
+    it('a boleto Checkout: completed unpaid binds the customer, async_payment_succeeded is the sale', async () => {
+      const unpaid = eventFrom('stripe-checkout-session-payment', { payment_status: 'unpaid' });
+      expect((await stripe(unpaid)).body.outcome).to.equal('customer_bound');
+      expect(await conversions()).to.have.length(0);
+      const paid = eventFrom('stripe-checkout-session-payment', { payment_status: 'paid' });
+      paid.type = 'checkout.session.async_payment_succeeded';
+      expect((await stripe(paid)).body.outcome).to.equal('conversion_created');
+      expect((await conversions()).map((c) => c.orderId)).to.deep.equal(['pi_3QcA2aLkdIwHu7ix0XyZ1w2V']);
+    });
+
+    it('a Checkout and the invoice it created name one payment intent: one conversion, one after the other and at once', async () => {
+      const sale = (n: number) => {
+        const paymentIntent = `pi_3QcE6eLkdIwHu7ixShared${n}`;
+        const checkout = eventFrom('stripe-checkout-session-payment', {
+          id: `cs_test_Shared${n}`,
+          payment_intent: paymentIntent,
+        });
+        const invoice = eventFrom('stripe-invoice-paid-basil', {
+          id: `in_1QcE6eLkdIwHu7ixShared${n}`,
+          customer: 'cus_QwErTy1234AbCd',
+          billing_reason: 'manual',
+          parent: { subscription_details: { metadata: { affiliated_ref: 'MARIA10' } } },
+          payments: { object: 'list', data: [{ payment: { payment_intent: paymentIntent } }] },
+        });
+        return { checkout, invoice };
+      };
+      const first = sale(1);
+      expect((await stripe(first.checkout)).body.outcome).to.equal('conversion_created');
+      expect((await stripe(first.invoice)).body).to.deep.equal({ received: true, outcome: 'duplicate' });
+      expect(await conversions()).to.have.length(1);
+      const entry = (await log()).events.find((e: Json) => e.type === 'invoice.paid');
+      expect(entry).to.include({ outcome: 'duplicate', reason: 'sale_already_stored' });
+
+      const second = sale(2);
+      const both = await Promise.all([stripe(second.invoice), stripe(second.checkout)]);
+      expect(both.map((res) => res.body.outcome).sort()).to.deep.equal(['conversion_created', 'duplicate']);
+      expect(await conversions()).to.have.length(2);
+    });
+
     it('a redelivered event is a duplicate, sequentially and ten at once: one conversion', async () => {
       const event = eventFrom('stripe-checkout-session-payment');
       expect((await stripe(event)).body.outcome).to.equal('conversion_created');
@@ -191,6 +239,7 @@ describe(`billing integrations: receiving Stripe and Paddle (${ENGINE})`, functi
           client_reference_id: 'MARIA10',
           discounts: [{ coupon: 'ANA-WINTER', promotion_code: null }],
           payment_intent: 'pi_order_1',
+          id: 'cs_order_1',
         }),
       );
       await stripe(
@@ -198,9 +247,10 @@ describe(`billing integrations: receiving Stripe and Paddle (${ENGINE})`, functi
           client_reference_id: null,
           discounts: [{ coupon: 'ANA-WINTER', promotion_code: null }],
           payment_intent: 'pi_order_2',
+          id: 'cs_order_2',
         }),
       );
-      await stripe(payment({ client_reference_id: null, payment_intent: 'pi_order_3' }));
+      await stripe(payment({ client_reference_id: null, payment_intent: 'pi_order_3', id: 'cs_order_3' }));
       const owner = new Map((await conversions()).map((c) => [c.orderId, c.affiliateId]));
       expect([owner.get('pi_order_1'), owner.get('pi_order_2'), owner.get('pi_order_3')]).to.deep.equal([
         maria.id,
@@ -216,6 +266,8 @@ describe(`billing integrations: receiving Stripe and Paddle (${ENGINE})`, functi
           id,
           customer: 'cus_SubScr1b3rXy12',
           billing_reason: reason,
+          // Each invoice is paid by a payment of its own.
+          payments: { object: 'list', data: [{ payment: { payment_intent: `pi_of_${id}` } }] },
         });
         (objectOf(event) as Json).parent.subscription_details.metadata = {};
         return event;
@@ -414,6 +466,7 @@ describe(`billing integrations: receiving Stripe and Paddle (${ENGINE})`, functi
         id,
         customer: 'cus_SubScr1b3rXy12',
         billing_reason: reason,
+        payments: { object: 'list', data: [{ payment: { payment_intent: `pi_of_${id}` } }] },
       });
       event.created = created;
       (objectOf(event) as Json).parent.subscription_details.metadata = {};

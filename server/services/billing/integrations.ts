@@ -25,7 +25,7 @@ const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 /** The event types to enable in each provider's dashboard: every other type is answered `ignored`. */
 export const PROVIDER_EVENT_TYPES: Readonly<Record<BillingProviderName, readonly string[]>> = {
-  stripe: ['checkout.session.completed', 'invoice.paid', 'charge.refunded'],
+  stripe: ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'invoice.paid', 'charge.refunded'],
   paddle: ['transaction.completed', 'adjustment.created', 'adjustment.updated'],
 };
 

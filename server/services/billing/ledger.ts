@@ -30,6 +30,11 @@ export interface LedgerResult {
   orderId: string | null;
 }
 
+/** Another event stored this sale first, under a reference this one shares (rolls its savepoint back). */
+class SaleStoredBefore extends Error {
+  override name = 'SaleStoredBefore';
+}
+
 export const resultOf = (outcome: BillingOutcome, reason: string | null = null): LedgerResult => ({
   outcome,
   reason,
@@ -206,33 +211,41 @@ export function billingLedger(outbox: WebhookOutbox): BillingLedger {
       ...(customerId !== null && { providerCustomers: new Map([[0, customerId]]) }),
       now: sale.now,
     };
-    let outcome;
+    let stored: { skipped: string } | { conversionId: number };
     try {
-      // A savepoint: the monthly limit's refusal rolls back the conversion, not the event's log row.
-      [outcome] = await trx.transaction((savepoint) => storeFlush(savepoint, [job], outbox));
+      // A savepoint: the monthly limit's refusal, or a sale another event stored first, rolls back
+      // the conversion, not the event's log row.
+      stored = await trx.transaction(async (savepoint) => {
+        const [outcome] = await storeFlush(savepoint, [job], outbox);
+        if (!outcome?.ok) throw new MonthlyLimitReached(0);
+        const skip = outcome.value.skipped[0];
+        if (skip) return { skipped: skip.reason };
+        const conversion = await findConversionByOrder(savepoint, campaign.campaignId, payment.orderId);
+        if (!conversion) throw new Error('the conversion intake stored is not there');
+        const ours = await rememberOrder(savepoint, {
+          campaignId: campaign.campaignId,
+          provider: sale.provider,
+          references: payment.references,
+          orderId: payment.orderId,
+          conversionId: conversion.id,
+        });
+        if (!ours) throw new SaleStoredBefore();
+        return { conversionId: conversion.id };
+      });
     } catch (err) {
       if (err instanceof MonthlyLimitReached) return resultOf('skipped', 'monthly_limit_reached');
+      // A checkout and the invoice it created name one payment: one sale, one conversion.
+      if (err instanceof SaleStoredBefore)
+        return { ...resultOf('duplicate', 'sale_already_stored'), orderId: payment.orderId };
       throw err;
     }
-    if (!outcome?.ok) return resultOf('skipped', 'monthly_limit_reached');
-    const skip = outcome.value.skipped[0];
-    if (skip) {
-      if (skip.reason === 'duplicate_order_id' || skip.reason === 'duplicate_event_id') {
-        return { ...resultOf('duplicate', skip.reason), orderId: payment.orderId };
-      }
-      return { ...resultOf('skipped', skip.reason), orderId: payment.orderId };
+    if ('skipped' in stored) {
+      const duplicate = stored.skipped === 'duplicate_order_id' || stored.skipped === 'duplicate_event_id';
+      return { ...resultOf(duplicate ? 'duplicate' : 'skipped', stored.skipped), orderId: payment.orderId };
     }
-    const conversion = await findConversionByOrder(trx, campaign.campaignId, payment.orderId);
-    if (!conversion) throw new Error('the conversion intake stored is not there');
-    await rememberOrder(trx, {
-      campaignId: campaign.campaignId,
-      provider: sale.provider,
-      references: payment.references,
-      orderId: payment.orderId,
-      conversionId: conversion.id,
-    });
+    const { conversionId } = stored;
     await applyWaitingRefunds(trx, sale, payment.orderId);
-    return { outcome: 'conversion_created', reason: null, conversionId: conversion.id, orderId: payment.orderId };
+    return { outcome: 'conversion_created', reason: null, conversionId, orderId: payment.orderId };
   }
 
   return { storePayment, storeRefund };

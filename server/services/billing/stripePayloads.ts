@@ -49,10 +49,13 @@ function checkoutSession(session: Json, base: Omit<ProviderEvent, 'kind'>): Prov
     customerId: idAt(session.customer) ?? null,
   };
   if (session.mode !== 'payment' || session.payment_status !== 'paid') return { ...base, kind: 'binding', attribution };
-  const amount = amountAt(session.amount_total);
+  const total = amountAt(session.amount_total);
   const currency = textAt(session.currency);
-  if (amount === undefined || currency === undefined)
+  if (total === undefined || currency === undefined)
     return { ...base, kind: 'unreadable', missing: 'amount_total or currency' };
+  // Tax taken out, as for an invoice: commissions are on what the shop keeps.
+  const net = BigInt(total) - BigInt(amountAt(objectAt(session.total_details)?.amount_tax) ?? '0');
+  const amount = String(net > 0n ? net : 0n);
   const paymentIntent = idAt(session.payment_intent);
   const orderId = paymentIntent ?? idAt(session.id);
   if (orderId === undefined) return { ...base, kind: 'unreadable', missing: 'payment_intent' };
@@ -164,6 +167,8 @@ export function readStripeEvent(event: unknown): ProviderEvent | undefined {
   const object = objectAt(objectAt(envelope.data)?.object);
   const readers: Record<string, (object: Json, base: Omit<ProviderEvent, 'kind'>) => ProviderEvent> = {
     'checkout.session.completed': checkoutSession,
+    // Boleto and other delayed methods: the session completed unpaid, and this says the money came.
+    'checkout.session.async_payment_succeeded': checkoutSession,
     'invoice.paid': invoicePaid,
     'charge.refunded': chargeRefunded,
   };
