@@ -30,7 +30,9 @@ describe(`integrations and coupons commands, in-process CLI against a real daemo
     ]);
     expect(set.code, set.stderr).to.equal(0);
     expect(set.stdout).to.include(`https://affiliates.example.com/v1/integrations/stripe/${t.merchant.publicId}`);
-    expect(set.stderr).to.include('checkout.session.completed, checkout.session.async_payment_succeeded, invoice.paid, charge.refunded');
+    expect(set.stderr).to.include(
+      'checkout.session.completed, checkout.session.async_payment_succeeded, invoice.paid, charge.refunded',
+    );
     expect(set.stdout + set.stderr).to.not.include(STRIPE_SECRET);
 
     await addAffiliate(t.db, t.merchant.campaignId, { code: 'MARIA10' });
