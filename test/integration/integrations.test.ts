@@ -311,6 +311,22 @@ describe(`billing integrations: receiving Stripe and Paddle (${ENGINE})`, functi
       expect((await stripe(eventFrom('stripe-checkout-session-subscription'))).body.outcome).to.equal('customer_bound');
       expect(await conversions()).to.have.length(1);
     });
+    it('a first invoice and its checkout at once, round after round: each invoice counted once', async () => {
+      for (let round = 0; round < 8; round++) {
+        const customer = `cus_AtOnce${round}`;
+        const invoice = eventFrom('stripe-invoice-paid-basil', {
+          id: `in_atonce_${round}`,
+          customer,
+          billing_reason: 'subscription_create',
+          payments: { object: 'list', data: [{ payment: { payment_intent: `pi_atonce_${round}` } }] },
+        });
+        (objectOf(invoice) as Json).parent.subscription_details.metadata = {};
+        const checkout = eventFrom('stripe-checkout-session-subscription', { id: `cs_atonce_${round}`, customer });
+        await Promise.all([stripe(invoice), stripe(checkout)]);
+        const counted = (await conversions()).filter((c) => c.orderId === `in_atonce_${round}`);
+        expect(counted, `round ${round}`).to.have.length(1);
+      }
+    });
   });
 
   describe('refunds', () => {
@@ -322,6 +338,20 @@ describe(`billing integrations: receiving Stripe and Paddle (${ENGINE})`, functi
       const list = await conversions();
       expect(list.map((c) => c.status)).to.deep.equal(['rejected', 'rejected']);
       expect(list[0]?.refundReason).to.equal('stripe refund');
+    });
+
+    it('a refund and its sale at once, round after round: each sale ends refunded', async () => {
+      for (let round = 0; round < 8; round++) {
+        const transaction = `txn_01atonce${round}`;
+        const sale = eventFrom('paddle-transaction-completed', { id: transaction });
+        const adjustment = eventFrom('paddle-adjustment-refund', {
+          id: `adj_01atonce${round}`,
+          transaction_id: transaction,
+        });
+        await Promise.all([paddle(adjustment), paddle(sale)]);
+        const [conversion] = (await conversions()).filter((c) => c.orderId === transaction);
+        expect(conversion?.status, `round ${round}`).to.equal('rejected');
+      }
     });
 
     it('a refund that arrives before its sale is kept, and applied when the sale arrives', async () => {

@@ -129,7 +129,31 @@ export function eventEffects(ledger: BillingLedger) {
     });
   }
 
-  return async function act(scene: Scene, event: ProviderEvent): Promise<LedgerResult> {
+  /**
+   * After the event's transaction committed: what another event stored meanwhile, which that
+   * transaction could not see. Stripe sends a new subscription's checkout and first invoice at
+   * once, maybe to two daemons; a refund may race its sale. Whichever commits second finds the
+   * other's row here: held payments of a customer now bound, refunds kept for a sale now stored.
+   */
+  async function settle(scene: Scene, event: ProviderEvent): Promise<void> {
+    const { trx, campaign, provider, now } = scene;
+    const attribution =
+      event.kind === 'payment' ? event.payment.attribution : event.kind === 'binding' ? event.attribution : null;
+    const customerId = attribution?.customerId ?? null;
+    if (customerId !== null) {
+      const bound = await attributePayment(trx, campaign.campaignId, provider, {
+        referralCodes: [],
+        couponCodes: [],
+        customerId,
+      });
+      if (bound.found) await countHeldPayments(scene, customerId, bound.affiliate);
+    }
+    const references =
+      event.kind === 'payment' ? event.payment.references : event.kind === 'refund' ? event.refund.references : [];
+    if (references.length > 0) await ledger.settleRefunds(trx, { campaign, provider, now, references });
+  }
+
+  async function act(scene: Scene, event: ProviderEvent): Promise<LedgerResult> {
     switch (event.kind) {
       case 'ignored':
         return resultOf('ignored');
@@ -142,5 +166,7 @@ export function eventEffects(ledger: BillingLedger) {
       case 'refund':
         return refund(scene, event);
     }
-  };
+  }
+
+  return { act, settle };
 }

@@ -55,6 +55,14 @@ export interface Sale {
   orderValueCents: number;
 }
 
+/** Where a sale's refunds are looked for: its campaign, provider and the ids it is known by. */
+export interface SaleReferences {
+  campaign: ReceivingCampaign;
+  provider: BillingProvider;
+  now: Date;
+  references: readonly string[];
+}
+
 /** A refund in the campaign's money: of `ofCents` when the provider said what it is a part of. */
 export interface Refund {
   campaign: ReceivingCampaign;
@@ -76,6 +84,7 @@ export interface Refund {
 export interface BillingLedger {
   storePayment(trx: Trx, sale: Sale): Promise<LedgerResult>;
   storeRefund(trx: Trx, refund: Refund): Promise<LedgerResult>;
+  settleRefunds(trx: Trx, at: SaleReferences): Promise<void>;
 }
 
 /** Intake keeps `event_id` at 128 characters: a longer provider id is kept as its digest. */
@@ -181,19 +190,28 @@ export function billingLedger(outbox: WebhookOutbox): BillingLedger {
   }
 
   /** Refunds that arrived before this sale: applied now that it is stored, and their log rows say so. */
-  async function applyWaitingRefunds(trx: Trx, sale: Sale, orderId: string): Promise<void> {
-    const { campaign, provider } = sale;
-    const waiting = await takePendingRefunds(trx, campaign.campaignId, provider, sale.payment.references);
+  async function applyWaitingRefunds(trx: Trx, at: SaleReferences, orderId: string): Promise<void> {
+    const { campaign, provider } = at;
+    const waiting = await takePendingRefunds(trx, campaign.campaignId, provider, at.references);
     for (const pending of waiting) {
       const kept = JSON.parse(pending.refund) as ProviderRefund & { refundedCents: number; ofCents: number | null };
       const { refundedCents, ofCents, ...refund } = kept;
       const result = await refundStoredOrder(
         trx,
-        { campaign, provider, eventId: pending.eventId, now: sale.now, refund, refundedCents, ofCents },
+        { campaign, provider, eventId: pending.eventId, now: at.now, refund, refundedCents, ofCents },
         orderId,
       );
       await recordLaterOutcome(trx, { campaignId: campaign.campaignId, provider, eventId: pending.eventId }, result);
     }
+  }
+
+  /**
+   * Refunds kept for a sale that is stored now, applied: run after an event's transaction
+   * commits, for a refund and its sale that arrived at once and could not see each other.
+   */
+  async function settleRefunds(trx: Trx, at: SaleReferences): Promise<void> {
+    const order = await orderByReferences(trx, at.campaign.campaignId, at.provider, at.references);
+    if (order) await applyWaitingRefunds(trx, at, order.orderId);
   }
 
   async function storePayment(trx: Trx, sale: Sale): Promise<LedgerResult> {
@@ -244,9 +262,13 @@ export function billingLedger(outbox: WebhookOutbox): BillingLedger {
       return { ...resultOf(duplicate ? 'duplicate' : 'skipped', stored.skipped), orderId: payment.orderId };
     }
     const { conversionId } = stored;
-    await applyWaitingRefunds(trx, sale, payment.orderId);
+    await applyWaitingRefunds(
+      trx,
+      { campaign, provider: sale.provider, now: sale.now, references: payment.references },
+      payment.orderId,
+    );
     return { outcome: 'conversion_created', reason: null, conversionId, orderId: payment.orderId };
   }
 
-  return { storePayment, storeRefund };
+  return { storePayment, storeRefund, settleRefunds };
 }

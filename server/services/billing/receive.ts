@@ -10,7 +10,7 @@ import type { ServiceDeps } from '../deps.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
 import { eventEffects } from './effects.js';
 import type { BillingProvider, ProviderEvent } from './events.js';
-import { type BillingLedger, type LedgerResult, resultOf } from './ledger.js';
+import { type BillingLedger, type BillingOutcome, type LedgerResult, resultOf } from './ledger.js';
 import { readPaddleEvent } from './paddlePayloads.js';
 import { verifyPaddle, verifyStripe, type Verified } from './signatures.js';
 import { readStripeEvent } from './stripePayloads.js';
@@ -21,6 +21,19 @@ export interface BillingReceipt {
 }
 
 const USAGE_ROWS_REMEMBERED = 1_000;
+
+/**
+ * Outcomes after which another event's row may wait for this one (a held payment, a kept
+ * refund, a binding, a sale): looked for once more when the event's transaction has committed.
+ */
+const SETTLED: ReadonlySet<BillingOutcome> = new Set([
+  'conversion_created',
+  'customer_bound',
+  'skipped',
+  'refund_pending',
+  // A redelivery, after a settling that failed: it is looked for again.
+  'duplicate',
+]);
 
 const PROVIDERS: Record<
   BillingProvider,
@@ -49,7 +62,7 @@ export function billingReceiver(
   ledger: BillingLedger,
 ): BillingReceiver {
   const usageRows = new Map<number, string>();
-  const act = eventEffects(ledger);
+  const effects = eventEffects(ledger);
 
   async function receive(
     provider: BillingProvider,
@@ -93,10 +106,13 @@ export function billingReceiver(
         if (err instanceof UniqueConflict) return resultOf('duplicate');
         throw err;
       }
-      const outcome = await act({ trx, campaign, provider, now }, event);
+      const outcome = await effects.act({ trx, campaign, provider, now }, event);
       await recordBillingOutcome(trx, logId, outcome);
       return outcome;
     });
+    if (SETTLED.has(result.outcome)) {
+      await inLockingTransaction(db, (trx) => effects.settle({ trx, campaign, provider, now }, event));
+    }
     return { received: true, outcome: result.outcome };
   }
 
