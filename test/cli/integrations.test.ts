@@ -60,6 +60,20 @@ describe(`integrations and coupons commands, in-process CLI against a real daemo
     expect(again.stderr).to.include('Integration not found');
   });
 
+  it('set takes the secret from AFFILIATED_SIGNING_SECRET, and without it off a terminal names the flag', async () => {
+    const missing = await cli(['integrations', 'set', 'stripe']);
+    expect(missing.code).to.equal(2);
+    expect(missing.stderr).to.include('--signing-secret is required when not running interactively');
+    const fromEnv = await runCliInProcess(['integrations', 'set', 'stripe'], {
+      env: { ...env, AFFILIATED_SIGNING_SECRET: STRIPE_SECRET },
+    });
+    expect(fromEnv.code, fromEnv.stderr).to.equal(0);
+    expect(fromEnv.stdout + fromEnv.stderr).to.not.include(STRIPE_SECRET);
+    await addAffiliate(t.db, t.merchant.campaignId, { code: 'MARIA10' });
+    const sent = await sendEvent(t.url, 'stripe', t.merchant.publicId, eventFrom('stripe-checkout-session-payment'));
+    expect(sent.body.outcome).to.equal('conversion_created');
+  });
+
   it('affiliates coupons add, list, remove; a taken code is exit 1 with the API’s message', async () => {
     const { id } = await addAffiliate(t.db, t.merchant.campaignId);
     const added = await cli(['affiliates', 'coupons', 'add', String(id), 'WINTER-10']);

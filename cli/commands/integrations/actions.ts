@@ -18,7 +18,7 @@ import {
   printRecord,
   printTable,
 } from '../../output.js';
-import { confirm } from '../../prompts.js';
+import { askSecret, confirm } from '../../prompts.js';
 
 function providerOf(name: string): BillingProviderName {
   const parsed = billingProvider.safeParse(name);
@@ -41,13 +41,14 @@ export async function set(
   client: ApiClient,
   options: GlobalOptions,
   name: string,
-  flags: { signingSecret: string; publicUrl?: string },
+  flags: { signingSecret?: string; publicUrl?: string },
 ): Promise<void> {
   const provider = providerOf(name);
-  const integration = await client.integrations.put({
-    params: { provider },
-    body: { signingSecret: flags.signingSecret },
-  });
+  const signingSecret =
+    flags.signingSecret ??
+    (io.env.AFFILIATED_SIGNING_SECRET || undefined) ??
+    (await askSecret(io, '--signing-secret', `The ${provider} endpoint’s signing secret`));
+  const integration = await client.integrations.put({ params: { provider }, body: { signingSecret } });
   const url = `${(flags.publicUrl ?? client.baseUrl).replace(/\/+$/, '')}${integration.receivePath}`;
   if (options.json) return printJson(io, { ...integration, url });
   const rotated = integration.previousSecretExpiresAt !== null && integration.createdAt !== integration.updatedAt;

@@ -18,14 +18,16 @@ export function registerIntegrations(program: Command, io: Io): void {
       .command('set')
       .description('connect a provider, or rotate its signing secret; prints the URL and the event types to enable')
       .argument(...provider)
-      .requiredOption(
+      .option(
         '--signing-secret <secret>',
-        'the endpoint’s signing secret (Stripe whsec_…, Paddle pdl_ntfset_…)',
+        'the endpoint’s signing secret (Stripe whsec_…, Paddle pdl_ntfset_…); else AFFILIATED_SIGNING_SECRET, ' +
+          'else asked, hidden, on a terminal (a flag stays in the shell history)',
       )
       .option('--public-url <url>', 'the address providers reach the daemon at (default: the base URL)'),
     [
       'integrations set stripe --signing-secret whsec_… --public-url https://affiliates.example.com',
-      'integrations set paddle --signing-secret pdl_ntfset_…',
+      'integrations set paddle                # asks for the secret, hidden',
+      'AFFILIATED_SIGNING_SECRET=… integrations set paddle',
     ],
     'Sent again, the secret rotates: the previous one keeps verifying for 24 hours.',
   ).action((name: string, flags) => run((a, client, globals) => a.set(io, client, globals, name, flags)));
