@@ -98,6 +98,42 @@ export interface PortalConversion {
   createdAt: Date;
 }
 
+/** The columns a dashboard's conversion is read from, and their row. */
+const CONVERSION_COLUMNS = [
+  'id',
+  'order_id',
+  'order_value_cents',
+  'commission_cents',
+  'status',
+  'payout_id',
+  'source_key',
+  'created_at',
+] as const;
+
+interface ConversionRow {
+  id: number;
+  order_id: string;
+  order_value_cents: number | string;
+  commission_cents: number | string;
+  status: ConversionStatus;
+  payout_id: number | null;
+  source_key: number | string;
+  created_at: Date | number;
+}
+
+function conversionOf(row: ConversionRow): PortalConversion {
+  return {
+    id: Number(row.id),
+    orderId: row.order_id,
+    orderValueCents: Number(row.order_value_cents),
+    commissionCents: Number(row.commission_cents),
+    status: row.status,
+    payoutId: row.payout_id === null ? null : Number(row.payout_id),
+    secondTier: Number(row.source_key) > 0,
+    createdAt: toDate(row.created_at),
+  };
+}
+
 /** A page of the affiliate's conversions, newest first (the figures already counted them all). */
 export async function affiliateConversions(
   db: Db,
@@ -112,28 +148,8 @@ export async function affiliateConversions(
     ])
     .limit(page.limit)
     .offset(page.offset)
-    .select<
-      {
-        id: number;
-        order_id: string;
-        order_value_cents: number | string;
-        commission_cents: number | string;
-        status: ConversionStatus;
-        payout_id: number | null;
-        source_key: number | string;
-        created_at: Date | number;
-      }[]
-    >('id', 'order_id', 'order_value_cents', 'commission_cents', 'status', 'payout_id', 'source_key', 'created_at');
-  return rows.map((row) => ({
-    id: Number(row.id),
-    orderId: row.order_id,
-    orderValueCents: Number(row.order_value_cents),
-    commissionCents: Number(row.commission_cents),
-    status: row.status,
-    payoutId: row.payout_id === null ? null : Number(row.payout_id),
-    secondTier: Number(row.source_key) > 0,
-    createdAt: toDate(row.created_at),
-  }));
+    .select<ConversionRow[]>(...CONVERSION_COLUMNS);
+  return rows.map(conversionOf);
 }
 
 export interface PortalPayout {
@@ -198,38 +214,9 @@ export async function affiliatePayout(
     .where('pc.payout_id', payoutId)
     .andWhere('c.affiliate_id', affiliateId)
     .orderBy('c.id')
-    .select<
-      {
-        id: number;
-        order_id: string;
-        order_value_cents: number | string;
-        commission_cents: number | string;
-        status: ConversionStatus;
-        payout_id: number | null;
-        source_key: number | string;
-        created_at: Date | number;
-      }[]
-    >(
-      'c.id',
-      'c.order_id',
-      'c.order_value_cents',
-      'c.commission_cents',
-      'c.status',
-      'c.payout_id',
-      'c.source_key',
-      'c.created_at',
-    );
+    .select<ConversionRow[]>(...CONVERSION_COLUMNS.map((column) => `c.${column}`));
   return {
     payout: payoutOf(row),
-    conversions: covered.map((c) => ({
-      id: Number(c.id),
-      orderId: c.order_id,
-      orderValueCents: Number(c.order_value_cents),
-      commissionCents: Number(c.commission_cents),
-      status: c.status,
-      payoutId: c.payout_id === null ? null : Number(c.payout_id),
-      secondTier: Number(c.source_key) > 0,
-      createdAt: toDate(c.created_at),
-    })),
+    conversions: covered.map(conversionOf),
   };
 }
