@@ -28,3 +28,9 @@ export async function insertRefund(trx: Trx, refund: NewRefund): Promise<number>
   const [id] = await conflictsAs({ refund_key: 'refundId' }, () => trx('refunds').insert(row));
   return Number(id);
 }
+
+/** Whether the campaign has a refund with this `refund_id` (spec §12.6: a repeat changes nothing). */
+export async function hasRefundKey(trx: Trx, campaignId: number, refundKey: string): Promise<boolean> {
+  const row = await trx('refunds').where({ campaign_id: campaignId, refund_key: refundKey }).first('id');
+  return row !== undefined;
+}

@@ -12,7 +12,7 @@ import {
   findConversionByOrder,
   lockConversionByOrder,
 } from '../repositories/conversions.js';
-import { insertRefund } from '../repositories/refunds.js';
+import { hasRefundKey, insertRefund } from '../repositories/refunds.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
 import type { ServiceDeps } from './deps.js';
 import { followSales, type SaleChange } from './followers.js';
@@ -86,6 +86,13 @@ export async function refundOrder(
   if (sale.status === 'rejected' || amountCents === 0) {
     const conversion = await findConversion(trx, campaignId, sale.id);
     return conversion && { conversion, changed: false };
+  }
+  // A repeated refund_id is known before its amount is judged: a retry of a refund that was
+  // applied (its answer lost) would otherwise be measured against what that refund left. Under
+  // the sale's lock, a refund with this id committed before is seen; the unique index still
+  // judges two that race.
+  if (refund.refundKey !== null && (await hasRefundKey(trx, campaignId, refund.refundKey))) {
+    throw new RepeatedRefund();
   }
   const next = plan(sale, amountCents);
   const changed = await changeConversion(trx, sale, {

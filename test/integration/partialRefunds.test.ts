@@ -93,6 +93,16 @@ describe(`partial refunds (${ENGINE})`, () => {
     expect(await refundsOf(id ?? 0)).to.have.length(4);
   });
 
+  it('a retried refund_id changes nothing even when it is more than what its first try left', async () => {
+    await arrive(code, [['k-2', 100]]);
+    const once = await partial('k-2', 60, { refund_id: 're_60' });
+    expect(once.body).to.include({ refundedAmount: 60 });
+    // The answer was lost; the client sends the same body again: 60 is more than the 40 left.
+    const again = await partial('k-2', 60, { refund_id: 're_60' });
+    expect(again.status).to.equal(200);
+    expect(again.body).to.deep.equal(once.body);
+  });
+
   it('claws back what a refund takes off a commission in a payout; the next payout nets it', async () => {
     const [a, b] = await arrive(code, [
       ['c-1', 300],
