@@ -46,6 +46,8 @@ export const MESSAGES = Object.freeze({
   groupNotInCampaign: 'groupId must be the id of a group of this campaign',
   parentNotInCampaign: 'parentAffiliateId must be the id of another affiliate of this campaign',
   parentIsSelf: 'parentAffiliateId must not be the affiliate itself',
+  parentChainTooDeep: (limit: number) =>
+    `parentAffiliateId starts a chain of more than ${limit} parents: choose a parent nearer the top of the chain`,
   parentCycle: (id: number, parentId: number) =>
     `parentAffiliateId ${parentId} would make a cycle: affiliate ${parentId} is below affiliate ${id} already`,
   parentChainBusy: 'The affiliates above the new parent kept changing during this update: send it again',

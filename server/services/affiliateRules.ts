@@ -38,6 +38,10 @@ export async function checkParent(
   // A new affiliate has nobody below it yet: no cycle can go through it.
   if (affiliateId === undefined) return;
   if (chain.some((ancestor) => ancestor.id === affiliateId)) throw invalid(MESSAGES.parentCycle(affiliateId, parentId));
+  // A chain read only in part could hide the affiliate above its last link: refuse, never guess.
+  if (chain.length === MAX_CHAIN && chain[chain.length - 1]?.parentId !== null) {
+    throw invalid(MESSAGES.parentChainTooDeep(MAX_CHAIN));
+  }
   if (!(await claimChain(trx, chain))) throw new ChainMoved();
 }
 

@@ -43,6 +43,24 @@ describe(`two tiers: parents, second-tier conversions and their lifecycle (${ENG
   }
 
   describe('parentAffiliateId', () => {
+    it('400 for a parent that starts a chain longer than the daemon follows (1,000): no cycle slips past', async function () {
+      this.timeout(120_000);
+      const chain: number[] = [];
+      for (let i = 0; i <= 1000; i++) chain.push((await addAffiliate(t.db, t.merchant.campaignId)).id);
+      // Each one's parent is the one before it: a chain 1,001 affiliates deep, chain[0] on top.
+      for (let i = 1; i < chain.length; i++) {
+        await t
+          .db('affiliates')
+          .where('id', chain[i])
+          .update({ parent_affiliate_id: chain[i - 1] });
+      }
+      const top = chain[0] ?? 0;
+      const bottom = chain[chain.length - 1] ?? 0;
+      const closing = await api('PATCH', `/v1/affiliates/${top}`, { parentAffiliateId: bottom });
+      expect(closing.body).to.deep.equal(badRequest([MESSAGES.parentChainTooDeep(1000)]));
+      expect((await affiliate(top)).parentAffiliateId).to.equal(null);
+    });
+
     it('400 for itself, another campaign’s affiliate, an unknown one, or a cycle of any length; nothing changed', async () => {
       const grand = await addAffiliate(t.db, t.merchant.campaignId);
       await api('PATCH', `/v1/affiliates/${parent.id}`, { parentAffiliateId: grand.id });
