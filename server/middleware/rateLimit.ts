@@ -3,6 +3,7 @@ import type { Context, Middleware, Next } from 'koa';
 import ratelimit from 'koa-ratelimit';
 import type { RateLimitBucket } from '../../shared/contract/route.js';
 import type { Config } from '../config.js';
+import { clientKey } from '../clientAddress.js';
 import type { RouteTable } from '../http/routeTable.js';
 import type { Logger } from '../logger.js';
 import type { ApiKeyAuthenticator } from '../services/auth.js';
@@ -103,7 +104,7 @@ export function rateLimit(
       namespace,
       duration: windowMs,
       max,
-      id: (ctx: Context) => ctx.state.rateLimitId ?? `ip:${ctx.ip}`,
+      id: (ctx: Context) => ctx.state.rateLimitId ?? `ip:${clientKey(ctx.ip)}`,
       throw: true,
     } as ratelimit.MiddlewareOptions);
     // Both drivers keep a caller's window under `<namespace>:<id>`.
@@ -126,7 +127,7 @@ export function rateLimit(
 
   /** Whom this request counts against (spec §10.10). */
   async function countedAs(ctx: Context, bucket: Bucket): Promise<string> {
-    const ip = `ip:${ctx.ip}`;
+    const ip = `ip:${clientKey(ctx.ip)}`;
     const hash = bucket === 'sdk' ? undefined : apiKeyHash(ctx);
     if (!hash) return ip;
     if (authenticator.recentlyActive(hash)) return `key:${hash}`;

@@ -3,6 +3,7 @@ import type { FormFields, FormResult, PortalUser } from '../services/portal/inde
 import { noticeOf } from './accountPages.js';
 import { cookiePath, count, day, message, money, type Page, problemTexts, redirect, render } from './page.js';
 import { setSessionCookie } from './security.js';
+import { clientKey } from '../clientAddress.js';
 
 /** The logged-in affiliate, or a redirect to the log-in page (answers undefined). */
 function loggedIn(page: Page): PortalUser | undefined {
@@ -175,7 +176,7 @@ export async function postPassword(page: Page, fields: FormFields): Promise<void
   const user = loggedIn(page);
   if (!user) return;
   const result = await page.services.portal.changePassword(page.campaign, user, fields, {
-    ip: page.ctx.ip,
+    ip: clientKey(page.ctx.ip),
     locale: page.locale,
   });
   if (result.state === 'invalid') return after(page, user, result, {});

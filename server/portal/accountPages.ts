@@ -1,6 +1,7 @@
 import type { FormFields } from '../services/portal/index.js';
 import { cookiePath, message, type Page, problemTexts, redirect, render } from './page.js';
 import { clearSessionCookie, sessionSecretOf, setSessionCookie } from './security.js';
+import { clientKey } from '../clientAddress.js';
 
 /** Notices a redirect may ask a page to show, by key (never text from the URL). */
 function noticeOf(page: Page): string | null {
@@ -14,7 +15,7 @@ function noticeOf(page: Page): string | null {
 
 export { noticeOf };
 
-const asker = (page: Page) => ({ ip: page.ctx.ip, locale: page.locale });
+const asker = (page: Page) => ({ ip: clientKey(page.ctx.ip), locale: page.locale });
 
 function loginPage(page: Page, extra: Record<string, unknown> = {}, status = 200): void {
   render(

@@ -1,7 +1,8 @@
 import type { FormFields, ResetLink } from '../services/portal/index.js';
 import { message, type Page, problemTexts, redirect, render } from './page.js';
+import { clientKey } from '../clientAddress.js';
 
-const asker = (page: Page) => ({ ip: page.ctx.ip, locale: page.locale });
+const asker = (page: Page) => ({ ip: clientKey(page.ctx.ip), locale: page.locale });
 
 function requestPage(page: Page, extra: Record<string, unknown> = {}, status = 200): void {
   render(

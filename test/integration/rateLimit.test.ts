@@ -166,6 +166,20 @@ describe(`rate limits (${ENGINE})`, () => {
       expectThrottled(await sdk('198.51.100.7')(), 2);
       await spend(2, 2, sdk('198.51.100.8'), 200);
     });
+
+    it('counts an IPv6 client by its /64: a new address in the same /64 gets no new budget', async () => {
+      const daemon = await start({ ...SPEC_LIMITS, TRUST_PROXY: 'true', RATE_LIMIT_SDK_PER_MIN: '2' });
+      const merchant = await createMerchant(database.db);
+      const sdk = (ip: string) => () =>
+        call(daemon.url, 'POST', '/v1/sdk/events', {
+          body: { events: [pageView(merchant.publicId, 'ANYCODE')] },
+          headers: { 'x-forwarded-for': ip },
+        });
+      await spend(2, 2, sdk('2001:db8:7:7::1'), 200);
+      expectThrottled(await sdk('2001:db8:7:7::2')(), 2);
+      expectThrottled(await sdk('2001:db8:7:7:ffff:ffff:ffff:fffe')(), 2);
+      await spend(2, 2, sdk('2001:db8:7:8::1'), 200);
+    });
   });
 
   describe('keys that are not valid count against the client IP', () => {
