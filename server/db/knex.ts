@@ -32,12 +32,19 @@ function causalReadsOnGalera(conn: MysqlConnection, done: (err: Error | null, co
 }
 
 /**
- * Knex's own warnings, less the two it prints when another process holds the migration lock:
- * migrateToLatest waits for that lock, so it is no news, and the daemon's log stays JSON.
+ * Knex's own warnings, less those it prints when another process holds the migration lock or
+ * applied the migrations first: migrateToLatest waits and lists again, so it is no news, and the
+ * daemon's log stays JSON.
  */
 const log: Knex.Config['log'] = {
   warn(message: string) {
-    if (/^Can't take lock to run migrations|^If you are sure migrations are not running/.test(message)) return;
+    if (
+      /^Can't take lock to run migrations|^If you are sure migrations are not running|applied meanwhile by another daemon$/.test(
+        message,
+      )
+    ) {
+      return;
+    }
     console.warn(message);
   },
 };

@@ -34,6 +34,22 @@ async function removeExtraLockRows(db: Db): Promise<boolean> {
 }
 
 /**
+ * Knex lists what is applied before it takes its lock, and reads the list again under the lock
+ * only inside a wrapping transaction, which MySQL's DDL cannot keep (disableTransactions). A
+ * daemon that listed while another was migrating would then apply the same migrations again
+ * (a duplicate column). So, under the lock, before the batch: none of its migrations may be
+ * recorded meanwhile; if one is, the step starts again and lists afresh.
+ */
+const APPLIED_MEANWHILE = 'migrations applied meanwhile by another daemon';
+
+async function refuseAppliedMeanwhile(knex: Db, migrations: unknown[]): Promise<void> {
+  const applied = new Set(await knex('knex_migrations').pluck<string[]>('name'));
+  if (migrations.some((name) => applied.has(String(name)))) throw new Error(APPLIED_MEANWHILE);
+}
+
+const isAppliedMeanwhile = (err: unknown) => err instanceof Error && err.message === APPLIED_MEANWHILE;
+
+/**
  * Applies pending migrations, as the daemon and the operator commands do before anything else;
  * answers the names applied. Several daemons may start together on one database (the nodes
  * of a Galera cluster, a rolling deploy), so:
@@ -55,9 +71,10 @@ export async function migrateToLatest(db: Db, waitMs = WAIT_MS): Promise<string[
     }
     if (waited === undefined) {
       try {
-        const [, applied] = (await db.migrate.latest()) as [number, string[]];
+        const [, applied] = (await db.migrate.latest({ beforeAll: refuseAppliedMeanwhile })) as [number, string[]];
         return applied;
       } catch (err) {
+        if (isAppliedMeanwhile(err)) continue;
         if (!isLockHeld(err)) throw err;
         if (await removeExtraLockRows(db)) continue;
         waited = err;
