@@ -47,6 +47,23 @@ export const askChoice = (
 export const confirm = (io: Io, flag: string, message: string) =>
   ask<boolean>(io, flag, { type: 'confirm', message, default: false });
 
+/**
+ * The question before a command that deletes: skipped with `--yes`, required off a terminal, and
+ * a "no" is Declined (`Not deleted.`). `question` is asked for only when a person will read it,
+ * so what it fetches (the row it names) is not fetched for scripts.
+ */
+export async function confirmOrDecline(
+  io: Io,
+  flags: { yes?: boolean },
+  question: string | (() => Promise<string>),
+  declined = 'Not deleted.',
+): Promise<void> {
+  if (flags.yes) return;
+  if (!io.interactive) throw new UsageError('--yes is required when not running interactively');
+  const text = typeof question === 'string' ? question : await question();
+  if (!(await confirm(io, '--yes', text))) throw new Declined(declined);
+}
+
 /** Tries a person gets to type a new password the same way twice. */
 const PASSWORD_TRIES = 3;
 

@@ -48,6 +48,13 @@ function keyLookups(daemon: Daemon): string[] {
   return seen;
 }
 
+/** A page view to the browser route as sent from client IP `ip` (through a proxy's X-Forwarded-For). */
+const sdkFrom = (daemon: Daemon, publicId: string) => (ip: string) => () =>
+  call(daemon.url, 'POST', '/v1/sdk/events', {
+    body: { events: [pageView(publicId, 'ANYCODE')] },
+    headers: { 'x-forwarded-for': ip },
+  });
+
 /** `count` requests one after another, each expected through with the remaining count going down. */
 async function spend(
   count: number,
@@ -142,11 +149,7 @@ describe(`rate limits (${ENGINE})`, () => {
       expectThrottled(await noKey('203.0.113.3')(), 5);
 
       const merchant = await createMerchant(database.db);
-      const sdk = (ip: string) => () =>
-        call(daemon.url, 'POST', '/v1/sdk/events', {
-          body: { events: [pageView(merchant.publicId, 'ANYCODE')] },
-          headers: { 'x-forwarded-for': ip },
-        });
+      const sdk = sdkFrom(daemon, merchant.publicId);
       await spend(3, 3, sdk('198.51.100.1'), 200);
       const throttled = await sdk('198.51.100.2')();
       expectThrottled(throttled, 3);
@@ -157,11 +160,7 @@ describe(`rate limits (${ENGINE})`, () => {
     it('takes the client IP from X-Forwarded-For with TRUST_PROXY', async () => {
       const daemon = await start({ ...SPEC_LIMITS, TRUST_PROXY: 'true', RATE_LIMIT_SDK_PER_MIN: '2' });
       const merchant = await createMerchant(database.db);
-      const sdk = (ip: string) => () =>
-        call(daemon.url, 'POST', '/v1/sdk/events', {
-          body: { events: [pageView(merchant.publicId, 'ANYCODE')] },
-          headers: { 'x-forwarded-for': ip },
-        });
+      const sdk = sdkFrom(daemon, merchant.publicId);
       await spend(2, 2, sdk('198.51.100.7'), 200);
       expectThrottled(await sdk('198.51.100.7')(), 2);
       await spend(2, 2, sdk('198.51.100.8'), 200);
@@ -170,11 +169,7 @@ describe(`rate limits (${ENGINE})`, () => {
     it('counts an IPv6 client by its /64: a new address in the same /64 gets no new budget', async () => {
       const daemon = await start({ ...SPEC_LIMITS, TRUST_PROXY: 'true', RATE_LIMIT_SDK_PER_MIN: '2' });
       const merchant = await createMerchant(database.db);
-      const sdk = (ip: string) => () =>
-        call(daemon.url, 'POST', '/v1/sdk/events', {
-          body: { events: [pageView(merchant.publicId, 'ANYCODE')] },
-          headers: { 'x-forwarded-for': ip },
-        });
+      const sdk = sdkFrom(daemon, merchant.publicId);
       await spend(2, 2, sdk('2001:db8:7:7::1'), 200);
       expectThrottled(await sdk('2001:db8:7:7::2')(), 2);
       expectThrottled(await sdk('2001:db8:7:7:ffff:ffff:ffff:fffe')(), 2);

@@ -6,7 +6,7 @@ import {
   password as passwordSchema,
   type UpdateAffiliateInput,
 } from '../../../shared/schemas/affiliate.js';
-import { CommandFailed, Declined, UsageError } from '../../errors.js';
+import { CommandFailed, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import {
   type GlobalOptions,
@@ -18,7 +18,7 @@ import {
   printRecord,
   printTable,
 } from '../../output.js';
-import { askNewPassword, confirm } from '../../prompts.js';
+import { askNewPassword, confirmOrDecline } from '../../prompts.js';
 import { type Paging, printList } from '../../paging.js';
 import { affiliateRuleText, rateOfOptions, rateText } from '../../ruleOptions.js';
 
@@ -229,21 +229,17 @@ export async function remove(
   id: number,
   flags: { yes?: boolean },
 ): Promise<void> {
-  if (!flags.yes) {
-    // spec §4.5.1: the delete cascades, so a person confirms; scripts must say --yes. The
-    // affiliate is fetched first: an unknown id fails before any question, and the question
-    // names whom it deletes.
-    if (!io.interactive) throw new UsageError('--yes is required when not running interactively');
+  // spec §4.5.1: the delete cascades, so a person confirms; scripts must say --yes. The
+  // affiliate is fetched first: an unknown id fails before any question, and the question
+  // names whom it deletes.
+  await confirmOrDecline(io, flags, async () => {
     const a = await client.affiliates.get({ params: { id } });
     const who = `${a.name ?? a.email} <${a.email}>, referral code ${a.referralId}`;
-    const sure = await confirm(
-      io,
-      '--yes',
+    return (
       `Delete affiliate ${id} (${who}) with ${plural(a.totalConversions, 'conversion')}, ` +
-        'its commissions, payouts and events? This cannot be undone.',
+      'its commissions, payouts and events? This cannot be undone.'
     );
-    if (!sure) throw new Declined('Not deleted.');
-  }
+  });
   const result = await client.affiliates.remove({ params: { id } });
   if (options.json) return printJson(io, result);
   printLine(io, `Affiliate ${id} deleted.`);

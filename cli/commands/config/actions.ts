@@ -1,4 +1,4 @@
-import { Declined, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { type GlobalOptions, note, printJson, printLine, printTable } from '../../output.js';
 import {
@@ -10,7 +10,7 @@ import {
   saveProfile,
   writeConfigFile,
 } from '../../profiles.js';
-import { askSecret, confirm } from '../../prompts.js';
+import { askSecret, confirmOrDecline } from '../../prompts.js';
 import type { Setting } from './settings.js';
 
 function checkBaseUrl(value: string): string {
@@ -110,10 +110,8 @@ export async function remove(io: Io, options: GlobalOptions & { yes?: boolean },
   const config = await readConfigFile(io.env);
   const profile = config.profiles[name];
   if (!profile) throw new UsageError(noSuchProfile(name, config.profiles));
-  if (!options.yes) {
-    const what = `${profile.baseUrl ?? 'no base-url'}, api-key ${profile.apiKey ? maskKey(profile.apiKey) : 'not set'}`;
-    if (!(await confirm(io, '--yes', `Delete profile "${name}" (${what})?`))) throw new Declined('Not deleted.');
-  }
+  const what = `${profile.baseUrl ?? 'no base-url'}, api-key ${profile.apiKey ? maskKey(profile.apiKey) : 'not set'}`;
+  await confirmOrDecline(io, options, `Delete profile "${name}" (${what})?`);
   const { [name]: _gone, ...profiles } = config.profiles;
   const next = { profiles, ...(config.current && config.current !== name && { current: config.current }) };
   const file = await writeConfigFile(io.env, next);

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../../shared/client/index.js';
 import type { CreateGroupInput, Group, UpdateGroupInput } from '../../../shared/schemas/group.js';
-import { CommandFailed, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import {
   type GlobalOptions,
@@ -13,7 +13,7 @@ import {
   printRecord,
   printTable,
 } from '../../output.js';
-import { confirm } from '../../prompts.js';
+import { confirmOrDecline } from '../../prompts.js';
 import {
   type ProductOption,
   productsText,
@@ -149,16 +149,10 @@ export async function remove(
   id: number,
   flags: { yes?: boolean },
 ): Promise<void> {
-  if (!flags.yes) {
-    if (!io.interactive) throw new UsageError('--yes is required when not running interactively');
+  await confirmOrDecline(io, flags, async () => {
     const group = await client.groups.get({ params: { id } });
-    const sure = await confirm(
-      io,
-      '--yes',
-      `Delete group ${id} (${group.name})? Its ${plural(group.affiliateCount, 'affiliate')} will earn by the campaign's rule.`,
-    );
-    if (!sure) throw new CommandFailed('Not deleted.');
-  }
+    return `Delete group ${id} (${group.name})? Its ${plural(group.affiliateCount, 'affiliate')} will earn by the campaign's rule.`;
+  });
   const result = await client.groups.remove({ params: { id } });
   if (options.json) return printJson(io, result);
   printLine(io, `Group ${id} deleted.`);

@@ -5,7 +5,7 @@ import {
   billingProvider,
   type Integration,
 } from '../../../shared/schemas/integration.js';
-import { CommandFailed, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import {
   type GlobalOptions,
@@ -18,7 +18,7 @@ import {
   printRecord,
   printTable,
 } from '../../output.js';
-import { askSecret, confirm } from '../../prompts.js';
+import { askSecret, confirmOrDecline } from '../../prompts.js';
 
 function providerOf(name: string): BillingProviderName {
   const parsed = billingProvider.safeParse(name);
@@ -83,10 +83,12 @@ export async function remove(
   flags: { yes?: boolean },
 ) {
   const provider = providerOf(name);
-  if (!flags.yes) {
-    const sure = await confirm(io, '--yes', `Disconnect ${provider}? Its events will be answered 404 from now on.`);
-    if (!sure) throw new CommandFailed('Not removed.');
-  }
+  await confirmOrDecline(
+    io,
+    flags,
+    `Disconnect ${provider}? Its events will be answered 404 from now on.`,
+    'Not removed.',
+  );
   const result = await client.integrations.remove({ params: { provider } });
   if (options.json) return printJson(io, result);
   printLine(io, `Integration ${provider} removed.`);

@@ -8,7 +8,7 @@ import type {
   WebhookStatus,
   WebhookWithSecret,
 } from '../../../shared/schemas/webhook.js';
-import { Declined, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import {
   type GlobalOptions,
@@ -21,7 +21,7 @@ import {
   printRecord,
   printTable,
 } from '../../output.js';
-import { confirm } from '../../prompts.js';
+import { confirmOrDecline } from '../../prompts.js';
 
 function record(io: Io, webhook: Webhook): void {
   printRecord(io, {
@@ -113,14 +113,7 @@ export async function update(
 }
 
 export async function remove(io: Io, client: ApiClient, options: GlobalOptions, id: number, flags: { yes?: boolean }) {
-  if (!flags.yes) {
-    const sure = await confirm(
-      io,
-      '--yes',
-      `Delete webhook ${id} and its delivery history? Nothing more is sent to it.`,
-    );
-    if (!sure) throw new Declined('Not deleted.');
-  }
+  await confirmOrDecline(io, flags, `Delete webhook ${id} and its delivery history? Nothing more is sent to it.`);
   const result = await client.webhooks.remove({ params: { id } });
   if (options.json) return printJson(io, result);
   printLine(io, `Webhook ${id} deleted.`);

@@ -10,7 +10,7 @@ import type { ServiceDeps } from '../deps.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
 import { eventEffects } from './effects.js';
 import type { BillingProvider, ProviderEvent } from './events.js';
-import { type BillingLedger, type BillingOutcome, type LedgerResult, resultOf } from './ledger.js';
+import { type BillingLedger, type LedgerResult, resultOf } from './ledger.js';
 import { readPaddleEvent } from './paddlePayloads.js';
 import { verifyPaddle, verifyStripe, type Verified } from './signatures.js';
 import { readStripeEvent } from './stripePayloads.js';
@@ -23,17 +23,15 @@ export interface BillingReceipt {
 const USAGE_ROWS_REMEMBERED = 1_000;
 
 /**
- * Outcomes after which another event's row may wait for this one (a held payment, a kept
- * refund, a binding, a sale): looked for once more when the event's transaction has committed.
+ * Whether another event's row may wait for this one (a held payment, a kept refund), to be
+ * looked for once more after the event's transaction has committed: a sale, a binding, a kept
+ * refund, a payment held as unattributed, or a redelivery (after a settling that failed).
+ * Other skips (another currency, zero amount…) leave nothing waiting.
  */
-const SETTLED: ReadonlySet<BillingOutcome> = new Set([
-  'conversion_created',
-  'customer_bound',
-  'skipped',
-  'refund_pending',
-  // A redelivery, after a settling that failed: it is looked for again.
-  'duplicate',
-]);
+function mayLeaveRowsWaiting(result: LedgerResult): boolean {
+  if (result.outcome === 'skipped') return result.reason === 'unattributed';
+  return ['conversion_created', 'customer_bound', 'refund_pending', 'duplicate'].includes(result.outcome);
+}
 
 const PROVIDERS: Record<
   BillingProvider,
@@ -110,7 +108,7 @@ export function billingReceiver(
       await recordBillingOutcome(trx, logId, outcome);
       return outcome;
     });
-    if (SETTLED.has(result.outcome)) {
+    if (mayLeaveRowsWaiting(result)) {
       await inLockingTransaction(db, (trx) => effects.settle({ trx, campaign, provider, now }, event));
     }
     return { received: true, outcome: result.outcome };
