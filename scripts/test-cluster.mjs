@@ -5,15 +5,13 @@
 //   1. the integration and CLI suites, on a daemon whose database is node 1;
 //   2. with a daemon on each node (TEST_GALERA_URLS): three daemons starting at once, webhooks
 //      delivered exactly once, the same search answers through every node, the race rounds of
-//      the reliability suite (RACE_ROUNDS), what concurrent writes to one row do
+//      the reliability suite (RACE_ROUNDS), concurrent writes to the counters every request updates
 //      (test/cluster/hotRows.test.ts), node 3 SIGKILLed during a replay and rejoining
 //      (CLUSTER_CRASH_EVENTS), then the secrets scan of all they saw;
-//   3. the reproductions marked "[hot row: fails until fixed]", apart: reported, not failing the run.
 // Extra arguments go to every mocha run. The cluster is left running for the next run;
 // `bash scripts/test-cluster.sh stop` removes it.
 import { spawnSync } from 'node:child_process';
 
-const HOT_ROW = '\\[hot row: fails until fixed\\]';
 const extra = process.argv.slice(2);
 
 const cluster = spawnSync('bash', ['scripts/test-cluster.sh'], {
@@ -72,21 +70,6 @@ const onNodes = mocha('a daemon on each node', {
   specs: clusterSpecs,
   timeout: 1_200_000,
   env: { TEST_GALERA_URLS: urls },
-  args: ['--grep', HOT_ROW, '--invert'],
 });
-
-const hotRowsPass = mocha('known failures: hot rows (reported, not counted)', {
-  specs: ['test/cluster/hotRows.test.ts'],
-  timeout: 1_200_000,
-  env: { TEST_GALERA_URLS: urls },
-  args: ['--grep', HOT_ROW],
-});
-if (hotRowsPass) {
-  console.log(
-    '\nThe reproductions marked "[hot row: fails until fixed]" all pass now: remove the mark (test/cluster/hotRows.test.ts).',
-  );
-} else {
-  console.log('\nKnown failures above: hot rows still conflict on a cluster (docs/scaling.md, "Hot rows").');
-}
 
 process.exit(onNode1 && onNodes ? 0 : 1);

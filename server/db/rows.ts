@@ -224,10 +224,19 @@ export interface ClawbackRow {
   created_at: DbDate;
 }
 
+/** One daemon's share of a month's conversions (shard 0: the plan limit's row; repositories/counterShard.ts). */
 export interface MonthlyUsageRow {
   campaign_id: number;
   month: string;
+  shard: number;
   conversions: number;
+}
+
+/** One daemon's share of a campaign's live affiliates, beyond campaigns.affiliate_count (signed). */
+export interface AffiliateCountShardRow {
+  campaign_id: number;
+  shard: number;
+  affiliates: number;
 }
 
 /** One affiliate's activity on one UTC day (`YYYY-MM-DD`): the report's counters. */
@@ -235,6 +244,8 @@ export interface AffiliateDailyStatsRow {
   campaign_id: number;
   day: string;
   affiliate_id: number;
+  /** The daemon that wrote it (repositories/counterShard.ts): a day's counters are the sum of its shards. */
+  shard: number;
   page_views: number;
   leads: number;
   conversions: number;

@@ -8,6 +8,7 @@ import type {
   ClawbackRow,
   ConversionRow,
   MonthlyUsageRow,
+  AffiliateCountShardRow,
   PayoutConversionRow,
   PayoutRow,
   PlanRow,
@@ -54,6 +55,7 @@ declare module 'knex/types/tables.js' {
     conversions: ConversionRow;
     payouts: PayoutRow;
     monthly_usage: MonthlyUsageRow;
+    affiliate_count_shards: AffiliateCountShardRow;
     webhook_endpoints: WebhookEndpointRow;
     webhook_messages: WebhookMessageRow;
     webhook_deliveries: WebhookDeliveryRow;

@@ -11,6 +11,7 @@ import { fulltextQuery, MIN_WORD_CHARS, searchWords, trigramQuery } from './affi
 import { apiRate, type Rate } from './ruleColumns.js';
 import { referencesAs } from './missingReference.js';
 import { conflictsAs } from './uniqueConflict.js';
+import { countLiveAffiliates } from './usage.js';
 
 interface AffiliateTotals {
   conversions: number;
@@ -341,16 +342,13 @@ export async function listAffiliates(
   // full rows are read for the page's ids alone, however deep the page.
   const pageIds = newestFirstPage(base.clone(), '', filter).select('id');
   const [total, rows] = await Promise.all([
-    // Unfiltered, the campaign's live affiliate counter is the exact total: no scan to count.
+    // Unfiltered, the campaign's live affiliate counters are the exact total: no scan to count.
     filtered
       ? base
           .clone()
           .count<{ n: number | string }[]>({ n: '*' })
           .then((counted) => Number(counted[0]?.n ?? 0))
-      : db('campaigns')
-          .where('id', campaignId)
-          .first<{ affiliate_count: number } | undefined>('affiliate_count')
-          .then((row) => Number(row?.affiliate_count ?? 0)),
+      : countLiveAffiliates(db, campaignId),
     db('affiliates as a')
       .join(pageIds.as('page'), 'page.id', 'a.id')
       .select<PublicRow[]>(PUBLIC_COLUMNS.map((column) => `a.${column}`))

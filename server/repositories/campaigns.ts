@@ -21,11 +21,10 @@ type CampaignWithPlanRow = CampaignRow & {
   max_monthly_conversions: number | null;
 };
 
-/** A campaign, its plan's limits and its live affiliate count. */
+/** A campaign and its plan's limits. */
 export interface CampaignWithLimits {
   campaign: Campaign;
   limits: { maxAffiliates: number | null; maxMonthlyConversions: number | null };
-  affiliateCount: number;
 }
 
 function toCampaign(row: CampaignWithPlanRow): Campaign {
@@ -105,7 +104,6 @@ export async function findCampaign(db: Db | Trx, ref: string | number): Promise<
     row && {
       campaign: toCampaign(row),
       limits: { maxAffiliates: row.max_affiliates, maxMonthlyConversions: row.max_monthly_conversions },
-      affiliateCount: Number(row.affiliate_count),
     }
   );
 }

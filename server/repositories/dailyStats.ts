@@ -1,6 +1,7 @@
 import type { Db, Trx } from '../db/knex.js';
 import { insertRows } from '../db/bulk.js';
 import type { AffiliateDailyStatsRow } from '../db/rows.js';
+import { COUNTER_SHARD } from './counterShard.js';
 
 /** The affiliate's activity summed over a range of days, with what the report shows of it. */
 export interface AffiliateTotals {
@@ -14,7 +15,7 @@ export interface AffiliateTotals {
   commissionCents: number;
 }
 
-type AffiliateTotalsRow = Omit<AffiliateDailyStatsRow, 'campaign_id' | 'day'> & {
+type AffiliateTotalsRow = Omit<AffiliateDailyStatsRow, 'campaign_id' | 'day' | 'shard'> & {
   referral_id: string;
   name: string | null;
 };
@@ -36,7 +37,7 @@ export interface StoredEvent {
   commissionCents: number | null;
 }
 
-/** Sums stored events per (campaign, day, affiliate), in primary-key order. */
+/** Sums stored events per (campaign, day, affiliate) into this daemon's shard, in primary-key order. */
 function dailyTotals(events: readonly StoredEvent[]): AffiliateDailyStatsRow[] {
   const rows = new Map<string, AffiliateDailyStatsRow>();
   for (const event of events) {
@@ -48,6 +49,7 @@ function dailyTotals(events: readonly StoredEvent[]): AffiliateDailyStatsRow[] {
         campaign_id: event.campaignId,
         day,
         affiliate_id: event.affiliateId,
+        shard: COUNTER_SHARD,
         page_views: 0,
         leads: 0,
         conversions: 0,
@@ -80,8 +82,8 @@ export async function addToDailyStats(trx: Trx, events: readonly StoredEvent[]):
   const rows = dailyTotals(events);
   if (rows.length === 0) return;
   // Counter rows are in key order (dailyTotals): concurrent flushes lock them in one order.
-  await insertRows(trx, 'affiliate_daily_stats', ['campaign_id', 'day', 'affiliate_id', ...COUNTERS], rows, {
-    key: ['campaign_id', 'day', 'affiliate_id'],
+  await insertRows(trx, 'affiliate_daily_stats', ['campaign_id', 'day', 'affiliate_id', 'shard', ...COUNTERS], rows, {
+    key: ['campaign_id', 'day', 'affiliate_id', 'shard'],
     increment: COUNTERS,
   });
 }

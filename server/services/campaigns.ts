@@ -29,7 +29,7 @@ import {
 import { findPlanByName } from '../repositories/plans.js';
 import { productRatesOf } from '../repositories/ruleColumns.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
-import { readMonthlyUsage } from '../repositories/usage.js';
+import { countLiveAffiliates, readMonthlyUsage } from '../repositories/usage.js';
 import type { ServiceDeps } from './deps.js';
 import { publicIdCandidate } from './slug.js';
 
@@ -230,11 +230,14 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
   async function withUsage(campaignId: number): Promise<CampaignWithUsage> {
     const found = await findCampaign(db, campaignId);
     if (!found) throw notFound(campaignId);
-    const usage = await readMonthlyUsage(db, campaignId, now());
+    const [usage, affiliates] = await Promise.all([
+      readMonthlyUsage(db, campaignId, now()),
+      countLiveAffiliates(db, campaignId),
+    ]);
     return {
       ...found.campaign,
       limits: found.limits,
-      usage: { month: usage.month, affiliates: found.affiliateCount, conversions: usage.conversions },
+      usage: { month: usage.month, affiliates, conversions: usage.conversions },
     };
   }
 

@@ -144,6 +144,7 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       '20261126200000_webhook_fanout_at_delivery',
       '20261126300000_portal_and_mail',
       '20261126400000_billing_integrations',
+      '20261127100000_counter_shards',
     ];
     const status = parseJson(await runCli(['db', 'status', '--json'], { env }));
     expect(status).to.deep.equal({ applied: all, pending: [] });

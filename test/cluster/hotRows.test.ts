@@ -12,13 +12,6 @@ import { expectExactly, replay } from '../reliability/support/replayRun.js';
 import { SEED } from '../reliability/support/seed.js';
 import { daemonEnv, type ServedDaemon, serve } from '../reliability/support/served.js';
 
-/**
- * Marks a reproduction that fails until its hot row is gone (see docs/scaling.md, "Hot rows"):
- * `npm run test:cluster` runs these apart and reports them without failing the run. Never
- * loosen one to make it pass; remove the mark once the fix makes it pass.
- */
-export const HOT_ROW = '[hot row: fails until fixed]';
-
 /** Rounds of each reproduction: a conflict is a matter of timing, so each is tried more than once. */
 const ROUNDS = 3;
 /** Requests sent at once in each round (HOT_AFFILIATES, HOT_BURST, HOT_CONVERSIONS). */
@@ -111,16 +104,16 @@ describe('a daemon on each Galera node: what concurrent writes to one row do', f
     }
   }
 
-  // Retries carry most rounds of this one (the issue's case: 7 to 12 failures of 60 before), not all of them.
-  it(`${HOT_ROW} ${AFFILIATES} distinct affiliates created at once through three daemons: each one 201 (every create increments campaigns.affiliate_count)`, async () => {
+  // Before the counters were sharded, 7 to 12 of 60 failed: every create incremented campaigns.affiliate_count.
+  it(`${AFFILIATES} distinct affiliates created at once through three daemons on an unlimited plan: each one 201 (each daemon counts them in its own row)`, async () => {
     await withConflicts(() => createAtOnce(AFFILIATES));
   });
 
-  it(`${HOT_ROW} ${BURST} distinct affiliates created at once through three daemons: each one 201 (every create increments campaigns.affiliate_count)`, async () => {
+  it(`${BURST} distinct affiliates created at once through three daemons on an unlimited plan: each one 201 (each daemon counts them in its own row)`, async () => {
     await withConflicts(() => createAtOnce(BURST));
   });
 
-  it(`${CONVERSIONS} conversions sent at once through three daemons on an unlimited plan: each request 200 (each flush updates the month's usage row)`, async () => {
+  it(`${CONVERSIONS} conversions sent at once through three daemons on an unlimited plan: each request 200 (each daemon counts the month in its own row)`, async () => {
     await withConflicts(async () => {
       for (let round = 0; round < ROUNDS; round++) {
         const merchant = await createMerchant(database.db);
@@ -144,8 +137,8 @@ describe('a daemon on each Galera node: what concurrent writes to one row do', f
     });
   });
 
-  // One 5xx in 90,000 events in about one run of five: the issue's "one 500 during the replays".
-  it(`${HOT_ROW} three replays of ${REPLAY_EVENTS.toLocaleString('en')} events each into one campaign, at once, through three daemons behind a load balancer: no request answered 5xx (each flush updates the month's usage row and the affiliates' daily counters)`, async () => {
+  // Before the counters were sharded: one 5xx in 90,000 events in about one run of five.
+  it(`three replays of ${REPLAY_EVENTS.toLocaleString('en')} events each into one campaign, at once, through three daemons behind a load balancer: no request answered 5xx (each daemon adds to its own rows of the month's usage and the daily counters)`, async () => {
     const merchant = await createMerchant(database.db);
     recorder.secret(merchant.key);
     const codes: string[] = [];

@@ -85,6 +85,7 @@ const CHILD_TABLES = [
   'tracking_events',
   'payouts',
   'monthly_usage',
+  'affiliate_count_shards',
   'affiliates',
   'affiliate_groups',
   'api_keys',

@@ -35,6 +35,7 @@ const TABLES = [
   'billing_orders',
   'billing_pending_refunds',
   'billing_held_payments',
+  'affiliate_count_shards',
 ];
 const MIGRATIONS = [
   '20261121100000_initial_schema',
@@ -48,6 +49,7 @@ const MIGRATIONS = [
   '20261126200000_webhook_fanout_at_delivery',
   '20261126300000_portal_and_mail',
   '20261126400000_billing_integrations',
+  '20261127100000_counter_shards',
 ];
 
 describe(`migrations (${ENGINE})`, () => {
@@ -89,7 +91,7 @@ describe(`migrations (${ENGINE})`, () => {
       cookie_days: 30,
       created_at: new Date(),
     });
-    await t.db.migrate.down();
+    await t.db.migrate.down({ name: '20261126400000_billing_integrations' });
     expect(await t.db.schema.hasColumn('campaigns', 'currency')).to.equal(false);
     expect(await t.db.schema.hasTable('billing_events')).to.equal(false);
     expect(await t.db('campaigns').where('public_id', 'kept-campaign').count({ n: '*' }).first()).to.deep.equal({
@@ -100,6 +102,93 @@ describe(`migrations (${ENGINE})`, () => {
       currency: 'BRL',
     });
     await t.db('campaigns').where('public_id', 'kept-campaign').delete();
+  });
+
+  it("folds the counters' shards back into one row each when the shards migration is undone, and keeps them when redone", async () => {
+    await t.db.migrate.latest();
+    const now = new Date();
+    const [planId] = await t.db('plans').where({ name: 'unlimited' }).pluck('id');
+    const [campaignId] = await t.db('campaigns').insert({
+      public_id: 'sharded-counters',
+      name: 'c',
+      plan_id: planId,
+      commission_type: 'percent',
+      commission_value: 1000,
+      cookie_days: 30,
+      affiliate_count: 2,
+      created_at: now,
+    });
+    const [affiliateId] = await t.db('affiliates').insert({
+      campaign_id: campaignId,
+      email: 's@x.co',
+      email_key: 's@x.co',
+      referral_id: 'SHARD1',
+      referral_key: 'SHARD1',
+      status: 'active',
+      password_hash: 'x',
+      search_key: '',
+      created_at: now,
+      updated_at: now,
+    });
+    await t.db('affiliate_count_shards').insert([
+      { campaign_id: campaignId, shard: 7, affiliates: 3 },
+      { campaign_id: campaignId, shard: 9, affiliates: -1 },
+    ]);
+    await t.db('monthly_usage').insert([
+      { campaign_id: campaignId, month: '2026-11', shard: 0, conversions: 4 },
+      { campaign_id: campaignId, month: '2026-11', shard: 7, conversions: 5 },
+      { campaign_id: campaignId, month: '2026-10', shard: 9, conversions: 6 },
+    ]);
+    const day = (d: string, shard: number, views: number, cents: number) => ({
+      campaign_id: campaignId,
+      day: d,
+      affiliate_id: affiliateId,
+      shard,
+      page_views: views,
+      leads: 1,
+      conversions: 1,
+      revenue_cents: cents,
+      commission_cents: cents / 10,
+    });
+    await t
+      .db('affiliate_daily_stats')
+      .insert([day('2026-11-20', 0, 2, 1000), day('2026-11-20', 7, 3, 2000), day('2026-11-21', 9, 4, 500)]);
+    const counters = async () => ({
+      affiliates: await t.db('campaigns').where({ id: campaignId }).first('affiliate_count'),
+      usage: (
+        await t.db('monthly_usage').where({ campaign_id: campaignId }).orderBy('month').select('month', 'conversions')
+      ).map((row) => ({ month: row.month, conversions: Number(row.conversions) })),
+      days: (
+        await t
+          .db('affiliate_daily_stats')
+          .where({ campaign_id: campaignId })
+          .orderBy('day')
+          .select('day', 'page_views', 'leads', 'conversions', 'revenue_cents', 'commission_cents')
+      ).map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, k === 'day' ? v : Number(v)]))),
+    });
+
+    await t.db.migrate.down({ name: '20261127100000_counter_shards' });
+    expect(await t.db.schema.hasTable('affiliate_count_shards')).to.equal(false);
+    expect(await t.db.schema.hasColumn('monthly_usage', 'shard')).to.equal(false);
+    const folded = {
+      affiliates: { affiliate_count: 4 },
+      usage: [
+        { month: '2026-10', conversions: 6 },
+        { month: '2026-11', conversions: 9 },
+      ],
+      days: [
+        { day: '2026-11-20', page_views: 5, leads: 2, conversions: 2, revenue_cents: 3000, commission_cents: 300 },
+        { day: '2026-11-21', page_views: 4, leads: 1, conversions: 1, revenue_cents: 500, commission_cents: 50 },
+      ],
+    };
+    expect(await counters()).to.deep.equal(folded);
+
+    await t.db.migrate.latest();
+    expect(
+      await t.db('monthly_usage').where({ campaign_id: campaignId }).distinct('shard').pluck('shard'),
+    ).to.deep.equal([0]);
+    expect(await counters()).to.deep.equal(folded);
+    await t.db('campaigns').where({ id: campaignId }).delete();
   });
 
   it('undoes the payouts migration alone without losing a row (SQLite would cascade a rebuilt table)', async () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Db } from '../../server/db/knex.js';
+import { countLiveAffiliates } from '../../server/repositories/usage.js';
 import { daemonUrls, GALERA_URLS, ON_CLUSTER, reachableOnEveryNode } from '../helpers/cluster.js';
 import { createMerchant } from '../helpers/daemon.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
@@ -200,13 +201,7 @@ const RACES: Record<string, (race: Race) => Promise<Outcome>> = {
       'only 201 or 403',
     ).to.deep.equal([]);
     const stored = await countWhere(race.db, 'affiliates', { campaign_id: merchant.campaignId });
-    const counter = Number(
-      (
-        (await race.db('campaigns').where('id', merchant.campaignId).first('affiliate_count')) as {
-          affiliate_count: number;
-        }
-      ).affiliate_count,
-    );
+    const counter = await countLiveAffiliates(race.db, merchant.campaignId);
     expect(statuses(answers).filter((status) => status === 201).length, 'one request took the slot').to.equal(1);
     return { overshoots: Math.max(0, stored - max) + Math.max(0, counter - max), doubles: 0, requests: n };
   },

@@ -10,6 +10,7 @@ import * as commissionRules from './20261126100000_commission_rules.js';
 import * as webhookFanoutAtDelivery from './20261126200000_webhook_fanout_at_delivery.js';
 import * as portalAndMail from './20261126300000_portal_and_mail.js';
 import * as billingIntegrations from './20261126400000_billing_integrations.js';
+import * as counterShards from './20261127100000_counter_shards.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -33,6 +34,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261126200000_webhook_fanout_at_delivery', webhookFanoutAtDelivery],
   ['20261126300000_portal_and_mail', portalAndMail],
   ['20261126400000_billing_integrations', billingIntegrations],
+  ['20261127100000_counter_shards', counterShards],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

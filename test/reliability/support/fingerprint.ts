@@ -48,8 +48,10 @@ export async function fingerprinter(db: Db): Promise<Fingerprinter> {
         parts.push(`${table}.updated_at:${row?.at instanceof Date ? row.at.toISOString() : String(row?.at ?? '')}`);
       }
       const usage = (await db('monthly_usage').sum({ n: 'conversions' }).first()) as { n: unknown } | undefined;
-      const slots = (await db('campaigns').sum({ n: 'affiliate_count' }).first()) as { n: unknown } | undefined;
-      parts.push(`usage:${Number(usage?.n ?? 0)}`, `slots:${Number(slots?.n ?? 0)}`);
+      const base = (await db('campaigns').sum({ n: 'affiliate_count' }).first()) as { n: unknown } | undefined;
+      const shards = (await db('affiliate_count_shards').sum({ n: 'affiliates' }).first()) as
+        { n: unknown } | undefined;
+      parts.push(`usage:${Number(usage?.n ?? 0)}`, `slots:${Number(base?.n ?? 0) + Number(shards?.n ?? 0)}`);
       return parts.join(' ');
     },
   };
