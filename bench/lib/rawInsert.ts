@@ -48,11 +48,22 @@ function rowsOf(db: Db | Trx, result: unknown): Array<Record<string, unknown>> {
   return (engineOf(db) === 'mysql' ? (result as [unknown[]])[0] : result) as Array<Record<string, unknown>>;
 }
 
+/**
+ * The floor writes every counter in one shard row, as one daemon does with its own (the daemon's
+ * shards are numbered from 1; this one stays apart from them).
+ */
+const FLOOR_SHARD = 0;
+
 /** This month's usage row of the campaign, which the intake creates before its first conversion. */
 export async function ensureUsageRow(db: Db, campaignId: number): Promise<void> {
   await db('monthly_usage')
-    .insert({ campaign_id: campaignId, month: new Date().toISOString().slice(0, 7), conversions: 0 })
-    .onConflict(['campaign_id', 'month'])
+    .insert({
+      campaign_id: campaignId,
+      month: new Date().toISOString().slice(0, 7),
+      shard: FLOOR_SHARD,
+      conversions: 0,
+    })
+    .onConflict(['campaign_id', 'month', 'shard'])
     .ignore();
 }
 
@@ -92,11 +103,10 @@ export async function rawInsertBatch(db: Db, batch: RawBatch): Promise<void> {
       trx,
       await trx.raw('SELECT id, affiliate_id, order_id FROM tracking_events WHERE intake_id = ?', [batch.intakeId]),
     ).map((row) => ({ id: Number(row.id), affiliate_id: Number(row.affiliate_id), order_id: String(row.order_id) }));
-    await trx.raw('UPDATE monthly_usage SET conversions = conversions + ? WHERE campaign_id = ? AND month = ?', [
-      stored.length,
-      batch.campaignId,
-      day.slice(0, 7),
-    ]);
+    await trx.raw(
+      'UPDATE monthly_usage SET conversions = conversions + ? WHERE campaign_id = ? AND month = ? AND shard = ?',
+      [stored.length, batch.campaignId, day.slice(0, 7), FLOOR_SHARD],
+    );
     await insertMany(
       trx,
       'conversions',
@@ -138,20 +148,21 @@ export async function rawInsertBatch(db: Db, batch: RawBatch): Promise<void> {
     await insertMany(
       trx,
       'affiliate_daily_stats',
-      ['campaign_id', 'day', 'affiliate_id', ...counters],
+      ['campaign_id', 'day', 'affiliate_id', 'shard', ...counters],
       [...perAffiliate]
         .sort(([a], [b]) => a - b)
         .map(([affiliateId, n]) => [
           batch.campaignId,
           day,
           affiliateId,
+          FLOOR_SHARD,
           n,
           n * ORDER_VALUE_CENTS,
           n * COMMISSION_CENTS,
         ]),
       mysql
         ? ` ON DUPLICATE KEY UPDATE ${add.join(', ')}`
-        : ` ON CONFLICT (campaign_id, day, affiliate_id) DO UPDATE SET ${add.join(', ')}`,
+        : ` ON CONFLICT (campaign_id, day, affiliate_id, shard) DO UPDATE SET ${add.join(', ')}`,
     );
     if (batch.webhookEndpointIds && batch.webhookEndpointIds.length > 0)
       await rawOutbox(trx, batch.campaignId, batch.webhookEndpointIds, stored, now);
