@@ -52,6 +52,26 @@ const MIGRATIONS = [
   '20261127100000_counter_shards',
 ];
 
+/** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */
+async function addCampaign(
+  db: TestDatabase['db'],
+  publicId: string,
+  { plan = 'free', ...columns }: { plan?: string; [column: string]: unknown } = {},
+): Promise<number> {
+  const [planId] = await db('plans').where({ name: plan }).pluck('id');
+  const [id] = await db('campaigns').insert({
+    public_id: publicId,
+    name: 'c',
+    plan_id: planId,
+    commission_type: 'percent',
+    commission_value: 1000,
+    cookie_days: 30,
+    created_at: new Date(),
+    ...columns,
+  });
+  return Number(id);
+}
+
 describe(`migrations (${ENGINE})`, () => {
   let t: TestDatabase;
   before(async () => {
@@ -81,16 +101,7 @@ describe(`migrations (${ENGINE})`, () => {
 
   it('undoes the billing migration alone: campaigns keep their rows, the currency column goes and comes back as BRL', async () => {
     await t.db.migrate.latest();
-    const plan = await t.db('plans').where('name', 'free').first<{ id: number }>('id');
-    await t.db('campaigns').insert({
-      public_id: 'kept-campaign',
-      name: 'Kept',
-      plan_id: plan?.id,
-      commission_type: 'percent',
-      commission_value: 1000,
-      cookie_days: 30,
-      created_at: new Date(),
-    });
+    await addCampaign(t.db, 'kept-campaign', { name: 'Kept' });
     await t.db.migrate.down({ name: '20261126400000_billing_integrations' });
     expect(await t.db.schema.hasColumn('campaigns', 'currency')).to.equal(false);
     expect(await t.db.schema.hasTable('billing_events')).to.equal(false);
@@ -107,17 +118,7 @@ describe(`migrations (${ENGINE})`, () => {
   it("folds the counters' shards back into one row each when the shards migration is undone, and keeps them when redone", async () => {
     await t.db.migrate.latest();
     const now = new Date();
-    const [planId] = await t.db('plans').where({ name: 'unlimited' }).pluck('id');
-    const [campaignId] = await t.db('campaigns').insert({
-      public_id: 'sharded-counters',
-      name: 'c',
-      plan_id: planId,
-      commission_type: 'percent',
-      commission_value: 1000,
-      cookie_days: 30,
-      affiliate_count: 2,
-      created_at: now,
-    });
+    const campaignId = await addCampaign(t.db, 'sharded-counters', { plan: 'unlimited', affiliate_count: 2 });
     const [affiliateId] = await t.db('affiliates').insert({
       campaign_id: campaignId,
       email: 's@x.co',
@@ -193,18 +194,7 @@ describe(`migrations (${ENGINE})`, () => {
 
   it('undoes the payouts migration alone without losing a row (SQLite would cascade a rebuilt table)', async () => {
     const now = new Date();
-    const [planId] = await t.db('plans').where({ name: 'free' }).pluck('id');
-    const [campaignId] = await t.db('campaigns').insert({
-      public_id: 'down-test',
-      name: 'c',
-      plan_id: planId,
-      commission_type: 'percent',
-      commission_value: 1000,
-      cookie_days: 30,
-      auto_approve_days: 3,
-      payout_minimum_cents: 500,
-      created_at: now,
-    });
+    const campaignId = await addCampaign(t.db, 'down-test', { auto_approve_days: 3, payout_minimum_cents: 500 });
     await t.db('affiliates').insert({
       campaign_id: campaignId,
       email: 'k@x.co',
@@ -237,16 +227,7 @@ describe(`migrations (${ENGINE})`, () => {
 
   it('enforces uniqueness in the database, case-insensitively through the key columns', async () => {
     const now = new Date();
-    const [planId] = await t.db('plans').where({ name: 'free' }).pluck('id');
-    const [campaignId] = await t.db('campaigns').insert({
-      public_id: 'c1',
-      name: 'c',
-      plan_id: planId,
-      commission_type: 'percent',
-      commission_value: 1000,
-      cookie_days: 30,
-      created_at: now,
-    });
+    const campaignId = await addCampaign(t.db, 'c1');
     const affiliate = (email: string, code: string) => ({
       campaign_id: campaignId,
       email,
@@ -273,16 +254,7 @@ describe(`migrations (${ENGINE})`, () => {
     const now = new Date();
     const later = new Date(now.getTime() + 3_600_000);
     await t.db.migrate.down({ name: '20261126200000_webhook_fanout_at_delivery' });
-    const [planId] = await t.db('plans').where({ name: 'free' }).pluck('id');
-    const [campaignId] = await t.db('campaigns').insert({
-      public_id: 'hooks-migration',
-      name: 'c',
-      plan_id: planId,
-      commission_type: 'percent',
-      commission_value: 1000,
-      cookie_days: 30,
-      created_at: now,
-    });
+    const campaignId = await addCampaign(t.db, 'hooks-migration');
     const endpoint = (url: string, events: string[], previous: string | null) => ({
       campaign_id: campaignId,
       url,
@@ -366,16 +338,7 @@ describe(`the commission rules migration on a database with data (${ENGINE})`, (
     const before = MIGRATIONS.indexOf('20261126100000_commission_rules');
     for (let i = 0; i < before; i++) await t.db.migrate.up();
     const now = new Date();
-    const [planId] = await t.db('plans').where({ name: 'free' }).pluck('id');
-    const [campaignId] = await t.db('campaigns').insert({
-      public_id: 'old-shop',
-      name: 'c',
-      plan_id: planId,
-      commission_type: 'percent',
-      commission_value: 1250,
-      cookie_days: 30,
-      created_at: now,
-    });
+    const campaignId = await addCampaign(t.db, 'old-shop', { commission_value: 1250 });
     const [affiliateId] = await t.db('affiliates').insert({
       campaign_id: campaignId,
       email: 'k@x.co',
