@@ -13,7 +13,7 @@ import { clusterConflicts } from '../test/helpers/cluster.js';
 import type { Merchant } from '../test/helpers/daemon.js';
 import { boundOf } from './lib/bound.js';
 import type { Child } from './lib/child.js';
-import { checkCluster, withClusterStage } from './lib/cluster.js';
+import { checkCluster, type ClusterStage, withClusterStage } from './lib/cluster.js';
 import { type CpuShares, medianShares, watchCpu } from './lib/cpu.js';
 import { runIfMain } from './lib/direct.js';
 import { activeCodes, pageViewRequest, sendConversionBatches } from './lib/events.js';
@@ -22,7 +22,7 @@ import { loadOk } from './lib/load.js';
 import { type BenchOptions, galeraUrls } from './lib/options.js';
 import type { Part } from './lib/part.js';
 import { formatNumber } from './lib/results.js';
-import { seedAffiliates, withStage } from './lib/stage.js';
+import { seedAffiliates, type Stage, withStage } from './lib/stage.js';
 import { median } from './lib/stats.js';
 
 /** One way of serving: its daemons, the load spread over them, and what it runs on. */
@@ -70,9 +70,9 @@ async function measure(
 }
 
 /**
- * Page views from `opts.connections` connections in all, a wrk per daemon (one thread each when
- * there are several, so the generators take no more CPU than one wrk of two threads): the
- * setup's rate is the sum, its p99 the highest of the wrk runs'.
+ * Page views from `opts.connections` connections in all, split over a wrk per daemon (one thread
+ * each when there are several: a wrk needs a few % of a core here): the setup's rate is the sum,
+ * its p99 the highest of the wrk runs' (wrk gives percentiles, not the latencies to merge).
  */
 function pageViews(setup: Setup, opts: BenchOptions, durationSec: number): Promise<Sample> {
   return measure(setup, async () => {
@@ -136,131 +136,140 @@ function summary(samples: readonly Sample[], daemon: string) {
   };
 }
 
+type Summary = ReturnType<typeof summary>;
+
+/** The three setups: plain MariaDB, one daemon on node 1, a daemon on every node. */
+async function setupsOf(plainStage: Stage, galera: ClusterStage, nodes: readonly string[]): Promise<Setup[]> {
+  const conflicts = async () => {
+    const c = await clusterConflicts(nodes);
+    return c.certificationFailures + c.bruteForceAborts;
+  };
+  const [first] = galera.daemons;
+  if (!first) throw new Error('no daemon on the cluster');
+  const campaign = {
+    merchant: galera.merchant,
+    codes: await activeCodes(galera.db, galera.merchant.campaignId),
+    pageView: await pageViewRequest(galera.db, galera.merchant),
+  };
+  const daemons = Object.fromEntries(galera.daemons.map((d, i) => [`daemon ${i + 1}`, d.pid]));
+  return [
+    {
+      key: 'plain',
+      daemons: [plainStage.daemon],
+      merchant: plainStage.merchant,
+      codes: await activeCodes(plainStage.db, plainStage.merchant.campaignId),
+      pageView: await pageViewRequest(plainStage.db, plainStage.merchant),
+      watch: { daemon: plainStage.daemon.pid, ...plainStage.databaseServer },
+    },
+    { key: 'one', daemons: [first], ...campaign, watch: { daemon: first.pid, ...galera.nodeServers }, conflicts },
+    { key: 'all', daemons: galera.daemons, ...campaign, watch: { ...daemons, ...galera.nodeServers }, conflicts },
+  ];
+}
+
+/** What the figures say beside their numbers. */
+interface Context {
+  engine: Engine;
+  opts: BenchOptions;
+  nodes: number;
+  inFlight: number;
+  /** "MariaDB 10.11.19, Galera 4.23". */
+  cluster: string;
+}
+
+const BASELINE = 'one daemon on plain MariaDB, same run';
+
+const conflictText = (c: number) => {
+  const count = Math.round(c);
+  return `${count.toLocaleString('en')} transaction${count === 1 ? '' : 's'} refused or aborted by certification a round`;
+};
+
+/** The figures of one measurement: a daemon on every node, then one daemon on one node, each beside plain MariaDB. */
+function figuresOf(
+  samples: Map<Setup['key'], Sample[]>,
+  ctx: Context,
+  what: { name: string; unit: string; note: (key: 'all' | 'one', real: Summary, base: Summary) => string },
+): Figure[] {
+  const caveat = (key: 'all' | 'one') =>
+    `${ctx.nodes} nodes${key === 'all' ? ` (${ctx.cluster})` : ''} and their daemons on one ` +
+    `${os.cpus().length}-core machine: the cost of certification, not scale`;
+  const setupText = {
+    all: `a daemon on each of ${ctx.nodes} Galera nodes, load spread over them`,
+    one: 'one daemon on one node of the same cluster',
+  };
+  const base = summary(samples.get('plain') ?? [], 'daemon');
+  return (['all', 'one'] as const).map((key) => {
+    const real = summary(samples.get(key) ?? [], key === 'all' ? 'daemon 1' : 'daemon');
+    return makeFigure({
+      name: `${what.name}, ${setupText[key]}`,
+      engine: ctx.engine,
+      value: real.rate,
+      unit: what.unit,
+      baseline: base.rate,
+      baselineName: BASELINE,
+      note: `${caveat(key)}; ${what.note(key, real, base)}; ${conflictText(real.conflicts)}`,
+      bound: `${real.bound}; baseline: ${base.bound}`,
+      cpu: { measured: real.shares, baseline: base.shares },
+    });
+  });
+}
+
+function singleFigures(samples: Map<Setup['key'], Sample[]>, ctx: Context): Figure[] {
+  const { connections } = ctx.opts;
+  return figuresOf(samples, ctx, {
+    name: 'one page view per POST /v1/events',
+    unit: 'req/s',
+    note: (key, real, base) => {
+      const p99 = `p99 ${formatNumber(real.p99Ms)} ms, plain ${formatNumber(base.p99Ms)} ms`;
+      return key === 'all'
+        ? `${connections} connections (${split(connections, ctx.nodes).join(' + ')} over ${ctx.nodes} wrk); ${p99}; ` +
+            'every view names one affiliate, whose daily counter row every node writes'
+        : `${connections} connections, one wrk; ${p99}`;
+    },
+  });
+}
+
+function batchFigures(samples: Map<Setup['key'], Sample[]>, ctx: Context): Figure[] {
+  const events = (ctx.opts.batches * ctx.opts.batchSize).toLocaleString('en');
+  return figuresOf(samples, ctx, {
+    name: `conversions in batches of ${ctx.opts.batchSize}`,
+    unit: 'events/s',
+    note: (key) =>
+      key === 'all'
+        ? `${events} a round, ${ctx.inFlight} batches in flight, round-robin over the daemons; each writes the ` +
+          "campaign's monthly usage row and its affiliates' daily counters, rows every node writes"
+        : `${events} a round, ${ctx.inFlight} batches in flight to the one daemon, as on plain MariaDB`,
+  });
+}
+
 export async function benchGalera(engine: Engine, opts: BenchOptions): Promise<Figure[]> {
   const nodes = galeraUrls();
   const cluster = await checkCluster(nodes);
-  const n = nodes.length;
-  // The same offered load everywhere: n batches in flight, one per daemon on average where there
-  // are n. One at a time would leave all but one daemon idle: nothing would be spread.
-  const inFlight = n;
+  // The same offered load everywhere: a batch in flight per node, one per daemon on average where
+  // there is a daemon per node. One at a time would leave all but one daemon idle: nothing spread.
+  const ctx: Context = { engine, opts, nodes: nodes.length, inFlight: nodes.length, cluster };
   const seed = seedAffiliates(100);
+  const measureAll = async (plainStage: Stage, galera: ClusterStage) => {
+    const setups = await setupsOf(plainStage, galera, nodes);
+    const single = await rounds(
+      setups,
+      (s) => (opts.warmupSec > 0 ? pageViews(s, opts, opts.warmupSec) : Promise.resolve()),
+      (s) => pageViews(s, opts, opts.durationSec),
+      opts.repeats,
+    );
+    const batched = await rounds(
+      setups,
+      (s) => batches(s, opts, ctx.inFlight, 'warm', ctx.inFlight),
+      (s, round) => batches(s, opts, ctx.inFlight, `r${round}`, opts.batches),
+      opts.repeats,
+    );
+    return [...singleFigures(single, ctx), ...batchFigures(batched, ctx)];
+  };
   return withStage(
     engine,
     opts,
-    (plainStage) =>
-      withClusterStage(
-        nodes,
-        opts,
-        async (galera) => {
-          const conflicts = async () => {
-            const c = await clusterConflicts(nodes);
-            return c.certificationFailures + c.bruteForceAborts;
-          };
-          const [first] = galera.daemons;
-          if (!first) throw new Error('no daemon on the cluster');
-          const nodeServers = galera.nodeServers;
-          const galeraCampaign = {
-            merchant: galera.merchant,
-            codes: await activeCodes(galera.db, galera.merchant.campaignId),
-            pageView: await pageViewRequest(galera.db, galera.merchant),
-          };
-          const plain: Setup = {
-            key: 'plain',
-            daemons: [plainStage.daemon],
-            merchant: plainStage.merchant,
-            codes: await activeCodes(plainStage.db, plainStage.merchant.campaignId),
-            pageView: await pageViewRequest(plainStage.db, plainStage.merchant),
-            watch: { daemon: plainStage.daemon.pid, ...plainStage.databaseServer },
-          };
-          const one: Setup = {
-            key: 'one',
-            daemons: [first],
-            ...galeraCampaign,
-            watch: { daemon: first.pid, ...nodeServers },
-            conflicts,
-          };
-          const all: Setup = {
-            key: 'all',
-            daemons: galera.daemons,
-            ...galeraCampaign,
-            watch: {
-              ...Object.fromEntries(galera.daemons.map((d, i) => [`daemon ${i + 1}`, d.pid])),
-              ...nodeServers,
-            },
-            conflicts,
-          };
-          const setups = [plain, one, all];
-
-          const single = await rounds(
-            setups,
-            (s) => (opts.warmupSec > 0 ? pageViews(s, opts, opts.warmupSec) : Promise.resolve()),
-            (s) => pageViews(s, opts, opts.durationSec),
-            opts.repeats,
-          );
-          const batched = await rounds(
-            setups,
-            (s) => batches(s, opts, inFlight, 'warm', inFlight),
-            (s, round) => batches(s, opts, inFlight, `r${round}`, opts.batches),
-            opts.repeats,
-          );
-
-          const cores = os.cpus().length;
-          const caveat = `${n} nodes and their daemons on one ${cores}-core machine: the cost of certification, not scale`;
-          const setupText = {
-            one: 'one daemon on one node of the same cluster',
-            all: `a daemon on each of ${n} Galera nodes, load spread over them`,
-          };
-          const baselineName = 'one daemon on plain MariaDB, same run';
-          const conflictText = (c: number) =>
-            `${Math.round(c).toLocaleString('en')} transaction${Math.round(c) === 1 ? '' : 's'} refused or aborted by certification a round`;
-          const figures: Figure[] = [];
-          for (const key of ['all', 'one'] as const) {
-            const base = summary(single.get('plain') ?? [], 'daemon');
-            const real = summary(single.get(key) ?? [], key === 'all' ? 'daemon 1' : 'daemon');
-            const wrks = key === 'all' ? `${split(opts.connections, n).join(' + ')} over ${n} wrk` : 'one wrk';
-            figures.push(
-              makeFigure({
-                name: `one page view per POST /v1/events, ${setupText[key]}`,
-                engine,
-                value: real.rate,
-                unit: 'req/s',
-                baseline: base.rate,
-                baselineName,
-                note:
-                  `${caveat}; ${opts.connections} connections (${wrks}); p99 ${formatNumber(real.p99Ms)} ms, ` +
-                  `plain ${formatNumber(base.p99Ms)} ms; ${conflictText(real.conflicts)}` +
-                  (key === 'all' ? `; ${cluster}` : ''),
-                bound: `${real.bound}; baseline: ${base.bound}`,
-                cpu: { measured: real.shares, baseline: base.shares },
-              }),
-            );
-          }
-          for (const key of ['all', 'one'] as const) {
-            const base = summary(batched.get('plain') ?? [], 'daemon');
-            const real = summary(batched.get(key) ?? [], key === 'all' ? 'daemon 1' : 'daemon');
-            const events = (opts.batches * opts.batchSize).toLocaleString('en');
-            const spread =
-              key === 'all' ? 'round-robin over the daemons' : 'all to the one daemon, as on plain MariaDB';
-            figures.push(
-              makeFigure({
-                name: `conversions in batches of ${opts.batchSize}, ${setupText[key]}`,
-                engine,
-                value: real.rate,
-                unit: 'events/s',
-                baseline: base.rate,
-                baselineName,
-                note: `${caveat}; ${events} a round, ${inFlight} batches in flight (${spread}); ${conflictText(real.conflicts)}`,
-                bound: `${real.bound}; baseline: ${base.bound}`,
-                cpu: { measured: real.shares, baseline: base.shares },
-              }),
-            );
-          }
-          return figures;
-        },
-        seed,
-      ),
+    (plainStage) => withClusterStage(nodes, opts, (galera) => measureAll(plainStage, galera), seed),
     seed,
-    `galera-plain`,
+    'galera-plain',
   );
 }
 

@@ -21,8 +21,8 @@ const nodeName = (url: string, index: number) => `node ${index + 1} (${new URL(u
 
 /**
  * Checks that every node answers, is a Galera node, is Synced and sees all the others, and
- * answers what they run ("MariaDB 10.11.14, Galera 26.4.23, 3 nodes"). Throws a message that
- * says what to do: a figure measured on a cluster short of a node would be another figure.
+ * answers what they run ("MariaDB 10.11.19, Galera 4.23"). Throws a message that says what to
+ * do: a figure measured on a cluster short of a node would be another figure.
  */
 export async function checkCluster(nodes: readonly string[]): Promise<string> {
   if (nodes.length === 0) throw new Error(CLUSTER_MISSING);
@@ -53,7 +53,7 @@ export async function checkCluster(nodes: readonly string[]): Promise<string> {
       const [server] = await connection.query<mysql.RowDataPacket[]>('SELECT VERSION() AS v');
       const release = String(server[0]?.v ?? '?').replace(/-MariaDB.*$/i, '');
       const provider = String(status.wsrep_provider_version ?? '?').replace(/\(.*$/, '');
-      version = `MariaDB ${release}, Galera ${provider}, ${nodes.length} nodes`;
+      version = `MariaDB ${release}, Galera ${provider}`;
     } finally {
       await connection.end();
     }
