@@ -3,16 +3,18 @@
  * TEST_MYSQL_URL) is set, on MySQL/MariaDB, each beside its baseline measured in the same run,
  * medians of BENCH_REPEATS (3) rounds. Writes bench/results/latest.json and latest.md.
  * BENCH_QUICK=1 is a smoke run; BENCH_ONLY=intake,replay,reads,list,tenants (or part names)
- * and BENCH_ENGINES=sqlite narrow it. Never part of `npm test`.
+ * and BENCH_ENGINES=sqlite narrow it. BENCH_GALERA=1 adds the Galera figures (bench/galera.ts).
+ * Never part of `npm test`.
  */
 import os from 'node:os';
 import knexFactory from 'knex';
 import * as atScale from './atScale.js';
 import * as billing from './billing.js';
+import * as galera from './galera.js';
 import * as intake from './intake.js';
 import type { Engine } from './lib/figure.js';
 import { benchOptions, mysqlUrl } from './lib/options.js';
-import { type Part, wanted } from './lib/part.js';
+import { type Part, strandedBy, wanted } from './lib/part.js';
 import { figureLine, type RunResults, writeResults } from './lib/results.js';
 import { WRK_MISSING, wrkAvailable } from './lib/wrk.js';
 import * as portal from './portal.js';
@@ -23,9 +25,12 @@ import * as tenants from './tenants.js';
 
 /**
  * The modules, in the order they run. A new area is a module exporting `parts` (see
- * docs/benchmarks.md, "Adding a figure"), listed here.
+ * docs/benchmarks.md, "Adding a figure"), listed here. Galera's only with BENCH_GALERA=1: it
+ * needs a cluster running, which most runs have not.
  */
-const MODULES: Array<{ parts: readonly Part[] }> = [intake, rules, replay, reads, atScale, tenants, portal, billing];
+function modules(options: { galera: boolean }): Array<{ parts: readonly Part[] }> {
+  return [intake, rules, replay, reads, atScale, tenants, portal, billing, ...(options.galera ? [galera] : [])];
+}
 
 async function engineVersion(engine: Engine, url: string | undefined): Promise<string> {
   if (engine === 'sqlite') {
@@ -52,7 +57,9 @@ const onlyEngines = (process.env.BENCH_ENGINES ?? '').split(',').filter(Boolean)
 const engines = (['sqlite', ...(mysql ? ['mysql'] : [])] as Engine[]).filter(
   (e) => onlyEngines.length === 0 || onlyEngines.includes(e),
 );
-const parts = MODULES.flatMap((m) => m.parts).filter((p) => wanted(opts, p));
+const parts = modules(opts)
+  .flatMap((m) => m.parts)
+  .filter((p) => wanted(opts, p));
 const nameOf = (p: Part) => p.names.join('+');
 if (!wrkAvailable()) console.error(`bench: ${WRK_MISSING}; those figures will fail.`);
 
@@ -85,8 +92,16 @@ const save = () => {
 };
 
 console.log(`bench: ${parts.map(nameOf).join(', ')} on ${engines.join(' and ')}${opts.quick ? ' (quick)' : ''}`);
+// A part none of whose engines runs is a failure with its reason, not a silence.
+for (const p of parts) {
+  const reason = strandedBy(p, engines);
+  if (reason === undefined) continue;
+  results.failures.push({ group: nameOf(p), engine: p.engines?.join(', ') ?? '', message: reason });
+  console.error(`  ${nameOf(p)} not measured: ${reason}`);
+}
 for (const engine of engines) {
   for (const p of parts) {
+    if (p.engines && !p.engines.includes(engine)) continue;
     const t0 = Date.now();
     const load = os.loadavg()[0] ?? Number.NaN;
     try {

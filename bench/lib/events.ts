@@ -50,10 +50,12 @@ export function conversionEvent(publicId: string, codes: readonly string[], tag:
  * /v1/events, `inFlight` at a time (1 by default: one after another) over as many kept-alive
  * connections, and answers the events stored per second. The bodies are built before the clock
  * starts, so the rate is the daemon's, not this process's JSON.stringify. Every event must be
- * accepted: skipped or refused ones would make the rate mean something else.
+ * accepted: skipped or refused ones would make the rate mean something else. Given several
+ * daemons' URLs, the batches go to them in turn (batch b to daemon b mod n), as a round-robin
+ * load balancer sends them.
  */
 export async function sendConversionBatches(
-  url: string,
+  url: string | readonly string[],
   key: string,
   publicId: string,
   codes: readonly string[],
@@ -61,7 +63,8 @@ export async function sendConversionBatches(
 ): Promise<number> {
   const event = options.event ?? ((n: number) => conversionEvent(publicId, codes, options.tag, n));
   const inFlight = Math.max(1, options.inFlight ?? 1);
-  const pool = new Pool(url, { connections: inFlight });
+  const urls = typeof url === 'string' ? [url] : url;
+  const pools = urls.map((u) => new Pool(u, { connections: inFlight }));
   try {
     const bodies = Array.from({ length: options.batches }, (_, b) =>
       JSON.stringify({
@@ -71,7 +74,12 @@ export async function sendConversionBatches(
     let next = 0;
     let accepted = 0;
     const sender = async () => {
-      for (let body = bodies[next++]; body !== undefined; body = bodies[next++]) {
+      for (;;) {
+        const b = next++;
+        const body = bodies[b];
+        if (body === undefined) return;
+        const pool = pools[b % pools.length];
+        if (!pool) throw new Error('sendConversionBatches needs a URL');
         const res = await pool.request({
           path: '/v1/events',
           method: 'POST',
@@ -91,6 +99,6 @@ export async function sendConversionBatches(
     if (accepted !== expected) throw new Error(`intake accepted ${accepted} of ${expected} conversions`);
     return expected / seconds;
   } finally {
-    await pool.close();
+    await Promise.all(pools.map((pool) => pool.close()));
   }
 }

@@ -40,6 +40,8 @@ export interface BenchOptions {
   daemonLogLevel: string;
   /** Which parts or groups of parts to run (intake, single, …); all when empty. */
   only: string[];
+  /** BENCH_GALERA=1 (or `galera` in BENCH_ONLY): the Galera figures too (bench/galera.ts), on the nodes of galeraUrls(). */
+  galera: boolean;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -50,8 +52,14 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return n;
 }
 
+const yes = (value: string | undefined) => ['1', 'true', 'yes'].includes(value ?? '');
+
 export function benchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
-  const quick = ['1', 'true', 'yes'].includes(env.BENCH_QUICK ?? '');
+  const quick = yes(env.BENCH_QUICK);
+  const only = (env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return {
     quick,
     repeats: Math.max(1, int(env, 'BENCH_REPEATS', quick ? 1 : 3)),
@@ -72,10 +80,9 @@ export function benchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions
     intakeInFlight: int(env, 'BENCH_INTAKE_IN_FLIGHT', 0),
     bcryptCreations: int(env, 'BENCH_BCRYPT_CREATIONS', 20),
     daemonLogLevel: env.BENCH_LOG_LEVEL || 'info',
-    only: (env.BENCH_ONLY ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
+    only,
+    // Naming it in BENCH_ONLY asks for it too.
+    galera: yes(env.BENCH_GALERA) || only.includes('galera'),
   };
 }
 
@@ -87,4 +94,15 @@ export function wants(options: BenchOptions, group: string, name: string): boole
 /** The MySQL/MariaDB server to bench on, if any: BENCH_MYSQL_URL, else TEST_MYSQL_URL. */
 export function mysqlUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
   return env.BENCH_MYSQL_URL || env.TEST_MYSQL_URL || undefined;
+}
+
+/**
+ * The Galera nodes to bench on, one mysql:// URL a node: BENCH_GALERA_URLS, else TEST_GALERA_URLS
+ * (what `bash scripts/test-cluster.sh` prints), comma-separated; empty when neither is set.
+ */
+export function galeraUrls(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.BENCH_GALERA_URLS || env.TEST_GALERA_URLS || '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
 }

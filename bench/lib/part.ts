@@ -11,12 +11,29 @@ export interface Part {
   names: string[];
   /** Its areas, which BENCH_ONLY also takes (`intake`). */
   groups: string[];
+  /**
+   * The engines it measures on, every engine of the run when absent. The Galera part compares
+   * MariaDB servers with each other, so it runs once, on MySQL's turn.
+   */
+  engines?: readonly Engine[];
   run: (engine: Engine, opts: BenchOptions) => Promise<Figure[]>;
 }
 
 /** A part of one name in one area. */
 export function part(group: string, name: string, run: Part['run']): Part {
   return { names: [name], groups: [group], run };
+}
+
+/**
+ * Why `p` cannot run on any of `engines` (undefined when it can): the message a run records
+ * instead of leaving the part out unseen.
+ */
+export function strandedBy(p: Part, engines: readonly Engine[]): string | undefined {
+  if (!p.engines || p.engines.some((e) => engines.includes(e))) return undefined;
+  return (
+    `${p.names.join('+')} runs on ${p.engines.join(', ')} only: set BENCH_MYSQL_URL or TEST_MYSQL_URL ` +
+    '(`eval "$(bash scripts/test-services.sh)"` sets the latter) and leave BENCH_ENGINES unset or name mysql'
+  );
 }
 
 /** Whether BENCH_ONLY asks for `p` (everything when it is empty). */

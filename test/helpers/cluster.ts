@@ -16,7 +16,7 @@ export const GALERA_URLS = (process.env.TEST_GALERA_URLS ?? '')
 export const ON_CLUSTER = GALERA_URLS.length > 0;
 
 /** The same database through another server: `url` with the host and port of `node`. */
-function throughNode(url: string, node: string): string {
+export function throughNode(url: string, node: string): string {
   const target = new URL(url);
   const via = new URL(node);
   target.host = via.host;
@@ -26,9 +26,10 @@ function throughNode(url: string, node: string): string {
 /**
  * A test database through each node of the cluster (the database is created on node 1 and
  * replicated), or the one URL when there is no cluster: what a suite hands to one daemon per node.
+ * `nodes` (TEST_GALERA_URLS's by default) lets the bench name its own.
  */
-export function nodeUrls(databaseUrl: string): string[] {
-  return ON_CLUSTER ? GALERA_URLS.map((node) => throughNode(databaseUrl, node)) : [databaseUrl];
+export function nodeUrls(databaseUrl: string, nodes: readonly string[] = GALERA_URLS): string[] {
+  return nodes.length > 0 ? nodes.map((node) => throughNode(databaseUrl, node)) : [databaseUrl];
 }
 
 /** URLs for `count` daemons: on a cluster one per node in turn, elsewhere all the same database. */
@@ -41,8 +42,12 @@ export function daemonUrls(databaseUrl: string, count: number): string[] {
  * Waits until every node serves the database (a new database reaches the other nodes a moment
  * after node 1 has created it). Nothing to wait for without a cluster.
  */
-export async function reachableOnEveryNode(databaseUrl: string, timeoutMs = 10_000): Promise<void> {
-  for (const url of ON_CLUSTER ? nodeUrls(databaseUrl) : []) {
+export async function reachableOnEveryNode(
+  databaseUrl: string,
+  timeoutMs = 10_000,
+  nodes: readonly string[] = GALERA_URLS,
+): Promise<void> {
+  for (const url of nodes.length > 0 ? nodeUrls(databaseUrl, nodes) : []) {
     for (const deadline = Date.now() + timeoutMs; ;) {
       try {
         // Connecting fails (ER_BAD_DB_ERROR) until the node has the database.
@@ -95,9 +100,11 @@ export async function tableChecksums(url: string): Promise<Record<string, number
  * (wsrep_local_cert_failures) and local transactions aborted to apply another node's write
  * (wsrep_local_bf_aborts). Each one is a transaction a daemon had to run again.
  */
-export async function clusterConflicts(): Promise<{ certificationFailures: number; bruteForceAborts: number }> {
+export async function clusterConflicts(
+  nodes: readonly string[] = GALERA_URLS,
+): Promise<{ certificationFailures: number; bruteForceAborts: number }> {
   const totals = { certificationFailures: 0, bruteForceAborts: 0 };
-  for (const url of GALERA_URLS) {
+  for (const url of nodes) {
     const connection = await mysql.createConnection(url);
     try {
       const [rows] = await connection.query<mysql.RowDataPacket[]>(

@@ -18,14 +18,17 @@ export interface TestDatabase {
 
 /**
  * A throwaway database, migrated: a fresh SQLite file in a temp folder, or a fresh database
- * on the MariaDB of `TEST_MYSQL_URL`. Each suite gets its own, so suites never see each other.
+ * on the MariaDB of `TEST_MYSQL_URL` (or of `mysqlUrl`: a Galera node, for the bench). Each
+ * suite gets its own, so suites never see each other.
  */
-export async function createTestDatabase(options: { migrate?: boolean; engine?: Engine } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { migrate?: boolean; engine?: Engine; mysqlUrl?: string } = {},
+): Promise<TestDatabase> {
   const engine = options.engine ?? ENGINE;
   let url: string;
   let cleanup: () => Promise<void>;
   if (engine === 'mysql') {
-    const base = process.env.TEST_MYSQL_URL;
+    const base = options.mysqlUrl ?? process.env.TEST_MYSQL_URL;
     if (!base) throw new Error('TEST_ENGINE=mysql needs TEST_MYSQL_URL');
     const name = `affiliated_t_${randomBytes(5).toString('hex')}`;
     const admin = knexFactory({ client: 'mysql2', connection: { uri: base }, pool: { min: 0, max: 1 } });
