@@ -87,12 +87,26 @@ export async function rawInsertBatch(db: Db, batch: RawBatch): Promise<void> {
     await insertMany(
       trx,
       'tracking_events',
-      ['campaign_id', 'affiliate_id', 'event_type', 'order_id', 'properties', 'intake_id', 'occurred_at', 'created_at'],
+      [
+        'campaign_id',
+        'affiliate_id',
+        'event_type',
+        'order_id',
+        'event_key',
+        'order_key',
+        'properties',
+        'intake_id',
+        'occurred_at',
+        'created_at',
+      ],
       batch.orderIds.map((orderId, i) => [
         batch.campaignId,
         affiliateOf(i),
         'conversion',
         orderId,
+        // The dedupe keys as intake writes them: a filler for the absent event_id, `=` and the order id.
+        `#${batch.intakeId}.${i}`,
+        `=${orderId}`,
         properties(orderId),
         batch.intakeId,
         now,

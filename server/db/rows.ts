@@ -128,6 +128,9 @@ export interface TrackingEventRow {
   event_type: string;
   event_id: string | null;
   order_id: string | null;
+  /** The dedupe keys the unique indexes hold, never NULL when intake writes them (repositories/events.ts). */
+  event_key: string | null;
+  order_key: string | null;
   session_id: string | null;
   properties: string | null;
   device_info: string | null;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { CommissionRule } from '../../shared/schemas/commission.js';
 import type { TrackingEvent } from '../../shared/schemas/event.js';
 import { jsonText } from '../../shared/schemas/jsonShape.js';
@@ -37,6 +38,18 @@ export interface NewConversion {
   createdAt: Date;
 }
 
+/**
+ * The dedupe keys the unique indexes hold (spec §10.7): `=` and the id, or, for an event without
+ * that id, `#` and a value no other row holds. Never NULL: Galera certifies a unique key's NULL
+ * as one value, so rows without ids committed through two nodes at once would conflict
+ * (docs/scaling.md, "Hot rows"). A filler is this process's random prefix and a counter; the
+ * `.` keeps it apart from the `#` and row id the migration gave older rows.
+ */
+const FILLER_PREFIX = `#${randomBytes(9).toString('base64url')}.`;
+let fillers = 0;
+const dedupeKey = (id: string | undefined) =>
+  id === undefined ? `${FILLER_PREFIX}${(fillers++).toString(36)}` : `=${id}`;
+
 // The text validation already made when it measured the object (shared/schemas/jsonShape.ts).
 const json = (value: object | undefined) => (value === undefined ? null : (jsonText(value) ?? null));
 
@@ -47,6 +60,8 @@ function trackingEventRow(e: NewTrackingEvent): TrackingEventInsert {
     event_type: e.event.event_type,
     event_id: e.event.event_id ?? null,
     order_id: e.orderId ?? null,
+    event_key: dedupeKey(e.event.event_id),
+    order_key: dedupeKey(e.orderId),
     session_id: e.event.session_id ?? null,
     properties: json(e.event.properties),
     device_info: json(e.event.device_info),
@@ -170,7 +185,7 @@ export async function findAffiliatesByReferralKeys(
 
 /**
  * Multi-row INSERT IGNORE (MySQL) / INSERT … ON CONFLICT DO NOTHING (SQLite): the unique
- * indexes on (campaign_id, event_id) and (campaign_id, order_id) drop duplicates, including
+ * indexes on (campaign_id, event_key) and (campaign_id, order_key) drop duplicates, including
  * those a concurrent request or another daemon stores at the same moment (spec §10.7).
  */
 export async function insertTrackingEventsIgnoringDuplicates(
@@ -186,6 +201,8 @@ const TRACKING_EVENT_COLUMNS = [
   'event_type',
   'event_id',
   'order_id',
+  'event_key',
+  'order_key',
   'session_id',
   'properties',
   'device_info',
@@ -239,7 +256,10 @@ export async function existingEventIds(
   const rows = await inChunks(eventIds, (part) =>
     trx('tracking_events')
       .where('campaign_id', campaignId)
-      .whereIn('event_id', part)
+      .whereIn(
+        'event_key',
+        part.map((id) => dedupeKey(id)),
+      )
       .select<{ event_id: string }[]>('event_id'),
   );
   return new Set(rows.map((row) => row.event_id));

@@ -145,6 +145,7 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       '20261126300000_portal_and_mail',
       '20261126400000_billing_integrations',
       '20261127100000_counter_shards',
+      '20261127110000_dedupe_keys_without_null',
     ];
     const status = parseJson(await runCli(['db', 'status', '--json'], { env }));
     expect(status).to.deep.equal({ applied: all, pending: [] });

@@ -50,6 +50,7 @@ const MIGRATIONS = [
   '20261126300000_portal_and_mail',
   '20261126400000_billing_integrations',
   '20261127100000_counter_shards',
+  '20261127110000_dedupe_keys_without_null',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */
@@ -189,6 +190,78 @@ describe(`migrations (${ENGINE})`, () => {
       await t.db('monthly_usage').where({ campaign_id: campaignId }).distinct('shard').pluck('shard'),
     ).to.deep.equal([0]);
     expect(await counters()).to.deep.equal(folded);
+    await t.db('campaigns').where({ id: campaignId }).delete();
+  });
+
+  it('keys the events already stored for dedupe without NULL, keeps refusing their duplicates, and undoes it', async () => {
+    await t.db.migrate.latest();
+    await t.db.migrate.down({ name: '20261127110000_dedupe_keys_without_null' });
+    const campaignId = await addCampaign(t.db, 'keyed-events');
+    const now = new Date();
+    const [affiliateId] = await t.db('affiliates').insert({
+      campaign_id: campaignId,
+      email: 'e@x.co',
+      email_key: 'e@x.co',
+      referral_id: 'KEYED1',
+      referral_key: 'KEYED1',
+      status: 'active',
+      password_hash: 'x',
+      search_key: '',
+      created_at: now,
+      updated_at: now,
+    });
+    const event = (type: string, eventId: string | null, orderId: string | null) => ({
+      campaign_id: campaignId,
+      affiliate_id: affiliateId,
+      event_type: type,
+      event_id: eventId,
+      order_id: orderId,
+      intake_id: 'before-keys',
+      occurred_at: now,
+      created_at: now,
+    });
+    await t
+      .db('tracking_events')
+      .insert([
+        event('page_view', null, null),
+        event('page_view', null, null),
+        event('conversion', 'e1', 'o1'),
+        event('conversion', null, 'o2 '),
+      ]);
+
+    await t.db.migrate.up({ name: '20261127110000_dedupe_keys_without_null' });
+    const rows = await t
+      .db('tracking_events')
+      .where({ campaign_id: campaignId })
+      .orderBy('id')
+      .select('id', 'event_key', 'order_key');
+    expect(rows.map((row) => [row.event_key, row.order_key])).to.deep.equal([
+      [`#${rows[0]?.id}`, `#${rows[0]?.id}`],
+      [`#${rows[1]?.id}`, `#${rows[1]?.id}`],
+      ['=e1', '=o1'],
+      [`#${rows[3]?.id}`, '=o2 '],
+    ]);
+    const keyed = (eventKey: string, orderKey: string) => ({
+      ...event('conversion', null, null),
+      event_key: eventKey,
+      order_key: orderKey,
+    });
+    const refused = async (row: object) => {
+      try {
+        await t.db('tracking_events').insert(row);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    expect(await refused(keyed('=e1', '#new-1')), 'a stored event id').to.equal(true);
+    expect(await refused(keyed('#new-2', '=o2 ')), 'a stored order id, byte for byte').to.equal(true);
+    expect(await refused(keyed('#new-3', '=o2')), 'another order id').to.equal(false);
+
+    await t.db.migrate.down({ name: '20261127110000_dedupe_keys_without_null' });
+    expect(await t.db.schema.hasColumn('tracking_events', 'event_key')).to.equal(false);
+    expect(await refused(event('conversion', 'e1', 'o9')), 'the event id index is back').to.equal(true);
+    await t.db.migrate.latest();
     await t.db('campaigns').where({ id: campaignId }).delete();
   });
 

@@ -11,6 +11,7 @@ import * as webhookFanoutAtDelivery from './20261126200000_webhook_fanout_at_del
 import * as portalAndMail from './20261126300000_portal_and_mail.js';
 import * as billingIntegrations from './20261126400000_billing_integrations.js';
 import * as counterShards from './20261127100000_counter_shards.js';
+import * as dedupeKeysWithoutNull from './20261127110000_dedupe_keys_without_null.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -35,6 +36,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261126300000_portal_and_mail', portalAndMail],
   ['20261126400000_billing_integrations', billingIntegrations],
   ['20261127100000_counter_shards', counterShards],
+  ['20261127110000_dedupe_keys_without_null', dedupeKeysWithoutNull],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {
