@@ -38,7 +38,7 @@ const post = (url: string, key: string, path: string, body: unknown) =>
  */
 async function withConflicts<T>(work: () => Promise<T>, check?: (conflicts: number) => void): Promise<T> {
   const before = await clusterConflicts();
-  let conflicts = 0;
+  let conflicts: number;
   let result: T;
   try {
     result = await work();
