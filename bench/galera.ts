@@ -222,7 +222,7 @@ function singleFigures(samples: Map<Setup['key'], Sample[]>, ctx: Context): Figu
       const p99 = `p99 ${formatNumber(real.p99Ms)} ms, plain ${formatNumber(base.p99Ms)} ms`;
       return key === 'all'
         ? `${connections} connections (${split(connections, ctx.nodes).join(' + ')} over ${ctx.nodes} wrk); ${p99}; ` +
-            'every view names one affiliate, whose daily counter row every node writes'
+            'every view names one affiliate; each daemon counts it in its own daily counter row'
         : `${connections} connections, one wrk; ${p99}`;
     },
   });
@@ -235,8 +235,8 @@ function batchFigures(samples: Map<Setup['key'], Sample[]>, ctx: Context): Figur
     unit: 'events/s',
     note: (key) =>
       key === 'all'
-        ? `${events} a round, ${ctx.inFlight} batches in flight, round-robin over the daemons; each writes the ` +
-          "campaign's monthly usage row and its affiliates' daily counters, rows every node writes"
+        ? `${events} a round, ${ctx.inFlight} batches in flight, round-robin over the daemons; each daemon ` +
+          "adds to its own rows of the month's usage and the daily counters"
         : `${events} a round, ${ctx.inFlight} batches in flight to the one daemon, as on plain MariaDB`,
   });
 }
