@@ -11,7 +11,9 @@ import { noPadBinaryCollation } from './20261122140000_byte_exact_dedupe_keys.js
  * otherwise `#` and a value no other row holds (here the row's id; intake writes one of its own,
  * repositories/events.ts). The `=` keeps every id apart from every filler, byte for byte (the
  * same NO PAD binary collation as the ids). event_id and order_id keep their values, unindexed.
- * Existing rows are keyed in chunks, so no statement writes the whole table at once.
+ * Existing rows are keyed in chunks, so no statement writes the whole table at once. Stop older
+ * daemons first (README, "Running on MySQL / MariaDB"): they would store events without keys,
+ * which no unique index then dedupes.
  */
 const KEYS = [
   { key: 'event_key', id: 'event_id', length: 129 },
