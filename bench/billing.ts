@@ -96,7 +96,7 @@ export function benchStripeInvoices(engine: Engine, opts: BenchOptions): Promise
       });
       if (put.status !== 200) throw new Error(`PUT /v1/integrations/stripe answered ${put.status}`);
       const codes = await activeCodes(db, merchant.campaignId);
-      const count = opts.quick ? 500 : 2_000;
+      const count = opts.quick ? 500 : 1_000;
       const path = `/v1/integrations/stripe/${merchant.publicId}`;
       // Signed just before each round: a signature is good for 300 seconds.
       const stripe = (tag: string) =>

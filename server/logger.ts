@@ -49,12 +49,19 @@ function flushStderr(): void {
 
 process.on('exit', flushStderr);
 
-/** The frames of an error's stack without its message line, which for a SQL error holds the SQL. */
-export function safeStack(err: unknown): string | undefined {
+/**
+ * Where a fault was thrown: the innermost frame of our own code when the stack holds one (a
+ * driver's frames say little), else its first frame (mysql2 builds its errors in a socket
+ * callback, whose stack is the driver's alone), as `function (file:line:column)`. One frame,
+ * never the stack trace, and never the message line, which for a SQL error holds the SQL.
+ */
+export function errorSite(err: unknown): string | undefined {
   if (!(err instanceof Error) || !err.stack) return undefined;
-  return err.stack
+  const frames = err.stack
     .split('\n')
-    .filter((line) => line.trimStart().startsWith('at '))
-    .slice(0, 15)
-    .join('\n');
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith('at '));
+  // A frame with a file and a line (not `async Promise.all (index 0)`), outside dependencies and Node.
+  const located = frames.filter((frame) => /:\d+:\d+\)?$/.test(frame) && !/node_modules|\(node:|at node:/.test(frame));
+  return (located[0] ?? frames[0])?.slice(3);
 }

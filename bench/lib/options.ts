@@ -63,7 +63,7 @@ export function benchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions
   return {
     quick,
     repeats: Math.max(1, int(env, 'BENCH_REPEATS', quick ? 1 : 3)),
-    durationSec: Math.max(1, int(env, 'BENCH_DURATION', quick ? 2 : 4)),
+    durationSec: Math.max(1, int(env, 'BENCH_DURATION', quick ? 2 : 3)),
     warmupSec: int(env, 'BENCH_WARMUP', 1),
     connections: Math.max(1, int(env, 'BENCH_CONNECTIONS', 64)),
     wrkThreads: Math.max(1, int(env, 'BENCH_WRK_THREADS', 2)),

@@ -148,6 +148,10 @@ const UNAVAILABLE = new Set([
   'ER_SERVER_SHUTDOWN',
   'ER_CONNECTION_KILLED',
   'ER_CON_COUNT_ERROR',
+  // "Got error … during COMMIT": a Galera node that lost the cluster as it committed. The
+  // transaction may or may not be in the cluster, so it is not run again: 503, and the client's
+  // retry is deduped by its event_id (docs/scaling.md, "When a node dies").
+  'ER_ERROR_DURING_COMMIT',
   'SQLITE_BUSY',
 ]);
 

@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import { errorBody, MESSAGES } from '../../shared/errors.js';
 import { isDatabaseUnavailable, isRetryableTxError } from '../db/knex.js';
 import { HttpError } from '../errors.js';
-import { type Logger, safeStack } from '../logger.js';
+import { type Logger, errorSite } from '../logger.js';
 
 interface StatusError {
   status?: number;
@@ -38,7 +38,7 @@ export function errorHandler(logger: Logger) {
           path: ctx.path,
           error: e?.name,
           code: e?.code,
-          stack: safeStack(err),
+          at: errorSite(err),
         });
       }
       ctx.set(headers);

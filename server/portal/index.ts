@@ -3,7 +3,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { Config } from '../config.js';
 import { isDatabaseUnavailable } from '../db/knex.js';
 import { HttpError, StartupError, TooManyRequestsError } from '../errors.js';
-import { type Logger, safeStack } from '../logger.js';
+import { type Logger, errorSite } from '../logger.js';
 import type { Services } from '../services/index.js';
 import { renderView } from '../views/engine.js';
 import { negotiateLocale } from '../views/locale.js';
@@ -157,7 +157,7 @@ function errorPage(ctx: Context, err: unknown, locale: 'en' | 'pt-BR', logger: L
     path: ctx.path,
     error: (err as { name?: string }).name,
     code: (err as { code?: string }).code,
-    stack: safeStack(err),
+    at: errorSite(err),
   });
   bare(ctx, 500, t.serverTitle, t.server, locale);
 }

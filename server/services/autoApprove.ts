@@ -1,4 +1,4 @@
-import { safeStack } from '../logger.js';
+import { errorSite } from '../logger.js';
 import { campaignsWithHoldPeriod } from '../repositories/campaigns.js';
 import type { ConversionService } from './conversions.js';
 import type { ServiceDeps, Worker } from './deps.js';
@@ -35,7 +35,7 @@ export function autoApproveWorker(
     logger.error('auto-approve failed', {
       ...fields,
       code: (err as { code?: string }).code,
-      stack: safeStack(err),
+      at: errorSite(err),
     });
 
   async function runOnce(): Promise<number> {

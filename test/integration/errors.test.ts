@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { type Merchant, revokeKey, useTestDaemon } from '../helpers/daemon.js';
+import { createLogger } from '../../server/logger.js';
+import { type Merchant, revokeKey, startTestDaemon, useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
 
@@ -91,13 +92,31 @@ describe(`error answers and API-key auth (${ENGINE})`, () => {
     expect(res.body).to.include({ statusCode: 405, error: 'Method Not Allowed' });
   });
 
-  it('a server fault is 500 with no stack trace, SQL or table names in the body', async () => {
+  it('a server fault is 500 with no stack trace, SQL or table names in the body, and logged with where it was thrown, no stack trace or SQL', async () => {
     await call(t.url, 'POST', '/v1/affiliates', {
       key: merchant.key,
       body: { email: 'a@b.co', password: 'secret' },
     });
+    const lines: string[] = [];
+    const logged = await startTestDaemon(
+      t.database.url,
+      { API_KEY_CACHE_MS: '0' },
+      { logger: createLogger('error', (line) => lines.push(line)) },
+    );
     await t.db.schema.renameTable('payouts', 'payouts_moved');
     try {
+      const faulted = await call(logged.url, 'GET', '/v1/affiliates', { key: merchant.key });
+      expect(faulted.status).to.equal(500);
+      const [line, ...more] = lines.map((text) => JSON.parse(text) as Record<string, unknown>);
+      expect(more, 'one line for one fault').to.deep.equal([]);
+      expect(line).to.include({ level: 'error', msg: 'request failed', method: 'GET', path: '/v1/affiliates' });
+      // SQLite throws inside our call, so the frame is ours; mysql2 builds its error in a socket
+      // callback, whose stack holds the driver's frames only, so the frame is the driver's.
+      const site = ENGINE === 'sqlite' ? /server\/[\w/]+\.(ts|js):\d+:\d+\)?$/ : /\.(ts|js):\d+:\d+\)?$/;
+      expect(String(line?.at), 'one frame: where it was thrown').to.match(site);
+      expect(lines.join('\n'), 'no stack trace, no SQL').to.not.match(
+        /select |from |no such table|doesn't exist|\\n\s*at /i,
+      );
       const res = await call(t.url, 'GET', '/v1/affiliates', { key: merchant.key });
       expect(res.status).to.equal(500);
       expect(res.body).to.deep.equal({
@@ -108,6 +127,7 @@ describe(`error answers and API-key auth (${ENGINE})`, () => {
       expect(res.text).to.not.match(/select|payouts|at \w+ \(/i);
     } finally {
       await t.db.schema.renameTable('payouts_moved', 'payouts');
+      await logged.close();
     }
   });
 });

@@ -1,4 +1,4 @@
-import { safeStack } from '../../logger.js';
+import { errorSite } from '../../logger.js';
 import { deleteExpiredSessions, deleteOldResetTokens } from '../../repositories/portalSessions.js';
 import { deleteStaleThrottleRows } from '../../repositories/portalThrottle.js';
 import type { ServiceDeps, Worker } from '../deps.js';
@@ -22,7 +22,7 @@ export function portalHousekeeping({ db, logger, now }: ServiceDeps): Worker {
       await deleteOldResetTokens(db, dayAgo);
       await deleteStaleThrottleRows(db, dayAgo);
     } catch (err) {
-      logger.warn('portal housekeeping failed', { code: (err as { code?: string }).code, stack: safeStack(err) });
+      logger.warn('portal housekeeping failed', { code: (err as { code?: string }).code, at: errorSite(err) });
     }
   }
   return {
