@@ -38,7 +38,7 @@ export function errorHandler(logger: Logger) {
           path: ctx.path,
           error: e?.name,
           code: e?.code,
-          at: errorSite(err),
+          thrownAt: errorSite(err),
         });
       }
       ctx.set(headers);

@@ -157,7 +157,7 @@ function errorPage(ctx: Context, err: unknown, locale: 'en' | 'pt-BR', logger: L
     path: ctx.path,
     error: (err as { name?: string }).name,
     code: (err as { code?: string }).code,
-    at: errorSite(err),
+    thrownAt: errorSite(err),
   });
   bare(ctx, 500, t.serverTitle, t.server, locale);
 }

@@ -35,7 +35,7 @@ export function autoApproveWorker(
     logger.error('auto-approve failed', {
       ...fields,
       code: (err as { code?: string }).code,
-      at: errorSite(err),
+      thrownAt: errorSite(err),
     });
 
   async function runOnce(): Promise<number> {

@@ -113,7 +113,7 @@ describe(`error answers and API-key auth (${ENGINE})`, () => {
       // SQLite throws inside our call, so the frame is ours; mysql2 builds its error in a socket
       // callback, whose stack holds the driver's frames only, so the frame is the driver's.
       const site = ENGINE === 'sqlite' ? /server\/[\w/]+\.(ts|js):\d+:\d+\)?$/ : /\.(ts|js):\d+:\d+\)?$/;
-      expect(String(line?.at), 'one frame: where it was thrown').to.match(site);
+      expect(String(line?.thrownAt), 'one frame: where it was thrown').to.match(site);
       expect(lines.join('\n'), 'no stack trace, no SQL').to.not.match(
         /select |from |no such table|doesn't exist|\\n\s*at /i,
       );

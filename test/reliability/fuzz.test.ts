@@ -260,8 +260,8 @@ describe(`fuzzing every contract route (${ENGINE})`, function () {
     const lines = recorder
       .logLines()
       .slice(firstLogLine)
-      .map((line) => JSON.parse(line) as { level: string; at?: string; stack?: string });
+      .map((line) => JSON.parse(line) as { level: string; thrownAt?: string; stack?: string });
     expect(lines.filter((line) => line.level === 'error')).to.deep.equal([]);
-    expect(lines.filter((line) => line.at !== undefined || line.stack !== undefined)).to.deep.equal([]);
+    expect(lines.filter((line) => line.thrownAt !== undefined || line.stack !== undefined)).to.deep.equal([]);
   });
 });

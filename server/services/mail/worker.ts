@@ -108,7 +108,7 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
           claimed.slice(i, i + concurrency).map((mail) =>
             deliver(mail).catch((err: unknown) => {
               // The lease runs out and the mail is tried again: nothing is lost.
-              logger.error('mail delivery failed to record', { mailId: mail.id, at: errorSite(err) });
+              logger.error('mail delivery failed to record', { mailId: mail.id, thrownAt: errorSite(err) });
             }),
           ),
         );
@@ -119,7 +119,7 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
       // Another daemon claimed the same mails first: on a Galera cluster the loser's claim is
       // refused at commit as a deadlock. Normal there, and nothing is lost: poll again.
       if (code === 'ER_LOCK_DEADLOCK') logger.debug('mail claim lost to another daemon', { code });
-      else logger.error('mail claim failed', { code, at: errorSite(err) });
+      else logger.error('mail claim failed', { code, thrownAt: errorSite(err) });
     } finally {
       const soon = full || again;
       again = false;

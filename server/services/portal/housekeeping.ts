@@ -22,7 +22,7 @@ export function portalHousekeeping({ db, logger, now }: ServiceDeps): Worker {
       await deleteOldResetTokens(db, dayAgo);
       await deleteStaleThrottleRows(db, dayAgo);
     } catch (err) {
-      logger.warn('portal housekeeping failed', { code: (err as { code?: string }).code, at: errorSite(err) });
+      logger.warn('portal housekeeping failed', { code: (err as { code?: string }).code, thrownAt: errorSite(err) });
     }
   }
   return {

@@ -151,7 +151,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     const task: Promise<void> = deliver(delivery)
       .catch((err: unknown) => {
         // The lease runs out and the delivery is tried again: nothing is lost.
-        logger.error('webhook delivery failed to record', { deliveryId: delivery.id, at: errorSite(err) });
+        logger.error('webhook delivery failed to record', { deliveryId: delivery.id, thrownAt: errorSite(err) });
       })
       .finally(() => {
         campaigns.remove(delivery.campaignId);
@@ -206,7 +206,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       // On a Galera cluster a chunk raced by other daemons can still be refused after the
       // transaction's retries: nothing was written, and the next round takes the messages again.
       if (code === 'ER_LOCK_DEADLOCK') logger.debug('webhook fan-out lost to another daemon', { code });
-      else logger.error('webhook fan-out failed', { code, at: errorSite(err) });
+      else logger.error('webhook fan-out failed', { code, thrownAt: errorSite(err) });
     }
     fanOutAfter = Date.now() + (Date.now() - started) * FAN_OUT_REST;
   }
@@ -223,7 +223,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
       // Another daemon claimed the same deliveries first: on a Galera cluster the loser's claim
       // is refused at commit as a deadlock. Normal there, and nothing is lost: poll again.
       if (code === 'ER_LOCK_DEADLOCK') logger.debug('webhook claim lost to another daemon', { code });
-      else logger.error('webhook claim failed', { code, at: errorSite(err) });
+      else logger.error('webhook claim failed', { code, thrownAt: errorSite(err) });
     } finally {
       polling = false;
       const fanOutDue = fanOutPending ? Math.max(0, fanOutAfter - Date.now()) : config.pollMs;
