@@ -14,7 +14,7 @@ import * as galera from './galera.js';
 import * as intake from './intake.js';
 import type { Engine } from './lib/figure.js';
 import { benchOptions, mysqlUrl } from './lib/options.js';
-import { type Part, strandedBy, wanted } from './lib/part.js';
+import { type Part, runsOn, strandedBy, wanted } from './lib/part.js';
 import { figureLine, type RunResults, writeResults } from './lib/results.js';
 import { WRK_MISSING, wrkAvailable } from './lib/wrk.js';
 import * as portal from './portal.js';
@@ -101,7 +101,7 @@ for (const p of parts) {
 }
 for (const engine of engines) {
   for (const p of parts) {
-    if (p.engines && !p.engines.includes(engine)) continue;
+    if (!runsOn(p, engine)) continue;
     const t0 = Date.now();
     const load = os.loadavg()[0] ?? Number.NaN;
     try {

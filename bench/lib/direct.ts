@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Engine } from './figure.js';
 import { benchOptions, mysqlUrl } from './options.js';
-import { type Part, strandedBy } from './part.js';
+import { type Part, runsOn, strandedBy } from './part.js';
 import { figureLine } from './results.js';
 
 /**
@@ -35,16 +35,16 @@ export async function runIfMain(moduleUrl: string, parts: readonly Part[]): Prom
   const asked = args.filter((a) => names.includes(a));
   // A part that measures several things on one stage measures only those asked for.
   const opts = { ...benchOptions(), ...(asked.length > 0 ? { only: asked } : {}) };
+  const isAsked = (p: Part) => asked.length === 0 || p.names.some((n) => asked.includes(n));
   for (const p of parts) {
     const reason = strandedBy(p, engines);
-    if (reason === undefined || (asked.length > 0 && !p.names.some((n) => asked.includes(n)))) continue;
+    if (reason === undefined || !isAsked(p)) continue;
     console.error(reason);
     process.exitCode = 1;
   }
   for (const engine of engines) {
     for (const p of parts) {
-      if (asked.length > 0 && !p.names.some((n) => asked.includes(n))) continue;
-      if (p.engines && !p.engines.includes(engine)) continue;
+      if (!isAsked(p) || !runsOn(p, engine)) continue;
       for (const figure of await p.run(engine, opts)) console.log(figureLine(figure));
     }
   }

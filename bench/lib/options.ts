@@ -3,6 +3,8 @@
  * variables). The defaults keep a full run of both engines under 10 minutes on 2 cores at a
  * load average near 2; BENCH_QUICK=1 is a smoke run of a few minutes.
  */
+import { urlList } from '../../test/helpers/cluster.js';
+
 export interface BenchOptions {
   quick: boolean;
   /** Rounds per figure; the figure is the median over them. */
@@ -101,8 +103,5 @@ export function mysqlUrl(env: NodeJS.ProcessEnv = process.env): string | undefin
  * (what `bash scripts/test-cluster.sh` prints), comma-separated; empty when neither is set.
  */
 export function galeraUrls(env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env.BENCH_GALERA_URLS || env.TEST_GALERA_URLS || '')
-    .split(',')
-    .map((url) => url.trim())
-    .filter(Boolean);
+  return urlList(env.BENCH_GALERA_URLS || env.TEST_GALERA_URLS);
 }

@@ -36,6 +36,11 @@ export function strandedBy(p: Part, engines: readonly Engine[]): string | undefi
   );
 }
 
+/** Whether `p` measures on `engine` (every part does, but those that name their engines). */
+export function runsOn(p: Part, engine: Engine): boolean {
+  return !p.engines || p.engines.includes(engine);
+}
+
 /** Whether BENCH_ONLY asks for `p` (everything when it is empty). */
 export function wanted(options: BenchOptions, p: Part): boolean {
   return options.only.length === 0 || [...p.names, ...p.groups].some((n) => options.only.includes(n));

@@ -74,13 +74,13 @@ export async function reserveConversions(
   return { ok: false, current: 0 };
 }
 
+/** The campaign's live affiliates beyond campaigns.affiliate_count: every daemon's shard (one binding, the campaign id). */
+const SHARDED_AFFILIATES =
+  'COALESCE((SELECT SUM(s.affiliates) FROM affiliate_count_shards s WHERE s.campaign_id = ?), 0)';
+
 /** The campaign's live affiliates: the limit's counter plus every daemon's shard. */
 const liveAffiliates = (db: Db | Trx, campaignId: number) =>
-  db.raw(
-    `campaigns.affiliate_count + COALESCE((SELECT SUM(s.affiliates) FROM affiliate_count_shards s
-       WHERE s.campaign_id = ?), 0) AS n`,
-    [campaignId],
-  );
+  db.raw(`campaigns.affiliate_count + ${SHARDED_AFFILIATES} AS n`, [campaignId]);
 
 /** Adds `delta` to this daemon's shard of the campaign's live affiliates. */
 async function addToAffiliateShard(trx: Trx, campaignId: number, delta: number): Promise<void> {
@@ -108,7 +108,7 @@ export async function reserveAffiliateSlot(trx: Trx, campaignId: number): Promis
   const changed = await trx('campaigns')
     .where('id', campaignId)
     .andWhereRaw(
-      `affiliate_count + COALESCE((SELECT SUM(s.affiliates) FROM affiliate_count_shards s WHERE s.campaign_id = ?), 0)
+      `affiliate_count + ${SHARDED_AFFILIATES}
          < COALESCE((SELECT max_affiliates FROM plans WHERE plans.id = campaigns.plan_id), ${NO_LIMIT})`,
       [campaignId],
     )

@@ -8,10 +8,15 @@ import mysql from 'mysql2/promise';
  * The nodes of the Galera cluster `npm run test:cluster` runs on (scripts/test-cluster.sh prints
  * TEST_GALERA_URLS: one URL a node, comma-separated); empty elsewhere.
  */
-export const GALERA_URLS = (process.env.TEST_GALERA_URLS ?? '')
-  .split(',')
-  .map((url) => url.trim())
-  .filter((url) => url !== '');
+export const GALERA_URLS = urlList(process.env.TEST_GALERA_URLS);
+
+/** A comma-separated list of URLs (TEST_GALERA_URLS, BENCH_GALERA_URLS), blanks dropped. */
+export function urlList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter((url) => url !== '');
+}
 
 export const ON_CLUSTER = GALERA_URLS.length > 0;
 
