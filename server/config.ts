@@ -31,6 +31,16 @@ export interface Config {
   mail: MailConfig;
   /** The affiliate portal's throttling (docs/portal.md#the-security-model). */
   portal: { postsPerIp: number };
+  payouts: PayoutConfig;
+}
+
+/** The payout rails' providers (docs/payouts-providers.md): their API origins, so a sandbox can stand in. */
+export interface PayoutConfig {
+  asaasUrl: string;
+  paypalUrl: string;
+  stripeUrl: string;
+  /** One call to a provider, its whole answer included, ends after this: the payout is then ambiguous. */
+  timeoutMs: number;
 }
 
 /** E-mail (docs/portal.md): without `smtpUrl` no mail is recorded or sent. */
@@ -122,6 +132,14 @@ const durations = (fallback: number[]) =>
 /** An address of the form `Name <a@b.c>` or `a@b.c`, on one line. */
 const MAIL_FROM = /^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
 
+/** A provider's API origin, e.g. `https://api-sandbox.asaas.com`; no path (the clients add theirs). */
+const origin = (fallback: string) =>
+  z
+    .string()
+    .regex(/^https?:\/\/[^\s/?#@]+\/?$/, { error: 'must be an origin such as https://api.example.com (no path)' })
+    .transform((value) => value.replace(/\/$/, ''))
+    .default(fallback);
+
 const envSchema = z.object({
   PORT: int(0, 65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -184,6 +202,10 @@ const envSchema = z.object({
   MAIL_LEASE_MS: int(1_000, 3_600_000).default(60_000),
   MAIL_POLL_MS: int(10, 600_000).default(1_000),
   PORTAL_POSTS_PER_IP: int(1, 1_000_000).default(30),
+  PAYOUT_ASAAS_URL: origin('https://api.asaas.com'),
+  PAYOUT_PAYPAL_URL: origin('https://api-m.paypal.com'),
+  PAYOUT_STRIPE_URL: origin('https://api.stripe.com'),
+  PAYOUT_TIMEOUT_MS: int(100, 600_000).default(30_000),
 });
 
 /**
@@ -293,5 +315,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       pollMs: e.MAIL_POLL_MS,
     }),
     portal: Object.freeze({ postsPerIp: e.PORTAL_POSTS_PER_IP }),
+    payouts: Object.freeze({
+      asaasUrl: e.PAYOUT_ASAAS_URL,
+      paypalUrl: e.PAYOUT_PAYPAL_URL,
+      stripeUrl: e.PAYOUT_STRIPE_URL,
+      timeoutMs: e.PAYOUT_TIMEOUT_MS,
+    }),
   });
 }
