@@ -150,3 +150,37 @@ describe('config: webhook caps and timeouts (docs/webhooks.md#configuration)', (
     );
   });
 });
+
+describe('config: payout providers (docs/payouts-providers.md)', () => {
+  it('defaults to the providers’ live APIs and a 30 s call', () => {
+    expect(loadConfig({}).payouts).to.deep.equal({
+      asaasUrl: 'https://api.asaas.com',
+      paypalUrl: 'https://api-m.paypal.com',
+      stripeUrl: 'https://api.stripe.com',
+      timeoutMs: 30_000,
+    });
+  });
+
+  it('reads a sandbox origin for each, and refuses a path, which the clients add themselves', () => {
+    const config = loadConfig({
+      PAYOUT_ASAAS_URL: 'https://api-sandbox.asaas.com/',
+      PAYOUT_PAYPAL_URL: 'https://api-m.sandbox.paypal.com',
+      PAYOUT_STRIPE_URL: 'http://127.0.0.1:12111',
+      PAYOUT_TIMEOUT_MS: '5000',
+    });
+    expect(config.payouts).to.deep.equal({
+      asaasUrl: 'https://api-sandbox.asaas.com',
+      paypalUrl: 'https://api-m.sandbox.paypal.com',
+      stripeUrl: 'http://127.0.0.1:12111',
+      timeoutMs: 5000,
+    });
+    expect(() => loadConfig({ PAYOUT_ASAAS_URL: 'https://api-sandbox.asaas.com/v3' })).to.throw(
+      ConfigError,
+      /^PAYOUT_ASAAS_URL must be an origin such as https:\/\/api.example.com \(no path\)$/,
+    );
+    expect(() => loadConfig({ PAYOUT_TIMEOUT_MS: '10' })).to.throw(
+      ConfigError,
+      /^PAYOUT_TIMEOUT_MS must be at least 100/,
+    );
+  });
+});

@@ -15,16 +15,6 @@ export function decimalText(minor: number, exponent: number): string | undefined
   return `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
 }
 
-/** `"12.34"` at exponent 2 → 1234; text with more decimals than the exponent (or none valid) → undefined. */
-export function minorOfDecimal(text: string, exponent: number): number | undefined {
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(text.trim());
-  if (!match?.[1]) return undefined;
-  const fraction = (match[2] ?? '').replace(/0+$/, '');
-  if (fraction.length > exponent) return undefined;
-  const minor = Number(BigInt(match[1]) * 10n ** BigInt(exponent) + BigInt(fraction.padEnd(exponent, '0') || '0'));
-  return Number.isSafeInteger(minor) ? minor : undefined;
-}
-
 /**
  * The campaign's hundredths (how the daemon stores money) → ISO minor units of the currency.
  * Undefined when the amount has no exact minor-unit value (150 hundredths of a yen).
