@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import {
+  asaasTokenMatches,
   createPayoutProviders,
+  paypalCertificates,
+  readAsaasCallback,
+  readPayPalCallback,
+  verifyPayPalSignature,
   type PayoutBatch,
   type PayoutIntent,
   type PayoutProviders,
@@ -9,6 +14,7 @@ import {
 import { FakeAsaas } from '../helpers/fakes/asaas.js';
 import { FakePayPal } from '../helpers/fakes/paypal.js';
 import { FakeStripe } from '../helpers/fakes/stripe.js';
+import { Receiver } from '../helpers/receiver.js';
 
 /** Short enough for a test to wait out; long enough for a loopback answer on a busy machine. */
 const TIMEOUT_MS = 1500;
@@ -179,6 +185,36 @@ describe('payout providers against their fakes', function () {
       expect(pages).to.deep.equal(['0', '100', '200']);
     });
 
+    it('posts TRANSFER_* events with the webhook token; the callback and the look-up agree', async () => {
+      const receiver = await new Receiver().start();
+      try {
+        asaas.callbackUrl = receiver.url;
+        const intent = pix(1234);
+        const sent = single(await providers.pix.send(credentials(), one(intent)));
+        await asaas.settle(sent.status === 'processing' ? sent.providerId : '');
+        const [delivery] = await receiver.waitFor(1);
+        const token = delivery?.headers['asaas-access-token'];
+        expect(asaasTokenMatches(typeof token === 'string' ? token : undefined, asaas.webhookToken)).to.equal(true);
+        const callback = readAsaasCallback(JSON.parse(delivery?.body ?? '{}'));
+        const looked = await providers.pix.lookup(credentials(), {
+          reference: intent.reference,
+          batchReference: intent.reference,
+          sentAt: new Date(),
+        });
+        expect(callback).to.deep.include({ kind: 'transfer', reference: intent.reference, outcome: looked });
+        expect(looked).to.have.property('status', 'paid');
+      } finally {
+        await receiver.stop();
+      }
+    });
+
+    it('answers after the configured delay (a provider that takes 50 ms)', async () => {
+      asaas.delayMs = 50;
+      const started = Date.now();
+      expect(single(await providers.pix.send(credentials(), one(pix(100)))).status).to.equal('processing');
+      expect(Date.now() - started).to.be.at.least(50);
+    });
+
     it('a failed transfer looks up as failed with Asaas’s reason', async () => {
       const intent = pix(900);
       const sent = single(await providers.pix.send(credentials(), one(intent)));
@@ -248,6 +284,43 @@ describe('payout providers against their fakes', function () {
         providerBatchId: batchId,
       });
       expect(created?.payout_item.amount).to.deep.equal({ value: '10.99', currency: 'USD' });
+    });
+
+    it('posts signed PAYMENT.PAYOUTS-ITEM.* events that verify with the certificate it serves; callback and look-up agree', async () => {
+      const receiver = await new Receiver().start();
+      try {
+        paypal.callbackUrl = receiver.url;
+        const intent = item(987);
+        const batch = batchOf(intent);
+        const sent = single(await providers.paypal.send(credentials(), batch));
+        const [delivery] = await receiver.waitFor(1);
+        const header = (name: string) => {
+          const value = delivery?.headers[name];
+          return typeof value === 'string' ? value : undefined;
+        };
+        const certificate = await paypalCertificates(paypal.url, 2000).get(header('paypal-cert-url') ?? '');
+        const signature = {
+          transmissionId: header('paypal-transmission-id'),
+          transmissionTime: header('paypal-transmission-time'),
+          transmissionSig: header('paypal-transmission-sig'),
+          certUrl: header('paypal-cert-url'),
+          authAlgo: header('paypal-auth-algo'),
+        };
+        const body = Buffer.from(delivery?.body ?? '');
+        expect(verifyPayPalSignature(signature, body, paypal.webhookId, certificate ?? '')).to.equal(true);
+        const looked = await providers.paypal.lookup(
+          credentials(),
+          sentOf(batch, intent, sent.status === 'processing' ? sent.providerBatchId : undefined),
+        );
+        expect(readPayPalCallback(JSON.parse(body.toString()))).to.deep.include({
+          kind: 'item',
+          reference: intent.reference,
+          outcome: looked,
+        });
+        expect(looked).to.have.property('status', 'paid');
+      } finally {
+        await receiver.stop();
+      }
     });
 
     it('one OAuth token serves every call until PayPal refuses it; then a new one', async () => {

@@ -237,7 +237,8 @@ export class FakePayPal extends FakeProvider {
     };
     this.batches.set(batchId, batch);
     if (requestId) this.requestIds.set(requestId, created);
-    if (this.processAtOnce) void this.process(batchId);
+    // A callback that cannot be delivered is PayPal’s to retry, not the batch’s failure.
+    if (this.processAtOnce) void this.process(batchId).catch(() => undefined);
     return created;
   }
 
