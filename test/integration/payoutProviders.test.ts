@@ -12,7 +12,7 @@ import {
   type ProviderOutcome,
 } from '../../server/services/payouts/providers/index.js';
 import { FakeAsaas } from '../helpers/fakes/asaas.js';
-import { FakePayPal } from '../helpers/fakes/paypal.js';
+import { FakePayPal, PAYPAL_FAKE_CERT } from '../helpers/fakes/paypal.js';
 import { FakeStripe } from '../helpers/fakes/stripe.js';
 import { Receiver } from '../helpers/receiver.js';
 
@@ -321,6 +321,15 @@ describe('payout providers against their fakes', function () {
       } finally {
         await receiver.stop();
       }
+    });
+
+    it('fetches the certificate once and refuses other hosts without a request', async () => {
+      const certificates = paypalCertificates(paypal.url, 2000);
+      expect(await certificates.get(paypal.certUrl)).to.equal(PAYPAL_FAKE_CERT);
+      expect(await certificates.get(paypal.certUrl)).to.equal(PAYPAL_FAKE_CERT);
+      const otherHost = `http://localhost:${new URL(paypal.url).port}/v1/notifications/certs/CERT-fake-0001`;
+      expect(await certificates.get(otherHost)).to.equal(undefined);
+      expect(paypal.requests.map((req) => req.path)).to.deep.equal(['/v1/notifications/certs/CERT-fake-0001']);
     });
 
     it('one OAuth token serves every call until PayPal refuses it; then a new one', async () => {

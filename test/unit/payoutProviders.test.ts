@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { decimalText, hundredthsToMinor, providerMinor } from '../../server/services/payouts/providers/amounts.js';
 import {
   asaasTokenMatches,
-  paypalCertificates,
   readAsaasCallback,
   readPayPalCallback,
   verifyPayPalSignature,
@@ -158,21 +157,6 @@ describe('PayPal callbacks (self-verification)', () => {
       false,
     );
     expect(certUrlAllowed('not a url', live)).to.equal(false);
-  });
-
-  it('fetches the certificate once and refuses other hosts without a request', async () => {
-    const paypal = await new FakePayPal().start();
-    try {
-      const certificates = paypalCertificates(paypal.url, 2000);
-      expect(await certificates.get(paypal.certUrl)).to.equal(PAYPAL_FAKE_CERT);
-      expect(await certificates.get(paypal.certUrl)).to.equal(PAYPAL_FAKE_CERT);
-      expect(
-        await certificates.get(`http://localhost:${new URL(paypal.url).port}/v1/notifications/certs/CERT-fake-0001`),
-      ).to.equal(undefined);
-      expect(paypal.requests.map((req) => req.path)).to.deep.equal(['/v1/notifications/certs/CERT-fake-0001']);
-    } finally {
-      await paypal.close();
-    }
   });
 
   it('reads an item event into its outcome, and a batch event into the batch to look up', () => {
