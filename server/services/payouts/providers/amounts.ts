@@ -37,7 +37,10 @@ export function hundredthsToMinor(hundredths: number, currency: string): MinorAm
 export function providerMinor(amount: MinorAmount, provider: string): number | undefined {
   const iso = minorUnitExponent(amount.currency);
   const theirs = minorUnitExponent(amount.currency, provider);
-  if (theirs >= iso) return amount.minor * 10 ** (theirs - iso);
+  if (theirs >= iso) {
+    const minor = amount.minor * 10 ** (theirs - iso);
+    return Number.isSafeInteger(minor) ? minor : undefined;
+  }
   const divisor = 10 ** (iso - theirs);
   return amount.minor % divisor === 0 ? amount.minor / divisor : undefined;
 }

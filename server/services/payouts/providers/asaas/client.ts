@@ -133,6 +133,7 @@ export function asaasProvider({ baseUrl, timeoutMs }: AsaasOptions): PayoutProvi
     rail: 'pix',
     maxBatch: 1,
     async send({ apiKey }, batch: PayoutBatch) {
+      if (batch.intents.length > 1) throw new RangeError('an Asaas call carries one transfer');
       return Promise.all(batch.intents.map((intent) => sendOne(apiKey, intent)));
     },
     async lookup({ apiKey }, sent) {

@@ -147,20 +147,20 @@ export function paypalProvider({ baseUrl, timeoutMs }: PayPalOptions): PayoutPro
     return { items, status };
   }
 
-  /** What became of each intent, read from the batch PayPal holds. */
+  /** What became of each reference (`sender_item_id`), read from the batch PayPal holds. */
   async function outcomesOfBatch(
     credentials: { clientId: string; clientSecret: string },
     batchId: string,
-    intents: readonly PayoutIntent[],
+    references: readonly string[],
   ): Promise<ProviderOutcome[]> {
     const batch = await batchItems(credentials, batchId);
     if (batch === 'missing' || 'unclear' in batch) {
       const reason = batch === 'missing' ? `PayPal does not show batch ${batchId}` : batch.unclear;
-      return intents.map(() => ({ status: 'ambiguous', reason }));
+      return references.map(() => ({ status: 'ambiguous', reason }));
     }
     const byReference = new Map(batch.items.map((item) => [item.payout_item.sender_item_id, item]));
-    return intents.map((intent): ProviderOutcome => {
-      const item = byReference.get(intent.reference);
+    return references.map((reference): ProviderOutcome => {
+      const item = byReference.get(reference);
       if (item) return outcomeOfItem(item);
       if (batch.status === 'DENIED') return { status: 'failed', code: 'refused', reason: 'PayPal denied the batch' };
       // Items are listed once PayPal has read the batch; until then it is PENDING.
@@ -172,6 +172,8 @@ export function paypalProvider({ baseUrl, timeoutMs }: PayPalOptions): PayoutPro
     rail: 'paypal',
     maxBatch: PAYPAL_MAX_ITEMS,
     async send(credentials, batch) {
+      if (batch.intents.length > PAYPAL_MAX_ITEMS)
+        throw new RangeError(`a PayPal batch holds at most ${PAYPAL_MAX_ITEMS} items`);
       const priced = batch.intents.map(price);
       const payable = priced.filter((entry): entry is { intent: PayoutIntent; value: string } => 'value' in entry);
       const outcomes = new Map<PayoutIntent, ProviderOutcome>();
@@ -183,11 +185,8 @@ export function paypalProvider({ baseUrl, timeoutMs }: PayPalOptions): PayoutPro
           body: payoutBody(batch, payable),
           requestId: batch.reference,
         });
-        const answers = await answerOfCreate(
-          credentials,
-          result,
-          payable.map((entry) => entry.intent),
-        );
+        const references = payable.map((entry) => entry.intent.reference);
+        const answers = await answerOfCreate(credentials, result, references);
         payable.forEach((entry, i) =>
           outcomes.set(entry.intent, answers[i] ?? { status: 'ambiguous', reason: 'no answer' }),
         );
@@ -198,13 +197,7 @@ export function paypalProvider({ baseUrl, timeoutMs }: PayPalOptions): PayoutPro
       // Without PayPal's batch id there is nothing to ask: resending the same batch is the
       // documented recovery, and PayPal's refusal of a repeated sender_batch_id leads back here.
       if (!sent.providerBatchId) return 'unknown';
-      const placeholder: PayoutIntent = {
-        reference: sent.reference,
-        amount: { minor: 0, currency: 'USD' },
-        payee: { rail: 'paypal', email: '' },
-        description: '',
-      };
-      const [outcome] = await outcomesOfBatch(credentials, sent.providerBatchId, [placeholder]);
+      const [outcome] = await outcomesOfBatch(credentials, sent.providerBatchId, [sent.reference]);
       return outcome ?? 'unknown';
     },
   };
@@ -212,22 +205,22 @@ export function paypalProvider({ baseUrl, timeoutMs }: PayPalOptions): PayoutPro
   async function answerOfCreate(
     credentials: { clientId: string; clientSecret: string },
     result: CallResult | { refused: string },
-    intents: readonly PayoutIntent[],
+    references: readonly string[],
   ): Promise<ProviderOutcome[]> {
-    const all = (outcome: ProviderOutcome) => intents.map(() => outcome);
+    const all = (outcome: ProviderOutcome) => references.map(() => outcome);
     if ('refused' in result) return all({ status: 'failed', code: 'refused', reason: result.refused });
     const why = unclear(result);
     if (why || !result.answered) return all({ status: 'ambiguous', reason: why ?? 'no answer' });
     const created = createdBatch.safeParse(result.json);
     if (result.status === 201 && created.success) {
       const batchId = created.data.batch_header.payout_batch_id;
-      if (created.data.batch_header.batch_status === 'DENIED') return outcomesOfBatch(credentials, batchId, intents);
+      if (created.data.batch_header.batch_status === 'DENIED') return outcomesOfBatch(credentials, batchId, references);
       return all({ status: 'processing', providerId: batchId, providerBatchId: batchId });
     }
     if (result.status >= 200 && result.status < 300)
       return all({ status: 'ambiguous', reason: 'PayPal answered without a batch' });
     const original = originalBatchId(result);
-    if (original) return outcomesOfBatch(credentials, original, intents);
+    if (original) return outcomesOfBatch(credentials, original, references);
     const error = paypalError.safeParse(result.json);
     const reason = describe(error.success ? error.data : undefined, `PayPal answered ${result.status}`);
     return all({ status: 'failed', code: failureCodeOf(error.success ? error.data.name : undefined), reason });

@@ -109,6 +109,7 @@ export function stripeProvider({ baseUrl, timeoutMs }: StripeOptions): PayoutPro
     rail: 'stripe',
     maxBatch: 1,
     async send({ secretKey }, batch) {
+      if (batch.intents.length > 1) throw new RangeError('a Stripe call carries one transfer');
       return Promise.all(batch.intents.map((intent) => sendOne(secretKey, intent)));
     },
     async lookup({ secretKey }, sent) {
