@@ -12,7 +12,7 @@ import {
   type ProviderOutcome,
 } from '../../server/services/payouts/providers/index.js';
 import { FakeAsaas } from '../helpers/fakes/asaas.js';
-import { FakePayPal, PAYPAL_FAKE_CERT } from '../helpers/fakes/paypal.js';
+import { FakePayPal, PAYPAL_FAKE_CERT, signatureOf } from '../helpers/fakes/paypal.js';
 import { FakeStripe } from '../helpers/fakes/stripe.js';
 import { Receiver } from '../helpers/receiver.js';
 
@@ -294,18 +294,8 @@ describe('payout providers against their fakes', function () {
         const batch = batchOf(intent);
         const sent = single(await providers.paypal.send(credentials(), batch));
         const [delivery] = await receiver.waitFor(1);
-        const header = (name: string) => {
-          const value = delivery?.headers[name];
-          return typeof value === 'string' ? value : undefined;
-        };
-        const certificate = await paypalCertificates(paypal.url, 2000).get(header('paypal-cert-url') ?? '');
-        const signature = {
-          transmissionId: header('paypal-transmission-id'),
-          transmissionTime: header('paypal-transmission-time'),
-          transmissionSig: header('paypal-transmission-sig'),
-          certUrl: header('paypal-cert-url'),
-          authAlgo: header('paypal-auth-algo'),
-        };
+        const signature = signatureOf(delivery?.headers ?? {});
+        const certificate = await paypalCertificates(paypal.url, 2000).get(signature.certUrl ?? '');
         const body = Buffer.from(delivery?.body ?? '');
         expect(verifyPayPalSignature(signature, body, paypal.webhookId, certificate ?? '')).to.equal(true);
         const looked = await providers.paypal.lookup(

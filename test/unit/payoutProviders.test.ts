@@ -3,11 +3,12 @@ import { decimalText, hundredthsToMinor, providerMinor } from '../../server/serv
 import {
   asaasTokenMatches,
   readAsaasCallback,
+  type PayPalSignatureHeaders,
   readPayPalCallback,
   verifyPayPalSignature,
 } from '../../server/services/payouts/providers/index.js';
 import { certUrlAllowed } from '../../server/services/payouts/providers/paypal/callback.js';
-import { FakePayPal, PAYPAL_FAKE_CERT } from '../helpers/fakes/paypal.js';
+import { FakePayPal, PAYPAL_FAKE_CERT, signatureOf } from '../helpers/fakes/paypal.js';
 
 describe('payout amounts: minor units to each provider, exactly', () => {
   it('writes decimal text from the digits', () => {
@@ -92,51 +93,24 @@ describe('PayPal callbacks (self-verification)', () => {
       sender_item_id: 'payout-7',
     },
   };
-  const headersOf = (headers: Record<string, string>) => ({
-    transmissionId: headers['paypal-transmission-id'],
-    transmissionTime: headers['paypal-transmission-time'],
-    transmissionSig: headers['paypal-transmission-sig'],
-    certUrl: headers['paypal-cert-url'],
-    authAlgo: headers['paypal-auth-algo'],
-  });
 
   it('verifies PayPal’s SHA256withRSA signature over id|time|webhook id|CRC32(body), and nothing else', () => {
     const { body, headers } = fake.signedEvent('PAYMENT.PAYOUTS-ITEM.SUCCEEDED', item);
-    const signed = headersOf(headers);
-    expect(verifyPayPalSignature(signed, Buffer.from(body), fake.webhookId, PAYPAL_FAKE_CERT)).to.equal(true);
-    expect(
-      verifyPayPalSignature(signed, Buffer.from(body.replace('9.87', '98.70')), fake.webhookId, PAYPAL_FAKE_CERT),
-    ).to.equal(false);
-    expect(verifyPayPalSignature(signed, Buffer.from(body), 'WH-ANOTHER-HOOK', PAYPAL_FAKE_CERT)).to.equal(false);
-    expect(
-      verifyPayPalSignature(
-        { ...signed, transmissionId: 'other' },
-        Buffer.from(body),
-        fake.webhookId,
-        PAYPAL_FAKE_CERT,
-      ),
-    ).to.equal(false);
-    expect(
-      verifyPayPalSignature(
-        { ...signed, authAlgo: 'SHA1withRSA' },
-        Buffer.from(body),
-        fake.webhookId,
-        PAYPAL_FAKE_CERT,
-      ),
-    ).to.equal(false);
-    expect(
-      verifyPayPalSignature(
-        { ...signed, transmissionSig: undefined },
-        Buffer.from(body),
-        fake.webhookId,
-        PAYPAL_FAKE_CERT,
-      ),
-    ).to.equal(false);
+    const signed = signatureOf(headers);
+    const verifies = (
+      changes: Partial<PayPalSignatureHeaders>,
+      text = body,
+      webhookId = fake.webhookId,
+      now = new Date(),
+    ) => verifyPayPalSignature({ ...signed, ...changes }, Buffer.from(text), webhookId, PAYPAL_FAKE_CERT, now);
+    expect(verifies({})).to.equal(true);
+    expect(verifies({}, body.replace('9.87', '98.70'))).to.equal(false);
+    expect(verifies({}, body, 'WH-ANOTHER-HOOK')).to.equal(false);
+    expect(verifies({ transmissionId: 'other' })).to.equal(false);
+    expect(verifies({ authAlgo: 'SHA1withRSA' })).to.equal(false);
+    expect(verifies({ transmissionSig: undefined })).to.equal(false);
+    expect(verifies({}, body, fake.webhookId, new Date('2200-01-01T00:00:00Z'))).to.equal(false);
     expect(verifyPayPalSignature(signed, Buffer.from(body), fake.webhookId, 'not a certificate')).to.equal(false);
-    const afterExpiry = new Date('2200-01-01T00:00:00Z');
-    expect(verifyPayPalSignature(signed, Buffer.from(body), fake.webhookId, PAYPAL_FAKE_CERT, afterExpiry)).to.equal(
-      false,
-    );
   });
 
   it('fetches a certificate only from PayPal’s hosts over HTTPS, or the configured PayPal origin', () => {

@@ -1,12 +1,28 @@
 import { createSign, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
+import type { PayPalSignatureHeaders } from '../../../server/services/payouts/providers/index.js';
 import { FakeProvider, type FakeReply, type FakeRequest, fakeId, postCallback } from './server.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/paypal/${name}`, import.meta.url), 'utf8');
 /** A self-signed certificate standing in for PayPal's webhook certificate (test/fixtures/paypal/). */
 export const PAYPAL_FAKE_CERT = fixture('webhook-cert.pem');
 const PAYPAL_FAKE_KEY = fixture('webhook-key.pem');
+
+/** The signature headers of a PayPal notification, as the verifier takes them. */
+export function signatureOf(headers: Record<string, string | string[] | undefined>): PayPalSignatureHeaders {
+  const header = (name: string) => {
+    const value = headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  return {
+    transmissionId: header('paypal-transmission-id'),
+    transmissionTime: header('paypal-transmission-time'),
+    transmissionSig: header('paypal-transmission-sig'),
+    certUrl: header('paypal-cert-url'),
+    authAlgo: header('paypal-auth-algo'),
+  };
+}
 
 /** Currencies PayPal pays without decimals; every other one takes exactly two. */
 const WHOLE = new Set(['JPY', 'HUF', 'TWD']);
