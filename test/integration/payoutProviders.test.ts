@@ -336,26 +336,32 @@ describe('payout providers against their fakes', function () {
       expect(refused).to.deep.include({ status: 'failed', code: 'refused' });
     });
 
-    it('writes amounts exactly: USD cents, JPY whole yen, HUF whole forints; refuses KWD and a yen fraction', async () => {
+    it('writes amounts exactly: USD cents, JPY whole yen, HUF whole forints, BRL centavos; refuses KWD and a forint fraction', async () => {
       const usd = item(1999);
+      const brl = item(123_456, 'BRL');
       const jpy = item(1500, 'JPY');
       const huf = item(250_000, 'HUF');
       const kwd = item(1234, 'KWD');
       const fractionalForint = item(250_050, 'HUF');
-      const outcomes = await providers.paypal.send(credentials(), batchOf(usd, jpy, huf, kwd, fractionalForint));
+      const outcomes = await providers.paypal.send(credentials(), batchOf(usd, jpy, huf, kwd, fractionalForint, brl));
       expect(outcomes.map((outcome) => outcome.status)).to.deep.equal([
         'processing',
         'processing',
         'processing',
         'failed',
         'failed',
+        'processing',
       ]);
       expect(outcomes[3]).to.deep.include({ code: 'currency_not_supported' });
       expect(outcomes[4]).to.deep.include({ code: 'amount_not_payable' });
       expect(paypal.itemsFor(usd.reference)[0]?.payout_item.amount).to.deep.equal({ value: '19.99', currency: 'USD' });
       expect(paypal.itemsFor(jpy.reference)[0]?.payout_item.amount).to.deep.equal({ value: '1500', currency: 'JPY' });
       expect(paypal.itemsFor(huf.reference)[0]?.payout_item.amount).to.deep.equal({ value: '2500', currency: 'HUF' });
-      expect(paypal.itemCount).to.equal(3);
+      expect(paypal.itemsFor(brl.reference)[0]?.payout_item.amount).to.deep.equal({
+        value: '1234.56',
+        currency: 'BRL',
+      });
+      expect(paypal.itemCount).to.equal(4);
     });
 
     it('insufficient funds fails the batch’s items; an unregistered e-mail stays processing until PayPal returns the money', async () => {
@@ -435,18 +441,19 @@ describe('payout providers against their fakes', function () {
       expect(stripe.requests[0]?.headers['idempotency-key']).to.equal(intent.reference);
     });
 
-    it('amounts exactly: USD cents, JPY yen, KWD fils in tens; a KWD amount Stripe cannot take is refused', async () => {
-      const cases = [transfer(1999, 'USD'), transfer(1500, 'JPY'), transfer(1230, 'KWD')];
+    it('amounts exactly: USD cents, JPY yen, KWD fils in tens, BRL centavos; a KWD amount Stripe cannot take is refused', async () => {
+      const cases = [transfer(1999, 'USD'), transfer(1500, 'JPY'), transfer(1230, 'KWD'), transfer(123_456, 'BRL')];
       for (const intent of cases)
         expect(single(await providers.stripe.send(credentials(), one(intent))).status).to.equal('paid');
       expect(stripe.transfers.map((made) => [made.amount, made.currency])).to.deep.equal([
         [1999, 'usd'],
         [1500, 'jpy'],
         [1230, 'kwd'],
+        [123_456, 'brl'],
       ]);
       const odd = single(await providers.stripe.send(credentials(), one(transfer(1234, 'KWD'))));
       expect(odd).to.deep.include({ status: 'failed', code: 'amount_not_payable' });
-      expect(stripe.transferCount).to.equal(3);
+      expect(stripe.transferCount).to.equal(4);
     });
 
     it('fails with Stripe’s word: insufficient balance, an unknown connected account', async () => {
