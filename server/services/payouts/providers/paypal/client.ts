@@ -67,7 +67,10 @@ function payoutBody(batch: PayoutBatch, items: { intent: PayoutIntent; value: st
   });
 }
 
-/** The original batch's id from a duplicate refusal's HATEOAS link (`…/v1/payments/payouts/{id}`). */
+/**
+ * The original batch's id from a duplicate refusal's HATEOAS link (`…/v1/payments/payouts/{id}`).
+ * Only the id is taken: the batch is then read from the configured PayPal origin, whatever host the link names.
+ */
 function originalBatchId(result: CallResult): string | undefined {
   if (!result.answered) return undefined;
   const error = paypalError.safeParse(result.json);
@@ -120,7 +123,7 @@ export function paypalProvider({ baseUrl, timeoutMs }: PayPalOptions): PayoutPro
     return { refused: 'PayPal refused the access token twice' };
   }
 
-  /** Every item of a batch, page by page; undefined when PayPal gives no clear list. */
+  /** Every item of a batch, page by page; `missing` for a batch PayPal does not know, `unclear` for no clear list. */
   async function batchItems(
     credentials: { clientId: string; clientSecret: string },
     batchId: string,
