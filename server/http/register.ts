@@ -23,7 +23,7 @@ export type RouteInput<R extends RouteSpec> = ValidatedInput<R> & {
   auth: R['auth'] extends 'none' ? undefined : AuthenticatedCampaign;
 };
 
-/** A route's handler: validated input in, the response body out; no rules here (style.md). */
+/** A route's handler: validated input in, the response body out; no rules here (docs/architecture.md). */
 export type HandlerFn<R extends RouteSpec> = (
   input: RouteInput<R>,
   services: Services,
