@@ -1,6 +1,7 @@
 // Lint rules (`npm run lint`): ESLint's and typescript-eslint's recommended sets, plus the
-// habits of style.md. Layout is Prettier's (`npm run format`; `npm run lint` checks it), so
-// eslint-config-prettier turns off every rule that would argue with it.
+// habits and walls of docs/architecture.md ("Rules the layout keeps"). Layout is Prettier's
+// (`npm run format`; `npm run lint` checks it), so eslint-config-prettier turns off every rule
+// that would argue with it.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
@@ -17,10 +18,22 @@ const refuse = (message, packages, regexes = []) => [
   {
     paths: packages.map((name) => ({ name, message })),
     patterns: [
-      { group: packages.map((name) => `${name}/*`), message },
+      ...(packages.length > 0 ? [{ group: packages.map((name) => `${name}/*`), message }] : []),
       ...regexes.map(([regex, why]) => ({ regex, message: why })),
     ],
   },
+];
+/** Intake's files other than its front door, `services/events/index.ts` (docs/architecture.md). */
+const intakeInternals = 'events/(?!index(\\.js)?$)';
+const intakeWall = "Outside services/events/, use intake's front door: services/events/index.js.";
+/** From a folder that is not services/: a path through `services/events/`. */
+const outsideIntake = [`(^|/)services/${intakeInternals}`, intakeWall];
+const servicesRefused =
+  'Services hold the rules: no Koa (they never see ctx) and no Knex (queries live in repositories).';
+const servicesRefusedRegexes = [
+  ['/(http|middleware|routes)/', 'Services never see HTTP: move what you need into the service or shared/.'],
+  // db/knex.ts only: transactions, and what an error is. Every other db/ file is rows or SQL.
+  ['/db/(?!knex(\\.js)?$)', 'Services receive domain objects from repositories, never rows or SQL builders.'],
 ];
 const walls = [
   {
@@ -35,18 +48,20 @@ const walls = [
   },
   {
     files: ['server/services/**/*.ts'],
+    ignores: ['server/services/events/**'],
     rules: {
       'no-restricted-imports': refuse(
-        'Services hold the rules: no Koa (they never see ctx) and no Knex (queries live in repositories).',
+        servicesRefused,
         [...httpPackages, ...databasePackages],
-        [
-          ['/(http|middleware|routes)/', 'Services never see HTTP: move what you need into the service or shared/.'],
-          [
-            '/db/(rows|webhookRows|portalRows|tables|bulk|pages|prepared)(\\.js)?$',
-            'Services receive domain objects from repositories, never rows or SQL builders.',
-          ],
-        ],
+        [...servicesRefusedRegexes, [`^(\\./|(\\.\\./)+)${intakeInternals}`, intakeWall]],
       ),
+    },
+  },
+  {
+    // Intake itself: the services' walls, and its own files are its own.
+    files: ['server/services/events/**/*.ts'],
+    rules: {
+      'no-restricted-imports': refuse(servicesRefused, [...httpPackages, ...databasePackages], servicesRefusedRegexes),
     },
   },
   {
@@ -62,6 +77,7 @@ const walls = [
     rules: {
       'no-restricted-imports': refuse('Routes call one service: no database here.', databasePackages, [
         ['/(repositories|db)/', 'Routes call a service; queries live in repositories.'],
+        outsideIntake,
       ]),
     },
   },
@@ -75,6 +91,7 @@ const walls = [
           // db/knex.ts only for what an error is (database unreachable: 503).
           ['/repositories/|/db/(?!knex(\\.js)?$)', 'Portal pages call services; queries live in repositories.'],
           ['/(routes|http)/', 'The portal is not the /v1 API: it shares services, not its routes.'],
+          outsideIntake,
         ],
       ),
     },
@@ -98,9 +115,15 @@ const walls = [
         [
           // db/knex.ts only for what an error is (database unreachable: 503).
           ['/repositories/|/db/(?!knex(\\.js)?$)', 'The HTTP layer calls services; queries live in repositories.'],
+          outsideIntake,
         ],
       ),
     },
+  },
+  {
+    // The daemon's own files (app.ts, main.ts…): services through their front doors.
+    files: ['server/*.ts'],
+    rules: { 'no-restricted-imports': refuse(intakeWall, [], [outsideIntake]) },
   },
   {
     files: ['server/db/migrations/**/*.ts'],
@@ -128,6 +151,7 @@ const walls = [
             '/server/(http|middleware|routes|repositories)/',
             'The CLI reaches the database through server/services (cli/operator.ts).',
           ],
+          outsideIntake,
         ],
       ),
     },
@@ -149,7 +173,7 @@ export default tseslint.config(
       ],
       'no-restricted-syntax': [
         'error',
-        { selector: 'ExportDefaultDeclaration', message: 'Use named exports (style.md).' },
+        { selector: 'ExportDefaultDeclaration', message: 'Use named exports (docs/architecture.md).' },
       ],
     },
   },

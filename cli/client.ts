@@ -13,7 +13,7 @@ export interface ClientConnectOptions {
 
 /**
  * The API client for client commands, from flags > environment > profile.
- * A missing key names the ways to set one (style.md: errors that name the fix).
+ * A missing key names the ways to set one (docs/cli.md: a usage error says what to do).
  */
 export async function connect(io: Io, options: ClientConnectOptions): Promise<ApiClient> {
   const connection = await resolveConnection(io, options);

@@ -1,6 +1,6 @@
 /**
  * Everything an action touches outside itself, passed in so tests can run actions without a
- * terminal (style.md: release-it's container, gh's runF).
+ * terminal (docs/architecture.md, "Where things go": a command's action gets its `Io`).
  */
 export interface Io {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };

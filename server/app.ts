@@ -1,25 +1,25 @@
 import Router from '@koa/router';
 import type { Redis } from 'ioredis';
 import Koa from 'koa';
-import { allRoutes, contract } from '../shared/contract/index.js';
+import { contract } from '../shared/contract/index.js';
 import type { Config } from './config.js';
 import { docsAssets } from './http/docsAssets.js';
 import { registerRoutes } from './http/register.js';
-import { RouteTable } from './http/routeTable.js';
 import type { Logger } from './logger.js';
-import { cors } from './middleware/cors.js';
 import { errorHandler } from './middleware/errors.js';
-import { methodCheck } from './middleware/methods.js';
-import { rateLimit } from './middleware/rateLimit.js';
+import { type RateLimit, rateLimiter } from './middleware/rateLimit.js';
 import { requestLog } from './middleware/requestLog.js';
 import { portal } from './portal/index.js';
 import { handlers } from './routes/index.js';
 import type { Services } from './services/index.js';
 
-/** Every contract route with its handler; exported so a test can compare it with the OpenAPI document. */
-export function createRouter(services: Services): Router {
+/** Counts nothing: a router built only to be read (the test that compares it with the OpenAPI document). */
+const noRateLimit: RateLimit = () => (_ctx, next) => next();
+
+/** Every contract route with its handler and middleware chain; exported so a test can compare it with the OpenAPI document. */
+export function createRouter(services: Services, rateLimit: RateLimit = noRateLimit): Router {
   const router = new Router();
-  registerRoutes(router, contract, handlers, { services, authenticator: services.authenticator });
+  registerRoutes(router, contract, handlers, { services, authenticator: services.authenticator, rateLimit });
   return router;
 }
 
@@ -31,28 +31,25 @@ export interface AppDeps {
 }
 
 /**
- * createApp(deps): request log, the affiliate portal (its own pages and errors), error handler, CORS and rate limit (both read the contract
- * route's policy), the method check (405), then the contract's routes (key, body, validation
- * per route).
+ * createApp(deps): request log, the affiliate portal (its own pages and errors), error handler,
+ * then the contract's router: per path its method gate (405, OPTIONS), per route its chain
+ * (CORS, rate limit, key, body, validation: http/register.ts).
  */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
   app.silent = true;
-  const table = new RouteTable(allRoutes());
-  const router = createRouter(deps.services);
+  const rateLimit = rateLimiter(deps.config, deps.logger, deps.services.authenticator, deps.redis);
+  const router = createRouter(deps.services, rateLimit);
 
   // The log wraps the error handler so it records the status the client finally got.
   app.use(requestLog(deps.logger));
   // The affiliate portal answers HTML, its errors too: it claims /portal/… before the API's JSON error path.
   app.use(portal(deps));
   app.use(errorHandler(deps.logger));
-  app.use(cors(table));
-  app.use(rateLimit(deps.config, deps.logger, table, deps.services.authenticator, deps.redis));
-  app.use(docsAssets());
-  // A method the path lacks is 405 here, before the router could hand it to a sibling route.
-  app.use(methodCheck(table));
   app.use(router.routes());
   // 501 (a method no route has) is set without a body; the error handler gives it the spec's body.
   app.use(router.allowedMethods());
+  // Past the router: a path no route has, counted as `default` by the router's not-found answer.
+  app.use(docsAssets());
   return app;
 }

@@ -1,4 +1,4 @@
-import type Router from '@koa/router';
+import { type Router, RouterEvents } from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type { ResponseOf, RouteGroup, RouteSpec, ValidatedInput } from '../../shared/contract/route.js';
 import { isContentResponse, successStatus } from '../../shared/contract/route.js';
@@ -7,9 +7,12 @@ import { parseWith } from '../../shared/schemas/validation.js';
 import { HttpError, ValidationError } from '../errors.js';
 import { authOf, requireApiKey } from '../middleware/auth.js';
 import { jsonBody, noBody, rawBody } from '../middleware/body.js';
+import { allowBrowsers } from '../middleware/cors.js';
+import { methodGate } from '../middleware/methods.js';
+import type { RateLimit } from '../middleware/rateLimit.js';
 import type { AuthenticatedCampaign, ApiKeyAuthenticator } from '../services/auth.js';
 import type { Services } from '../services/index.js';
-import { RouteTable } from './routeTable.js';
+import { contractPaths, routerPath } from './routeTable.js';
 
 /** What a handler may say about the HTTP answer besides its body (headers such as ETag). */
 export interface ReplyControl {
@@ -23,7 +26,7 @@ export type RouteInput<R extends RouteSpec> = ValidatedInput<R> & {
   auth: R['auth'] extends 'none' ? undefined : AuthenticatedCampaign;
 };
 
-/** A route's handler: validated input in, the response body out; no rules here (style.md). */
+/** A route's handler: validated input in, the response body out; no rules here (docs/architecture.md). */
 export type HandlerFn<R extends RouteSpec> = (
   input: RouteInput<R>,
   services: Services,
@@ -123,36 +126,66 @@ function handle(route: RouteSpec, handler: Handler<RouteSpec>, services: Service
 }
 
 /**
- * Registers every route of the contract: the key policy, the JSON body reader, the route's
- * guard, validation of params, query and body, then the handler. A route without a handler is
- * a type error, so the router and the contract list the same routes.
+ * Registers every route of the contract. Per path, most specific first, the method gate (405,
+ * `OPTIONS`); per route, its chain: CORS where the route is open to browsers, its rate limit's
+ * bucket, the refusal of a body where none is taken, the key policy, the JSON body reader, the
+ * route's guard, validation of params, query and body, then the handler. A request no route
+ * has is counted as `default` and left to what follows the router (404, 501). A route without a
+ * handler is a type error, so the router and the contract list the same routes.
  */
 export function registerRoutes<C extends Record<string, RouteGroup>>(
   router: Router,
   contract: C,
   handlers: { [G in keyof C]: Handlers<C[G]> },
-  deps: { services: Services; authenticator: ApiKeyAuthenticator },
+  deps: { services: Services; authenticator: ApiKeyAuthenticator; rateLimit: RateLimit },
 ): void {
   const body = jsonBody();
   const raw = rawBody();
   const bodiless = noBody();
+  const chainOf = (route: RouteSpec, handler: Handler<RouteSpec>): Middleware[] => {
+    const chain: Middleware[] = route.cors ? [allowBrowsers] : [];
+    if (route.rateLimit !== 'none') chain.push(deps.rateLimit(route.rateLimit));
+    // A body where none is taken is refused first: before a key lookup, and before anything acts.
+    if (!route.body && !route.signedBody) chain.push(bodiless);
+    if (route.auth !== 'none') {
+      chain.push(requireApiKey(deps.authenticator, route.auth === 'apiKeyEvents' ? 'events' : 'affiliates'));
+    }
+    if (route.body) chain.push(body);
+    if (route.signedBody) chain.push(raw);
+    if (route.guard) chain.push(guardBody(route));
+    chain.push(handle(route, handler, deps.services));
+    return chain;
+  };
+  const routeHandlers = new Map<RouteSpec, Handler<RouteSpec>>();
   for (const [groupName, group] of Object.entries(contract)) {
     const groupHandlers = handlers[groupName] as Record<string, Handler<RouteSpec> | undefined>;
     for (const [name, route] of Object.entries(group)) {
       const handler = groupHandlers[name];
       if (!handler) throw new Error(`no handler for ${route.operationId}`);
-      // A body where none is taken is refused first: before a key lookup, and before anything acts.
-      const chain: Middleware[] = route.body || route.signedBody ? [] : [bodiless];
-      if (route.auth !== 'none') {
-        chain.push(requireApiKey(deps.authenticator, route.auth === 'apiKeyEvents' ? 'events' : 'affiliates'));
-      }
-      if (route.body) chain.push(body);
-      if (route.signedBody) chain.push(raw);
-      if (route.guard) chain.push(guardBody(route));
-      chain.push(handle(route, handler, deps.services));
-      router.register(RouteTable.routerPath(route), [route.method.toUpperCase()], chain, {
-        name: route.operationId,
-      });
+      routeHandlers.set(route, handler);
     }
   }
+  const gates = new Map<string, Middleware>();
+  // Most specific path first, each path's gate before its routes: the router runs every layer a
+  // request matches in the order they were registered, and a route's chain ends the request.
+  for (const at of contractPaths([...routeHandlers.keys()])) {
+    const path = routerPath(at.path);
+    const [first] = at.routes;
+    const gate = methodGate(at, deps.rateLimit(first?.rateLimit ?? 'default'));
+    router.register(path, [], gate);
+    gates.set(path, gate);
+    for (const route of at.routes) {
+      const handler = routeHandlers.get(route);
+      if (!handler) continue;
+      router.register(path, [route.method.toUpperCase()], chainOf(route, handler), { name: route.operationId });
+    }
+  }
+  // No route has the method at a path of the contract: that path's gate answers. No path at all:
+  // counted as `default`, then what follows the router (docs assets, 404, 501).
+  const unrouted = deps.rateLimit('default');
+  router.on(RouterEvents.NotFound, (ctx, next) => {
+    // Layers are in the order they were registered: the first path is the most specific.
+    const gate = ctx.matched?.map((layer) => gates.get(String(layer.path))).find((found) => found !== undefined);
+    return (gate ?? unrouted)(ctx, next);
+  });
 }

@@ -1,75 +1,46 @@
 import type { HttpMethod, RouteSpec } from '../../shared/contract/route.js';
 
 /** Every route at one path of the contract, such as `/v1/conversions/{id}` (GET and PATCH). */
-interface PathTemplate {
+export interface ContractPath {
+  /** The contract's form, `/v1/conversions/{id}`. */
   path: string;
-  pattern: RegExp;
-  /** One character per segment, `0` literal, `1` parameter: the lowest rank matches first. */
-  rank: string;
   routes: RouteSpec[];
+  /** The path's methods, upper-case, in the order an `Allow` header lists them. */
+  methods: string[];
+  /** What an `Allow` header lists: the methods, HEAD with GET (the router serves both). */
+  allow: string[];
 }
 
-/** The order methods are listed in an `Allow` header; HEAD comes with GET (the router serves both). */
+/** The order methods are listed in an `Allow` header. */
 const METHOD_ORDER: readonly HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete'];
 
+/** One character per segment, `0` literal, `1` parameter: the lowest rank matches first. */
+const rankOf = (path: string) =>
+  path
+    .split('/')
+    .map((segment) => (segment.startsWith('{') ? '1' : '0'))
+    .join('');
+
 /**
- * Finds the contract route of a request before routing, so that middleware that runs first
- * (CORS, rate limit, the method check) reads the route's policy instead of matching paths of its
- * own. A literal segment outranks a parameter, as a reader of the document expects:
- * `/v1/conversions/bulk` is that path, never `/v1/conversions/{id}` with the id `bulk`.
+ * The contract's routes by path, most specific first: a literal segment outranks a parameter, as
+ * a reader of the document expects (`/v1/conversions/bulk` is that path, never
+ * `/v1/conversions/{id}` with the id `bulk`). The router registers paths in this order.
  */
-export class RouteTable {
-  private readonly templates: PathTemplate[];
-
-  constructor(routes: readonly RouteSpec[]) {
-    const byPath = new Map<string, PathTemplate>();
-    for (const route of routes) {
-      let template = byPath.get(route.path);
-      if (!template) {
-        template = {
-          path: route.path,
-          pattern: new RegExp(`^${route.path.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-          rank: route.path
-            .split('/')
-            .map((segment) => (segment.startsWith('{') ? '1' : '0'))
-            .join(''),
-          routes: [],
-        };
-        byPath.set(route.path, template);
-      }
-      template.routes.push(route);
-    }
-    // Paths a request can match have as many segments as it has, so ranks compare segment by segment.
-    this.templates = [...byPath.values()].sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : 0));
-  }
-
-  private templateOf(path: string): PathTemplate | undefined {
-    return this.templates.find((template) => template.pattern.test(path));
-  }
-
-  /** The route a request is for; when only the method differs, a route at that path. */
-  find(method: string, path: string): RouteSpec | undefined {
-    const template = this.templateOf(path);
-    if (!template) return undefined;
-    const lower = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
-    return template.routes.find((route) => route.method === lower) ?? template.routes[0];
-  }
-
-  /** The contract's methods at a path (for a CORS preflight); empty for a path no route has. */
-  methodsAt(path: string): HttpMethod[] {
-    const methods = new Set(this.templateOf(path)?.routes.map((route) => route.method));
-    return METHOD_ORDER.filter((method) => methods.has(method));
-  }
-
-  /** What an `Allow` header lists for a path: its methods, HEAD with GET; undefined for an unknown path. */
-  allowedAt(path: string): string[] | undefined {
-    const methods = this.methodsAt(path).map((method) => method.toUpperCase());
-    if (methods.length === 0) return undefined;
-    return methods.includes('GET') ? ['HEAD', ...methods] : methods;
-  }
-
-  /** Koa-router's form of a contract path: `/v1/affiliates/{id}` → `/v1/affiliates/:id`. */
-  static routerPath(route: RouteSpec): string {
-    return route.path.replace(/\{([^}]+)\}/g, ':$1');
-  }
+export function contractPaths(routes: readonly RouteSpec[]): ContractPath[] {
+  const byPath = new Map<string, RouteSpec[]>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  return [...byPath.entries()]
+    .map(([path, at]): ContractPath => {
+      const present = new Set(at.map((route) => route.method));
+      const methods = METHOD_ORDER.filter((method) => present.has(method)).map((method) => method.toUpperCase());
+      return { path, routes: at, methods, allow: methods.includes('GET') ? ['HEAD', ...methods] : methods };
+    })
+    .sort((a, b) => {
+      // Paths a request can match have as many segments as it has, so ranks compare segment by segment.
+      const [ra, rb] = [rankOf(a.path), rankOf(b.path)];
+      return ra < rb ? -1 : ra > rb ? 1 : 0;
+    });
 }
+
+/** Koa-router's form of a contract path: `/v1/affiliates/{id}` → `/v1/affiliates/:id`. */
+export const routerPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');

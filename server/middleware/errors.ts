@@ -14,7 +14,7 @@ interface StatusError {
 }
 
 /**
- * The one error path (style.md): first middleware of the app. Our HttpErrors carry their
+ * The one error path (docs/architecture.md, "How a request flows"): first middleware of the app. Our HttpErrors carry their
  * messages; http-errors thrown by koa, the router or koa-ratelimit carry a status; anything
  * else is a 500 with a generic message, logged with its stack frames only.
  */

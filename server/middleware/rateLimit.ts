@@ -4,7 +4,6 @@ import ratelimit from 'koa-ratelimit';
 import type { RateLimitBucket } from '../../shared/contract/route.js';
 import type { Config } from '../config.js';
 import { clientKey } from '../clientAddress.js';
-import type { RouteTable } from '../http/routeTable.js';
 import type { Logger } from '../logger.js';
 import type { ApiKeyAuthenticator } from '../services/auth.js';
 import { apiKeyHash } from './auth.js';
@@ -77,20 +76,25 @@ interface Limiter {
   exhausted(id: string): Promise<boolean>;
 }
 
+/** The rate limit of one bucket, as a middleware of the routes that count in it. */
+export type RateLimit = (bucket: RateLimitBucket) => Middleware;
+
+const uncounted: Middleware = (_ctx, next) => next();
+
 /**
  * spec §8 and §10.10: `/v1/events` per API key, `/v1/sdk/events` per client IP, every
- * other route per API key (per IP without one). Counting happens before authentication; a key
- * counts as a key only once it is known to be active, so a key that is not (unknown, random,
- * revoked) is counted against the client's IP like a request without one, and once that IP is
- * over its limit its keys are refused without being looked up.
+ * other route per API key (per IP without one). Each contract route's chain (`http/register.ts`)
+ * starts with its bucket's limit, and a path no route has counts as `default`. Counting happens
+ * before authentication; a key counts as a key only once it is known to be active, so a key that
+ * is not (unknown, random, revoked) is counted against the client's IP like a request without
+ * one, and once that IP is over its limit its keys are refused without being looked up.
  */
-export function rateLimit(
+export function rateLimiter(
   config: Config,
   logger: Logger,
-  table: RouteTable,
   authenticator: ApiKeyAuthenticator,
   redis?: Redis,
-): Middleware {
+): RateLimit {
   const { windowMs, eventsPerWindow, sdkPerWindow, defaultPerWindow } = config.rateLimit;
   const windowSeconds = Math.ceil(windowMs / 1000);
   const memoryStores: Map<string, MemoryWindow>[] = [];
@@ -147,33 +151,38 @@ export function rateLimit(
     ).unref();
   }
 
-  return async function limitRate(ctx: Context, next: Next): Promise<void> {
-    if (ctx.method === 'OPTIONS') return next();
-    // The contract route's bucket; a path no route has is counted as `default`.
-    const bucket = table.find(ctx.method, ctx.path)?.rateLimit ?? 'default';
-    if (bucket === 'none') return next();
-    ctx.state.rateLimitId = await countedAs(ctx, bucket);
-    let passed = false;
-    try {
-      await limiters[bucket].middleware(ctx, async () => {
-        passed = true;
-        ctx.set(RESET, String(secondsUntil(ctx.response.get(RESET), windowSeconds)));
+  const limit = (bucket: Bucket): Middleware =>
+    async function limitRate(ctx: Context, next: Next): Promise<void> {
+      // A preflight is never counted.
+      if (ctx.method === 'OPTIONS') return next();
+      ctx.state.rateLimitId = await countedAs(ctx, bucket);
+      let passed = false;
+      try {
+        await limiters[bucket].middleware(ctx, async () => {
+          passed = true;
+          ctx.set(RESET, String(secondsUntil(ctx.response.get(RESET), windowSeconds)));
+          await next();
+        });
+      } catch (err) {
+        if (passed) throw err;
+        const limited = err as { status?: number; headers?: Record<string, string | number> };
+        if (limited.status === 429 && limited.headers) {
+          const seconds = secondsUntil(limited.headers[RESET], windowSeconds);
+          limited.headers[RESET] = seconds;
+          limited.headers['Retry-After'] = Math.max(1, seconds);
+          throw err;
+        }
+        // The shared store is down: serve rather than fail every request, and say so.
+        logger.warn('rate limit store unavailable; request not counted', {
+          code: (err as { code?: string }).code,
+        });
         await next();
-      });
-    } catch (err) {
-      if (passed) throw err;
-      const limited = err as { status?: number; headers?: Record<string, string | number> };
-      if (limited.status === 429 && limited.headers) {
-        const seconds = secondsUntil(limited.headers[RESET], windowSeconds);
-        limited.headers[RESET] = seconds;
-        limited.headers['Retry-After'] = Math.max(1, seconds);
-        throw err;
       }
-      // The shared store is down: serve rather than fail every request, and say so.
-      logger.warn('rate limit store unavailable; request not counted', {
-        code: (err as { code?: string }).code,
-      });
-      await next();
-    }
+    };
+  const byBucket: Record<Bucket, Middleware> = {
+    events: limit('events'),
+    sdk: limit('sdk'),
+    default: limit('default'),
   };
+  return (bucket) => (bucket === 'none' ? uncounted : byBucket[bucket]);
 }

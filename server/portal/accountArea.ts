@@ -25,12 +25,7 @@ export async function showDashboard(page: Page): Promise<void> {
       nav: 'dashboard',
     });
   }
-  const requested = Number(page.ctx.query.page);
-  const data = await page.services.portal.dashboard(
-    page.campaign,
-    user,
-    Number.isSafeInteger(requested) && requested > 0 ? requested : 1,
-  );
+  const data = await page.services.portal.dashboard(page.campaign, user, page.query.page ?? 1);
   const figureRows = [
     { label: t.dashboard.visits, recent: count(page, data.last30Days.visits), total: count(page, data.allTime.visits) },
     { label: t.dashboard.leads, recent: count(page, data.last30Days.leads), total: count(page, data.allTime.leads) },

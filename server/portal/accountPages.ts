@@ -3,14 +3,20 @@ import { cookiePath, message, type Page, problemTexts, redirect, render } from '
 import { clearSessionCookie, sessionSecretOf, setSessionCookie } from './security.js';
 import { clientKey } from '../clientAddress.js';
 
-/** Notices a redirect may ask a page to show, by key (never text from the URL). */
+/** The notice a redirect asked the page to show (`?notice=`), in the page's language. */
 function noticeOf(page: Page): string | null {
-  const key = page.ctx.query.notice;
-  if (key === 'loggedOut') return page.t.login.loggedOut;
-  if (key === 'passwordReset') return page.t.login.passwordReset;
-  if (key === 'saved') return page.t.settings.saved;
-  if (key === 'passwordChanged') return page.t.settings.passwordChanged;
-  return null;
+  switch (page.query.notice) {
+    case 'loggedOut':
+      return page.t.login.loggedOut;
+    case 'passwordReset':
+      return page.t.login.passwordReset;
+    case 'saved':
+      return page.t.settings.saved;
+    case 'passwordChanged':
+      return page.t.settings.passwordChanged;
+    case undefined:
+      return null;
+  }
 }
 
 export { noticeOf };
@@ -60,8 +66,7 @@ async function signupPage(page: Page, extra: Record<string, unknown>, status = 2
 }
 
 export async function showSignup(page: Page): Promise<void> {
-  const code = typeof page.ctx.query.ref === 'string' ? page.ctx.query.ref : undefined;
-  await signupPage(page, { ref: (await page.services.portal.referrer(page.campaign, code)) ?? null });
+  await signupPage(page, { ref: (await page.services.portal.referrer(page.campaign, page.query.ref)) ?? null });
 }
 
 export async function postSignup(page: Page, fields: FormFields): Promise<void> {

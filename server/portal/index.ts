@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Router, RouterEvents } from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type { Config } from '../config.js';
 import { isDatabaseUnavailable } from '../db/knex.js';
@@ -20,31 +21,67 @@ import {
 import { postLogin, postLogout, postSignup, showLogin, showSignup } from './accountPages.js';
 import { FormRefused, readForm } from './forms.js';
 import type { Page } from './page.js';
+import { parsePortalQuery, payoutIdParam } from './query.js';
 import { postReset, showReset } from './resetPages.js';
 import { csrfValid, originValid, securityHeaders, sessionSecretOf } from './security.js';
 import type { FormFields } from '../services/portal/index.js';
 
-type Route =
-  | { method: 'GET'; path: RegExp; show: (page: Page, match: RegExpExecArray) => Promise<void> | void }
-  | { method: 'POST'; path: RegExp; post: (page: Page, fields: FormFields) => Promise<void> | void };
+/** The portal page of a request, set by the mount before the pages' router runs. */
+const pages = new WeakMap<Context, Page>();
 
-/** docs/portal.md: every page of a campaign's portal, after `/portal/{publicId}`. */
-const ROUTES: Route[] = [
-  { method: 'GET', path: /^\/$/, show: showLogin },
-  { method: 'POST', path: /^\/login$/, post: postLogin },
-  { method: 'POST', path: /^\/logout$/, post: postLogout },
-  { method: 'GET', path: /^\/signup$/, show: showSignup },
-  { method: 'POST', path: /^\/signup$/, post: postSignup },
-  { method: 'GET', path: /^\/reset$/, show: showReset },
-  { method: 'POST', path: /^\/reset$/, post: postReset },
-  { method: 'GET', path: /^\/dashboard$/, show: showDashboard },
-  { method: 'GET', path: /^\/payouts\/([1-9]\d{0,9})$/, show: (page, match) => showPayout(page, Number(match[1])) },
-  { method: 'GET', path: /^\/settings$/, show: showSettings },
-  { method: 'POST', path: /^\/settings\/profile$/, post: postProfile },
-  { method: 'POST', path: /^\/settings\/payout$/, post: postPayout },
-  { method: 'POST', path: /^\/settings\/notifications$/, post: postNotifications },
-  { method: 'POST', path: /^\/settings\/password$/, post: postPassword },
-];
+function pageOf(ctx: Context): Page {
+  const page = pages.get(ctx);
+  if (!page) throw new Error('a portal page ran outside the portal');
+  return page;
+}
+
+type Show = (page: Page) => Promise<void> | void;
+type Post = (page: Page, fields: FormFields) => Promise<void> | void;
+
+/**
+ * docs/portal.md: every page of a campaign's portal, after `/portal/{publicId}`, as a router of
+ * its own nested in the portal's mount. A path it lacks is a 404 page; a method it lacks, a 405
+ * page with `Allow`.
+ */
+function pagesRouter(config: Readonly<Config>): Router {
+  const router = new Router({ prefix: '/portal/:publicId' });
+  const show = (handler: Show) => (ctx: Context) => handler(pageOf(ctx));
+  const post = (handler: Post) => async (ctx: Context) => {
+    const page = pageOf(ctx);
+    const fields = await readForm(ctx);
+    // A post from another site, or without this browser's token, changes nothing.
+    if (!originValid(ctx, config.publicUrl) || !csrfValid(ctx, page.campaign.publicId, fields.csrf)) {
+      return bare(ctx, 403, page.t.errors.csrfTitle, page.t.errors.csrf, page.locale);
+    }
+    await handler(page, fields);
+  };
+  router.get('/', show(showLogin));
+  router.post('/login', post(postLogin));
+  router.post('/logout', post(postLogout));
+  router.get('/signup', show(showSignup));
+  router.post('/signup', post(postSignup));
+  router.get('/reset', show(showReset));
+  router.post('/reset', post(postReset));
+  router.get('/dashboard', show(showDashboard));
+  router.get('/payouts/:id', (ctx) => {
+    const id = payoutIdParam.safeParse(ctx.params.id);
+    const page = pageOf(ctx);
+    if (!id.success) return bare(ctx, 404, page.t.errors.notFoundTitle, page.t.errors.notFound, page.locale);
+    return showPayout(page, id.data);
+  });
+  router.get('/settings', show(showSettings));
+  router.post('/settings/profile', post(postProfile));
+  router.post('/settings/payout', post(postPayout));
+  router.post('/settings/notifications', post(postNotifications));
+  router.post('/settings/password', post(postPassword));
+  router.on(RouterEvents.NotFound, (ctx) => {
+    const page = pageOf(ctx);
+    const methods = new Set((ctx.matched ?? []).flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD')));
+    if (methods.size > 0) ctx.set('Allow', [...methods].join(', '));
+    bare(ctx, methods.size > 0 ? 405 : 404, page.t.errors.notFoundTitle, page.t.errors.notFound, page.locale);
+  });
+  return router;
+}
 
 const PORTAL_PATH = /^\/portal\/([A-Za-z0-9_-]{3,64})(\/.*)?$/;
 
@@ -83,6 +120,8 @@ function bare(ctx: Context, status: number, title: string, text: string, lang: s
  */
 export function portal(deps: { services: Services; config: Readonly<Config>; logger: Logger }): Middleware {
   const assets = loadAssets();
+  // The pages answer every request the mount hands them: none goes on to the API.
+  const dispatch = pagesRouter(deps.config).routes() as Middleware;
   return async function servePortal(ctx: Context, next: Next): Promise<void> {
     const matched = PORTAL_PATH.exec(ctx.path);
     if (!matched) return next();
@@ -110,25 +149,9 @@ export function portal(deps: { services: Services; config: Readonly<Config>; log
         return ctx.redirect(`${base}/`);
       }
       const user = await deps.services.portal.session(campaign, sessionSecretOf(ctx));
-      const page: Page = { ctx, services: deps.services, config: deps.config, locale, t, campaign, base, user };
-      const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
-      const onPath = ROUTES.flatMap((r) => {
-        const match = r.path.exec(rest);
-        return match ? [{ route: r, match }] : [];
-      });
-      const found = onPath.find(({ route }) => route.method === method);
-      if (!found) {
-        if (onPath.length > 0) ctx.set('Allow', onPath.map(({ route }) => route.method).join(', '));
-        return bare(ctx, onPath.length > 0 ? 405 : 404, t.errors.notFoundTitle, t.errors.notFound, locale);
-      }
-      const { route, match } = found;
-      if (route.method === 'GET') return await route.show(page, match);
-      const fields = await readForm(ctx);
-      // A post from another site, or without this browser's token, changes nothing.
-      if (!originValid(ctx, deps.config.publicUrl) || !csrfValid(ctx, campaign.publicId, fields.csrf)) {
-        return bare(ctx, 403, t.errors.csrfTitle, t.errors.csrf, locale);
-      }
-      await route.post(page, fields);
+      const query = parsePortalQuery(ctx.query);
+      pages.set(ctx, { ctx, services: deps.services, config: deps.config, locale, t, campaign, base, user, query });
+      await dispatch(ctx, async () => undefined);
     } catch (err) {
       errorPage(ctx, err, locale, deps.logger);
     }

@@ -6,6 +6,7 @@ import { renderView } from '../views/engine.js';
 import { formatCount, formatDate, formatMoney } from '../views/format.js';
 import type { Locale } from '../views/locale.js';
 import type { Texts } from '../views/texts/index.js';
+import type { PortalQuery } from './query.js';
 import { csrfToken } from './security.js';
 
 /** One portal request: its campaign, language, logged-in affiliate, and the daemon's services. */
@@ -19,6 +20,8 @@ export interface Page {
   /** `/portal/{publicId}`: links are built on it. */
   base: string;
   user: PortalUser | undefined;
+  /** The address's query, parsed (`query.ts`). */
+  query: PortalQuery;
 }
 
 /** The path the portal's cookies are scoped to: one campaign's pages. */

@@ -24,9 +24,9 @@ function invalidLink(page: Page, link: Exclude<ResetLink, { state: 'usable' }>):
 }
 
 export async function showReset(page: Page): Promise<void> {
-  const token = page.ctx.query.token;
+  const { token } = page.query;
   if (token === undefined) return requestPage(page);
-  const link = await page.services.portal.resetLink(page.campaign, typeof token === 'string' ? token : undefined);
+  const link = await page.services.portal.resetLink(page.campaign, token ?? undefined);
   if (link.state !== 'usable') return invalidLink(page, link);
   render(page, 'resetNew', { title: page.t.reset.newTitle, token });
 }

@@ -179,15 +179,16 @@ export function affiliateService(
     const passwordHash = await hasher.hash(input.password);
     const { email, name, phone, status, parentAffiliateId } = input;
     try {
-      return await applied(campaignId, { email, name, phone, status, parentAffiliateId }, input, passwordHash);
+      return await storeApplication(campaignId, { email, name, phone, status, parentAffiliateId }, input, passwordHash);
     } catch (err) {
       // The referrer was deleted since the portal found its code: the applicant still applies.
       if (!(err instanceof ValidationError) || parentAffiliateId === undefined) throw err;
-      return applied(campaignId, { email, name, phone, status }, input, passwordHash);
+      return storeApplication(campaignId, { email, name, phone, status }, input, passwordHash);
     }
   }
 
-  async function applied(
+  /** Inserts an application under the plan's limit, with its locale, `affiliate.applied` and the applicant's mail. */
+  async function storeApplication(
     campaignId: number,
     fields: Omit<AffiliateFields, 'referralId'>,
     input: SignUpInput,
@@ -207,8 +208,11 @@ export function affiliateService(
     }
   }
 
-  /** What an approval reports: the webhook and the affiliate's mail, in the approval's transaction. */
-  async function approved(trx: Trx, campaignId: number, id: number): Promise<Affiliate> {
+  /**
+   * Writes what an approval reports, in the approval's transaction: `affiliate.updated` and
+   * `affiliate.approved` in the webhook outbox, and the affiliate's mail. Answers the affiliate.
+   */
+  async function reportApproval(trx: Trx, campaignId: number, id: number): Promise<Affiliate> {
     const current = await lockAffiliate(trx, campaignId, id);
     if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
     const affiliate = await withTotals(trx, current);
@@ -228,7 +232,7 @@ export function affiliateService(
         if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
         throw new ConflictError(MESSAGES.notPending(id, current.status));
       }
-      return approved(trx, campaignId, id);
+      return reportApproval(trx, campaignId, id);
     });
   }
 
@@ -237,7 +241,7 @@ export function affiliateService(
     const done: Affiliate[] = [];
     for (const id of ids) {
       const affiliate = await inTransaction(db, async (trx) =>
-        (await activatePending(trx, campaignId, id, now())) ? approved(trx, campaignId, id) : undefined,
+        (await activatePending(trx, campaignId, id, now())) ? reportApproval(trx, campaignId, id) : undefined,
       );
       if (affiliate) done.push(affiliate);
     }
@@ -282,7 +286,7 @@ export function affiliateService(
           await updateAffiliate(trx, campaignId, id, fields, passwordHash, now());
           // A new password or `inactive` ends the affiliate's portal sessions.
           if (passwordHash !== undefined || fields.status === 'inactive') await deleteSessionsOf(trx, id);
-          if (approving) return approved(trx, campaignId, id);
+          if (approving) return reportApproval(trx, campaignId, id);
           const affiliate = await withTotals(trx, { ...current, ...fields });
           await outbox.record(trx, [{ campaignId, type: 'affiliate.updated', data: affiliate }]);
           return affiliate;

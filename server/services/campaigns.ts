@@ -29,8 +29,9 @@ import {
 import { findPlanByName } from '../repositories/plans.js';
 import { productRatesOf } from '../repositories/ruleColumns.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
-import { countLiveAffiliates, readMonthlyUsage } from '../repositories/usage.js';
+import { countLiveAffiliates } from '../repositories/usage.js';
 import type { ServiceDeps } from './deps.js';
+import type { MonthlyUsage } from './events/index.js';
 import { publicIdCandidate } from './slug.js';
 
 export interface CreateCampaignInput {
@@ -182,7 +183,7 @@ function portalChangesOf(input: UpdateCampaignInput): CampaignChanges {
   return changes;
 }
 
-export function campaignService({ db, now }: ServiceDeps): CampaignService {
+export function campaignService({ db, now }: ServiceDeps, monthly: MonthlyUsage): CampaignService {
   async function get(ref: string | number): Promise<Campaign> {
     const found = await findCampaign(db, ref);
     if (!found) throw notFound(ref);
@@ -231,7 +232,7 @@ export function campaignService({ db, now }: ServiceDeps): CampaignService {
     const found = await findCampaign(db, campaignId);
     if (!found) throw notFound(campaignId);
     const [usage, affiliates] = await Promise.all([
-      readMonthlyUsage(db, campaignId, now()),
+      monthly.read(campaignId, now()),
       countLiveAffiliates(db, campaignId),
     ]);
     return {

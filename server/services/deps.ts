@@ -3,7 +3,7 @@ import type { Db } from '../db/knex.js';
 import type { Logger } from '../logger.js';
 import type { RedisClient } from '../repositories/portalThrottle.js';
 
-/** What every service is built from (style.md: one style, built once in `createServices`). */
+/** What every service is built from: each is built once, in `createServices` (docs/architecture.md). */
 export interface ServiceDeps {
   db: Db;
   config: Readonly<Config>;

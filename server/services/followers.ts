@@ -8,7 +8,7 @@ import {
   findConversions,
   lockFollowers,
 } from '../repositories/conversions.js';
-import { secondTierCents } from './events/commission.js';
+import { secondTierCents } from './events/index.js';
 import type { OutboxEvent } from './webhooks/outbox.js';
 
 /**

@@ -12,7 +12,7 @@ import { type CampaignService, campaignService } from './campaigns.js';
 import { type CouponService, couponService } from './coupons.js';
 import { type ConversionService, conversionService } from './conversions.js';
 import type { ServiceDeps, Worker } from './deps.js';
-import { type EventService, eventService } from './events/service.js';
+import { type EventService, eventService, monthlyUsage, saleRecorder } from './events/index.js';
 import { type GroupService, groupService } from './groups.js';
 import { type HealthService, healthService } from './health.js';
 import { type PayoutService, payoutService } from './payouts.js';
@@ -85,14 +85,16 @@ export function createServices(options: {
   // Every change a service makes is reported through this one outbox, inside its transaction.
   const outbox = webhookOutbox(deps);
   const conversions = conversionService(deps, outbox);
-  const events = eventService(deps, outbox);
+  // Intake's one cache of the months whose counters exist: the event endpoints' and billing's.
+  const usage = monthlyUsage(deps.db);
+  const events = eventService(deps, outbox, usage);
   const affiliates = affiliateService(deps, outbox, mail, hasher);
   return {
     authenticator: apiKeyAuthenticator(deps),
     affiliates,
     groups: groupService(deps, outbox),
     events,
-    campaigns: campaignService(deps),
+    campaigns: campaignService(deps, usage),
     apiKeys: apiKeyService(deps),
     plans: planService(deps),
     health: healthService(deps),
@@ -102,7 +104,7 @@ export function createServices(options: {
     sdk: sdkService(deps),
     conversions,
     refunds: refundService(deps, outbox),
-    billing: billingReceiver(deps, box, billingLedger(outbox)),
+    billing: billingReceiver(deps, box, billingLedger(outbox, saleRecorder(outbox)), usage),
     integrations: integrationService(deps, box),
     coupons: couponService(deps),
     payouts: payoutService(deps, outbox, mail),

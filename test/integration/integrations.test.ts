@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { servicesFor, useTestDaemon } from '../helpers/daemon.js';
+import { createMerchant, servicesFor, useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
 import { addAffiliate } from '../helpers/events.js';
 import { call } from '../helpers/http.js';
@@ -211,6 +211,44 @@ describe(`billing integrations: receiving Stripe and Paddle (${ENGINE})`, functi
       const { events } = await log('?outcome=skipped');
       expect(events.map((e: Json) => e.reason).reverse()).to.deep.equal(cases.map(([, reason]) => reason));
       expect(await conversions()).to.deep.equal([]);
+    });
+
+    it('a payment past the plan’s monthly limit is skipped as monthly_limit_reached: stored nowhere, logged', async () => {
+      const limited = await createMerchant(t.db, { limits: { maxMonthlyConversions: 1 } });
+      const ask = (method: string, path: string, body?: unknown) =>
+        call(t.url, method, path, { key: limited.key, body });
+      expect((await ask('PUT', '/v1/integrations/stripe', { signingSecret: STRIPE_SECRET })).status).to.equal(200);
+      await addAffiliate(t.db, limited.campaignId, { code: 'CAPPED10' });
+      const send = (event: Json) => sendEvent(t.url, 'stripe', limited.publicId, event);
+      const sale = (changes: Json = {}) =>
+        eventFrom('stripe-checkout-session-payment', { client_reference_id: 'CAPPED10', ...changes });
+      expect((await send(sale())).body.outcome).to.equal('conversion_created');
+
+      const over = sale({ payment_intent: 'pi_3QcA2aLkdIwHu7ixOverLimit' });
+      expect((await send(over)).body).to.deep.equal({ received: true, outcome: 'skipped' });
+      const stored = (await ask('GET', '/v1/conversions?limit=100')).body.conversions as Json[];
+      expect(stored.map((c) => c.orderId)).to.deep.equal(['pi_3QcA2aLkdIwHu7ix0XyZ1w2V']);
+      expect((await ask('GET', '/v1/campaign')).body.usage).to.include({ conversions: 1 });
+      const { events } = (await ask('GET', '/v1/integrations/events?outcome=skipped')).body;
+      expect(events).to.have.length(1);
+      expect(events[0]).to.include({
+        reason: 'monthly_limit_reached',
+        orderId: 'pi_3QcA2aLkdIwHu7ixOverLimit',
+        conversionId: null,
+      });
+      // Logged, so a redelivery is a duplicate; the event endpoint's own sale still meets the limit.
+      expect((await send(over)).body.outcome).to.equal('duplicate');
+      const tracked = await ask('POST', '/v1/events', {
+        events: [
+          {
+            event_type: 'conversion',
+            campaign_id: limited.publicId,
+            affiliate_id: 'CAPPED10',
+            properties: { order_id: 'api-order-1', order_value: 10 },
+          },
+        ],
+      });
+      expect(tracked.status).to.equal(403);
     });
 
     it('other event types are ignored, and logged', async () => {

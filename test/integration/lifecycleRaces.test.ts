@@ -251,9 +251,34 @@ describe(`conversion and payout races (${ENGINE})`, () => {
     });
 
     it('stops between chunks and waits for the run in hand', async () => {
-      const job = worker(t.db, conversionService(depsOf(t.db), outbox), () => new Date());
+      const ids = await addConversions(t.db, shop.campaignId, affiliateId, Array(2500).fill(7), {
+        createdAt: new Date(Date.now() - 5 * DAY),
+      });
+      await holdPeriod(1);
+      // The daemon is asked to stop while a run writes its first chunk.
+      let stopped: Promise<void> | undefined;
+      const stopOnFirstChunk: Outbox = {
+        record: async (trx, recorded) => {
+          await outbox.record(trx, recorded);
+          stopped ??= job.stop();
+        },
+      };
+      const deps = { ...depsOf(t.db), config: testConfig(t.url, { AUTO_APPROVE_INTERVAL_MS: '1' }) };
+      const job = autoApproveWorker(deps, conversionService(depsOf(t.db), stopOnFirstChunk));
       job.start();
-      await job.stop();
+      while (!stopped) await new Promise((resolve) => setTimeout(resolve, 5));
+      await stopped;
+      const approved = async () =>
+        [...(await statusesOf(t.db, ids)).values()].filter((s) => s.status === 'approved').length;
+      const atStop = await approved();
+      // The chunk in hand was finished, not cut: every approval it reported is stored.
+      expect(atStop)
+        .to.be.above(0)
+        .and.equal(events.filter((e) => e.type === 'conversion.approved').length);
+      // The run ended after it: the rest waits, pending, for the next run of a daemon.
+      expect(atStop).to.be.below(ids.length);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await approved()).to.equal(atStop);
       await job.stop();
     });
   });

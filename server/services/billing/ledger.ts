@@ -12,10 +12,8 @@ import {
   rememberOrder,
   takePendingRefunds,
 } from '../../repositories/billingLedger.js';
-import { findConversionByOrder } from '../../repositories/conversions.js';
 import { recordLaterOutcome } from '../../repositories/billingEvents.js';
-import { MonthlyLimitReached, storeFlush } from '../events/flush.js';
-import type { IntakeJob } from '../events/records.js';
+import type { RecordSale, SaleRecorded } from '../events/index.js';
 import { type RefundAmount, RepeatedRefund, refundOrder } from '../refunds.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import type { BillingProvider, ProviderPayment, ProviderRefund } from './events.js';
@@ -142,7 +140,12 @@ function refundedPart(request: Refund): RefundAmount {
   };
 }
 
-export function billingLedger(outbox: WebhookOutbox): BillingLedger {
+/** What a sale intake skipped is in the ledger's words: a duplicate of a stored one, or skipped. */
+const skipOutcome = (reason: string): BillingOutcome =>
+  reason === 'duplicate_order_id' || reason === 'duplicate_event_id' ? 'duplicate' : 'skipped';
+
+/** Refunds go through the refund of `POST /v1/refunds` (and its `outbox`), sales through intake's `recordSale`. */
+export function billingLedger(outbox: WebhookOutbox, recordSale: RecordSale): BillingLedger {
   /**
    * The refund of a stored sale through the refund of `POST /v1/refunds` (full or partial, its
    * commission lowered in proportion, the paid part clawed back), inside a savepoint: a refund
@@ -216,58 +219,51 @@ export function billingLedger(outbox: WebhookOutbox): BillingLedger {
 
   async function storePayment(trx: Trx, sale: Sale): Promise<LedgerResult> {
     const { campaign, payment } = sale;
-    const customerId = payment.attribution.customerId;
-    const job: IntakeJob = {
-      events: [conversionEvent(sale)],
-      campaignIds: [campaign.campaignId],
-      rules: {
-        campaignId: campaign.campaignId,
-        planName: campaign.planName,
-        maxMonthlyConversions: campaign.maxMonthlyConversions,
-      },
-      // The recurring limit counts the provider's customer (docs/commissions.md#recurring).
-      ...(customerId !== null && { providerCustomers: new Map([[0, customerId]]) }),
-      now: sale.now,
-    };
-    let stored: { skipped: string } | { conversionId: number };
+    const { orderId } = payment;
+    let recorded: SaleRecorded;
     try {
-      // A savepoint: the monthly limit's refusal, or a sale another event stored first, rolls back
-      // the conversion, not the event's log row.
-      stored = await trx.transaction(async (savepoint) => {
-        const [outcome] = await storeFlush(savepoint, [job], outbox);
-        if (!outcome?.ok) throw new MonthlyLimitReached(0);
-        const skip = outcome.value.skipped[0];
-        if (skip) return { skipped: skip.reason };
-        const conversion = await findConversionByOrder(savepoint, campaign.campaignId, payment.orderId);
-        if (!conversion) throw new Error('the conversion intake stored is not there');
+      // A savepoint: a sale another event stored first rolls back the conversion, not the event's log row.
+      recorded = await trx.transaction(async (savepoint) => {
+        const sold = await recordSale(savepoint, {
+          limit: {
+            campaignId: campaign.campaignId,
+            planName: campaign.planName,
+            maxMonthlyConversions: campaign.maxMonthlyConversions,
+          },
+          event: conversionEvent(sale),
+          // The recurring limit counts the provider's customer (docs/commissions.md#recurring).
+          providerCustomerId: payment.attribution.customerId,
+          now: sale.now,
+        });
+        if (sold.outcome !== 'stored') return sold;
         const ours = await rememberOrder(savepoint, {
           campaignId: campaign.campaignId,
           provider: sale.provider,
           references: payment.references,
-          orderId: payment.orderId,
-          conversionId: conversion.id,
+          orderId,
+          conversionId: sold.conversionId,
         });
         if (!ours) throw new SaleStoredBefore();
-        return { conversionId: conversion.id };
+        return sold;
       });
     } catch (err) {
-      if (err instanceof MonthlyLimitReached) return resultOf('skipped', 'monthly_limit_reached');
       // A checkout and the invoice it created name one payment: one sale, one conversion.
-      if (err instanceof SaleStoredBefore)
-        return { ...resultOf('duplicate', 'sale_already_stored'), orderId: payment.orderId };
+      if (err instanceof SaleStoredBefore) return { ...resultOf('duplicate', 'sale_already_stored'), orderId };
       throw err;
     }
-    if ('skipped' in stored) {
-      const duplicate = stored.skipped === 'duplicate_order_id' || stored.skipped === 'duplicate_event_id';
-      return { ...resultOf(duplicate ? 'duplicate' : 'skipped', stored.skipped), orderId: payment.orderId };
+    switch (recorded.outcome) {
+      case 'monthly_limit_reached':
+        return { ...resultOf('skipped', 'monthly_limit_reached'), orderId };
+      case 'skipped':
+        return { ...resultOf(skipOutcome(recorded.reason), recorded.reason), orderId };
+      case 'stored':
+        await applyWaitingRefunds(
+          trx,
+          { campaign, provider: sale.provider, now: sale.now, references: payment.references },
+          orderId,
+        );
+        return { outcome: 'conversion_created', reason: null, conversionId: recorded.conversionId, orderId };
     }
-    const { conversionId } = stored;
-    await applyWaitingRefunds(
-      trx,
-      { campaign, provider: sale.provider, now: sale.now, references: payment.references },
-      payment.orderId,
-    );
-    return { outcome: 'conversion_created', reason: null, conversionId, orderId: payment.orderId };
   }
 
   return { storePayment, storeRefund, settleRefunds };

@@ -4,9 +4,9 @@ import { HttpError, NotFoundError, ValidationError } from '../../errors.js';
 import { insertBillingEvent, recordBillingOutcome } from '../../repositories/billingEvents.js';
 import { findReceivingCampaign } from '../../repositories/billingIntegrations.js';
 import { UniqueConflict } from '../../repositories/uniqueConflict.js';
-import { ensureMonthlyUsage, monthKey } from '../../repositories/usage.js';
 import type { SignedDelivery } from '../../../shared/contract/route.js';
 import type { ServiceDeps } from '../deps.js';
+import type { MonthlyUsage } from '../events/index.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
 import { eventEffects } from './effects.js';
 import type { BillingProvider, ProviderEvent } from './events.js';
@@ -19,8 +19,6 @@ export interface BillingReceipt {
   received: true;
   outcome: LedgerResult['outcome'];
 }
-
-const USAGE_ROWS_REMEMBERED = 1_000;
 
 /**
  * Whether another event's row may wait for this one (a held payment, a kept refund), to be
@@ -58,8 +56,8 @@ export function billingReceiver(
   { db, now: clock }: ServiceDeps,
   box: SecretBox,
   ledger: BillingLedger,
+  usage: MonthlyUsage,
 ): BillingReceiver {
-  const usageRows = new Map<number, string>();
   const effects = eventEffects(ledger);
 
   async function receive(
@@ -82,13 +80,8 @@ export function billingReceiver(
     }
     const event = PROVIDERS[provider].read(verified.json);
     if (!event) throw new ValidationError(MESSAGES.notAProviderEvent(provider));
-    // The month's counter row exists before the transaction that reserves from it (see
-    // ensureMonthlyUsage); once made, it is remembered, as intake does, saving a commit per sale.
-    if (event.kind === 'payment' && usageRows.get(campaign.campaignId) !== monthKey(now)) {
-      await ensureMonthlyUsage(db, campaign.campaignId, now);
-      if (usageRows.size >= USAGE_ROWS_REMEMBERED) usageRows.clear();
-      usageRows.set(campaign.campaignId, monthKey(now));
-    }
+    // The month's counter exists before the transaction that reserves from it (intake's cache).
+    if (event.kind === 'payment') await usage.prepare(campaign.campaignId, now);
     const result = await inLockingTransaction(db, async (trx) => {
       let logId: number;
       try {

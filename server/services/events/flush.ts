@@ -140,7 +140,7 @@ export async function storeFlush(
   // By campaign (stable): every daemon locks the months' usage rows in the same order.
   const withConversions = attributed
     .filter((request) => !results.has(request))
-    .sort((a, b) => (a.job.rules?.campaignId ?? 0) - (b.job.rules?.campaignId ?? 0));
+    .sort((a, b) => (a.job.limit?.campaignId ?? 0) - (b.job.limit?.campaignId ?? 0));
   const rules = await rulesOf(
     trx,
     withConversions.flatMap(({ candidates }) => candidates),

@@ -2,18 +2,18 @@ import { MESSAGES } from '../../../shared/errors.js';
 import type { EventsResponse, TrackingEvent } from '../../../shared/schemas/event.js';
 import { type Db, inTransaction, isDatabaseUnavailable } from '../../db/knex.js';
 import { ForbiddenError } from '../../errors.js';
-import { ensureMonthlyUsage, monthKey } from '../../repositories/usage.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import { MonthlyLimitReached, type Stored, storeFlush } from './flush.js';
 import { createGroupCommitter, type GroupCommitStats } from './groupCommit.js';
-import type { ConversionRules, IntakeJob } from './records.js';
+import type { IntakeJob, MonthlyLimit } from './records.js';
+import type { MonthlyUsage } from './usage.js';
 
-/** Stores validated events: `(events, campaign of each event, the campaign's conversion rules)`. */
+/** Stores validated events: `(events, campaign of each event, the key's campaign and monthly limit)`. */
 export interface EventIntake {
   (
     events: readonly TrackingEvent[],
     campaignOf: (event: TrackingEvent) => number,
-    rules: ConversionRules | undefined,
+    limit: MonthlyLimit | undefined,
   ): Promise<EventsResponse>;
   /** Holds the writer: requests sent meanwhile share the next flush (tests). */
   hold(): () => void;
@@ -26,21 +26,11 @@ export interface EventIntake {
 
 /** Events per flush, at most (a flush always takes at least one request, up to 1,000 events). */
 const FLUSH_EVENTS = 5_000;
-const USAGE_ROWS_REMEMBERED = 1_000;
 
-/**
- * The month's usage row is created once, outside any transaction (see ensureMonthlyUsage).
- * Remembering that it exists saves a round trip per flush; were the row gone after all,
- * reserveConversions creates it inside the transaction.
- */
-async function ensureUsageRows(db: Db, jobs: readonly IntakeJob[], known: Map<number, string>): Promise<void> {
-  for (const { rules, events, now } of jobs) {
-    if (!rules || !events.some((event) => event.event_type === 'conversion')) continue;
-    const month = monthKey(now);
-    if (known.get(rules.campaignId) === month) continue;
-    await ensureMonthlyUsage(db, rules.campaignId, now);
-    if (known.size >= USAGE_ROWS_REMEMBERED) known.clear();
-    known.set(rules.campaignId, month);
+/** The month's counter of each request that may reserve from it, made sure of before the flush's transaction. */
+async function prepareMonths(usage: MonthlyUsage, jobs: readonly IntakeJob[]): Promise<void> {
+  for (const { limit, events, now } of jobs) {
+    if (limit && events.some((event) => event.event_type === 'conversion')) await usage.prepare(limit.campaignId, now);
   }
 }
 
@@ -51,11 +41,10 @@ async function ensureUsageRows(db: Db, jobs: readonly IntakeJob[], known: Map<nu
  * One `now` per request: it stamps the rows and picks the calendar month (UTC) whose
  * conversion counter the request reserves from (spec §10.8).
  */
-export function createEventIntake(db: Db, outbox: WebhookOutbox): EventIntake {
-  const usageRows = new Map<number, string>();
+export function createEventIntake(db: Db, outbox: WebhookOutbox, usage: MonthlyUsage): EventIntake {
   const committer = createGroupCommitter<IntakeJob, Stored>(
     async (jobs) => {
-      await ensureUsageRows(db, jobs, usageRows);
+      await prepareMonths(usage, jobs);
       return inTransaction(db, (trx) => storeFlush(trx, jobs, outbox));
     },
     {
@@ -69,17 +58,17 @@ export function createEventIntake(db: Db, outbox: WebhookOutbox): EventIntake {
   async function intake(
     events: readonly TrackingEvent[],
     campaignOf: (event: TrackingEvent) => number,
-    rules: ConversionRules | undefined,
+    limit: MonthlyLimit | undefined,
   ): Promise<EventsResponse> {
     const now = new Date();
     let stored: Stored = { accepted: 0, skipped: [] };
     if (events.length > 0) {
       try {
-        stored = await committer.submit({ events, campaignIds: events.map(campaignOf), rules, now });
+        stored = await committer.submit({ events, campaignIds: events.map(campaignOf), limit, now });
       } catch (err) {
-        if (!(err instanceof MonthlyLimitReached) || !rules || rules.maxMonthlyConversions === null) throw err;
+        if (!(err instanceof MonthlyLimitReached) || !limit || limit.maxMonthlyConversions === null) throw err;
         // spec §7: whole batch refused, nothing of it stored (its transaction or savepoint rolled back).
-        throw new ForbiddenError(MESSAGES.conversionLimit(rules.planName, err.current, rules.maxMonthlyConversions));
+        throw new ForbiddenError(MESSAGES.conversionLimit(limit.planName, err.current, limit.maxMonthlyConversions));
       }
     }
     return { success: true, received: events.length, accepted: stored.accepted, skipped: stored.skipped };

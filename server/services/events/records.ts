@@ -5,10 +5,11 @@ import type { NewConversion, NewTrackingEvent, ReferralTarget } from '../../repo
 import type { Earning } from './commission.js';
 
 /**
- * What intake applies to the key's conversions besides the commission rules (which every flush
- * reads afresh, spec §12): the campaign and its plan's monthly limit.
+ * The campaign whose month's counter a request's conversions reserve from, and its plan's
+ * monthly limit (spec §10.8; null: no limit). The commission rules are read by every flush
+ * afresh (spec §12).
  */
-export interface ConversionRules {
+export interface MonthlyLimit {
   campaignId: number;
   planName: string;
   maxMonthlyConversions: number | null;
@@ -19,8 +20,8 @@ export interface IntakeJob {
   events: readonly TrackingEvent[];
   /** The campaign of each event, by index. */
   campaignIds: readonly number[];
-  /** The key's campaign and limit; undefined for the browser endpoint (no conversions). */
-  rules: ConversionRules | undefined;
+  /** The key's campaign and its monthly limit; undefined for the browser endpoint (no conversions). */
+  limit: MonthlyLimit | undefined;
   /**
    * A billing provider's customer id per event index, when the caller knows it (the billing
    * integrations): the customer the recurring limit counts, before `customer_id` or `customer_email`.

@@ -46,13 +46,13 @@ async function applyRecurring(trx: Trx, job: IntakeJob, intakeId: string, kept: 
     const key = entry.earning && customerKey(entry.candidate.event, job.providerCustomers?.get(entry.candidate.index));
     return key === undefined || !entry.earning ? [] : [{ entry, earning: entry.earning, hash: customerHash(key) }];
   });
-  if (named.length === 0 || !job.rules) return kept;
+  if (named.length === 0 || !job.limit) return kept;
   const payments = named.map(({ earning, hash, entry }) => ({
     customerHash: hash,
     occurredAt: entry.row.occurredAt,
     recurring: earning.recurring,
   }));
-  const verdicts = await judgePayments(trx, job.rules.campaignId, intakeId, payments, job.now);
+  const verdicts = await judgePayments(trx, job.limit.campaignId, intakeId, payments, job.now);
   const dropped = new Set<Kept>();
   named.forEach(({ entry, earning }, i) => {
     const verdict = verdicts[i];
@@ -135,8 +135,8 @@ export async function storeWithConversions(
   candidates: readonly Candidate[],
   rules: FlushRules,
 ): Promise<{ stored: Stored; written: Written }> {
-  const { rules: limits, now } = job;
-  if (!limits) throw new Error('conversions need the campaign rules');
+  const { limit, now } = job;
+  if (!limit) throw new Error('conversions need the campaign and its monthly limit');
   const intakeId = newIntakeId();
   const rows = candidates.map((candidate) => newTrackingEvent(candidate, intakeId, now));
   await insertTrackingEventsIgnoringDuplicates(trx, rows);
@@ -177,10 +177,10 @@ export async function storeWithConversions(
   if (conversions.length > 0) {
     const reservation = await reserveConversions(
       trx,
-      limits.campaignId,
+      limit.campaignId,
       now,
       conversions.length,
-      limits.maxMonthlyConversions,
+      limit.maxMonthlyConversions,
     );
     if (!reservation.ok) throw new MonthlyLimitReached(reservation.current);
     await insertConversions(trx, conversions);

@@ -12,7 +12,8 @@ import type { AuthenticatedCampaign } from '../auth.js';
 import type { ServiceDeps, Worker } from '../deps.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import { createEventIntake, type EventIntake } from './intake.js';
-import type { ConversionRules } from './records.js';
+import type { MonthlyLimit } from './records.js';
+import type { MonthlyUsage } from './usage.js';
 
 export interface EventService {
   /** `POST /v1/events` (spec §4.6): events of the key's campaign. */
@@ -60,8 +61,8 @@ export function intakeWriterForTests(events: EventService): IntakeWriterHandle {
   return writer;
 }
 
-/** What intake applies to the key's conversions besides the commission rules (read each flush): the monthly limit. */
-function conversionRulesOf(auth: AuthenticatedCampaign): ConversionRules {
+/** The key's campaign and its plan's monthly limit, which its conversions reserve from. */
+function monthlyLimitOf(auth: AuthenticatedCampaign): MonthlyLimit {
   return {
     campaignId: auth.campaignId,
     planName: auth.planName,
@@ -84,8 +85,8 @@ function withoutAffiliateStatus(answer: EventsResponse): EventsResponse {
 }
 
 /** Both endpoints answer `{ success, received, accepted, skipped }`. */
-export function eventService({ db }: ServiceDeps, outbox: WebhookOutbox): EventService {
-  const intake = createEventIntake(db, outbox);
+export function eventService({ db }: ServiceDeps, outbox: WebhookOutbox, usage: MonthlyUsage): EventService {
+  const intake = createEventIntake(db, outbox, usage);
   const campaignIds = new Map<string, { id: number; expires: number }>();
 
   async function resolveCampaigns(publicIds: readonly string[], now = Date.now()): Promise<Map<string, number>> {
@@ -125,14 +126,14 @@ export function eventService({ db }: ServiceDeps, outbox: WebhookOutbox): EventS
     async track(auth, { events }) {
       // spec §10.5: campaign_id must be the key's campaign.
       refuseCampaigns(events, (publicId) => publicId === auth.publicId, campaignMismatch(auth.publicId));
-      return intake(events, () => auth.campaignId, conversionRulesOf(auth));
+      return intake(events, () => auth.campaignId, monthlyLimitOf(auth));
     },
 
     async trackFromBrowser({ events }) {
       // Conversions were refused (403) by the route's guard before validation.
       const known = await resolveCampaigns([...new Set(events.map((event) => event.campaign_id))]);
       refuseCampaigns(events, (publicId) => known.has(publicId), CAMPAIGN_UNKNOWN);
-      // Page views and leads only, so no conversion rules.
+      // Page views and leads only, so no monthly limit.
       const answer = await intake(events, (event) => known.get(event.campaign_id) ?? 0, undefined);
       return withoutAffiliateStatus(answer);
     },

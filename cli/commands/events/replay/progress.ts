@@ -14,7 +14,7 @@ export function duration(seconds: number): string {
 }
 
 /**
- * One status line on stderr, redrawn in place, only when stderr is a terminal (style.md).
+ * One status line on stderr, redrawn in place, only when stderr is a terminal (docs/cli.md).
  * Elsewhere it stays silent except for `say`, which is plain stderr text.
  *
  * The ETA divides the bytes left by the bytes done per second of this run, waits for the rate
