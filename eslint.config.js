@@ -34,7 +34,7 @@ const walls = [
     },
   },
   {
-    files: ['server/services/**/*.ts'],
+    files: ['server/services/**/*.ts', 'server/jobs/**/*.ts'],
     rules: {
       'no-restricted-imports': refuse(
         'Services hold the rules: no Koa (they never see ctx) and no Knex (queries live in repositories).',
