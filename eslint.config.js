@@ -47,13 +47,13 @@ const walls = [
     },
   },
   {
-    files: ['server/services/**/*.ts'],
+    files: ['server/services/**/*.ts', 'server/jobs/**/*.ts'],
     ignores: ['server/services/events/**'],
     rules: {
       'no-restricted-imports': refuse(
         servicesRefused,
         [...httpPackages, ...databasePackages],
-        [...servicesRefusedRegexes, [`^(\\./|(\\.\\./)+)${intakeInternals}`, intakeWall]],
+        [...servicesRefusedRegexes, [`^(\\./|(\\.\\./)+)${intakeInternals}`, intakeWall], outsideIntake],
       ),
     },
   },

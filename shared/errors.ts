@@ -79,6 +79,8 @@ export const MESSAGES = Object.freeze({
       : 'Not a Paddle notification: the body must be a JSON object with an "event_id" and an "event_type"',
   integrationNotFound: 'Integration not found: set one with PUT /v1/integrations/{provider}',
   couponNotFound: 'Coupon not found',
+  failedMailNotFound: (id: number) =>
+    `Mail ${id} is not a failed mail: only failed mails are retried (affiliated mail list --status failed lists them)`,
   couponTaken: 'Coupon code is not available',
   emailTaken: 'Email is not available',
   referralTaken: 'Referral ID is not available',

@@ -276,3 +276,31 @@ export async function inTransaction<T>(
     }
   }
 }
+
+interface SqlitePool {
+  acquireConnection(): Promise<SqliteConnection>;
+  releaseConnection(conn: SqliteConnection): Promise<unknown>;
+}
+
+/**
+ * `inTransaction` for work that is simply done again when its commit is lost (the webhook
+ * fan-out: its deliveries and the cursor that says they exist commit together). On SQLite the
+ * commit skips its fsync (synchronous=NORMAL for this transaction only, on the daemon's one
+ * connection, held from before BEGIN to after COMMIT so nothing else commits without it):
+ * better-sqlite3 waits for an fsync on the daemon's only thread, so every fan-out chunk held
+ * back every request for as long as the disk took. In WAL mode the file stays consistent on a
+ * power cut, and the next ordinary commit's fsync makes this one durable too. MySQL: as
+ * `inTransaction`.
+ */
+export async function inTransactionWithoutSync<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+  if (engineOf(db) !== 'sqlite') return inTransaction(db, work);
+  const pool = db.client as SqlitePool;
+  const connection = await pool.acquireConnection();
+  try {
+    connection.pragma('synchronous = NORMAL');
+    return await inTransaction(db, work, DEFAULT_ATTEMPTS, { connection });
+  } finally {
+    connection.pragma('synchronous = FULL');
+    await pool.releaseConnection(connection);
+  }
+}

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import type { Knex } from 'knex';
 import type { Db, Trx } from '../db/knex.js';
 import type { MailOutboxRow } from '../db/portalRows.js';
 import { toDate } from '../db/rows.js';
+import { claimItems, type LeasedTable, retryDeadItem, settleItem } from './leasedQueue.js';
 
 /**
  * The mail outbox's rows (docs/portal.md#e-mail). Which mails a change sends, to whom and in
@@ -57,40 +56,17 @@ export interface ClaimedMail {
   leaseToken: string;
 }
 
-function claimable(query: Knex.QueryBuilder, now: Date): Knex.QueryBuilder {
-  return query
-    .where('status', 'pending')
-    .andWhere('next_attempt_at', '<=', now)
-    .andWhere((lease) => lease.whereNull('lease_until').orWhere('lease_until', '<=', now));
-}
+/** The outbox's columns as the job runtime's leased queue sees them (leasedQueue.ts). */
+export const MAIL_QUEUE: LeasedTable = { table: 'mail_outbox', pending: 'pending', done: 'sent', dead: 'failed' };
 
-/**
- * Claims up to `limit` due mails: candidates are read without a lock, then taken by one
- * conditional UPDATE that re-checks the lease, so each goes to exactly one daemon. No row lock
- * is involved, which is what holds on a Galera cluster too (its certification refuses the
- * second of two conflicting updates). The rows are read back by the lease token.
- */
-export async function claimDueMails(
+/** Claims these mails where still due and free (leasedQueue.ts), and reads back what was taken. */
+export async function claimMails(
   db: Db,
-  options: { now: Date; leaseMs: number; limit: number },
+  ids: readonly number[],
+  options: { now: Date; leaseMs: number },
 ): Promise<ClaimedMail[]> {
-  const { now } = options;
-  const candidates = await claimable(db('mail_outbox'), now)
-    .orderBy([
-      { column: 'next_attempt_at', order: 'asc' },
-      { column: 'id', order: 'asc' },
-    ])
-    .limit(options.limit)
-    .select<{ id: number }[]>('id');
-  if (candidates.length === 0) return [];
-  const token = randomBytes(12).toString('hex');
-  const taken = await claimable(db('mail_outbox'), now)
-    .whereIn(
-      'id',
-      candidates.map((row) => Number(row.id)),
-    )
-    .update({ lease_token: token, lease_until: new Date(now.getTime() + options.leaseMs) });
-  if (taken === 0) return [];
+  const token = await claimItems(db, MAIL_QUEUE, ids, options);
+  if (token === undefined) return [];
   const rows = await db('mail_outbox').where('lease_token', token).orderBy('id').select<MailOutboxRow[]>('*');
   return rows.map((row) => ({
     id: Number(row.id),
@@ -109,27 +85,18 @@ export async function claimDueMails(
 export async function settleMail(
   db: Db,
   mail: ClaimedMail,
-  next: { status: 'pending' | 'sent' | 'failed'; nextAttemptAt: Date | null; error: string | null; now: Date },
+  next: { outcome: 'succeeded' | 'retried' | 'dead'; nextAttemptAt: Date | null; error: string | null; now: Date },
 ): Promise<void> {
-  await db('mail_outbox')
-    .where({ id: mail.id, lease_token: mail.leaseToken })
-    .update({
-      status: next.status,
-      attempt_count: db.raw('attempt_count + 1'),
-      next_attempt_at: next.nextAttemptAt,
-      last_error: next.error,
-      lease_token: null,
-      lease_until: null,
-      updated_at: next.now,
-      sent_at: next.status === 'sent' ? next.now : null,
-    });
+  await settleItem(db, MAIL_QUEUE, mail, next, {
+    last_error: next.error,
+    updated_at: next.now,
+    sent_at: next.outcome === 'succeeded' ? next.now : null,
+  });
 }
 
-/** Gives a claimed mail back untouched (the daemon is stopping). */
-export async function releaseMail(db: Db, mail: ClaimedMail): Promise<void> {
-  await db('mail_outbox')
-    .where({ id: mail.id, lease_token: mail.leaseToken })
-    .update({ lease_token: null, lease_until: null });
+/** `affiliated mail retry`: a failed mail is due now, for one attempt more. Answers whether it was failed. */
+export function retryFailedMail(db: Db, id: number, now: Date): Promise<boolean> {
+  return retryDeadItem(db, MAIL_QUEUE, id, now, { updated_at: now });
 }
 
 /** A mail as `affiliated mail list` shows it: whom, what, its state; never what it says. */

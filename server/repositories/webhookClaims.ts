@@ -1,14 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import type { Knex } from 'knex';
-import { inChunks } from '../db/bulk.js';
 import type { Db } from '../db/knex.js';
+import { claimItems, dueAndFree, type LeasedTable } from './leasedQueue.js';
 import { retiredSecretsOf } from './webhookSecrets.js';
 
 /**
  * Claiming deliveries (docs/webhooks.md#several-daemons-crashes-and-restarts): a delivery is
- * sent by the daemon whose lease token it holds. A claim is a conditional UPDATE that sets a
- * token and an expiry only where the lease is free, never a row lock alone, so it holds on a
- * Galera cluster too, where `SELECT … FOR UPDATE` on two nodes can return the same row.
+ * sent by the daemon whose lease token it holds. The lease itself is the job runtime's
+ * (leasedQueue.ts); what is webhooks' own is which deliveries a daemon asks for, fairly, and
+ * what it reads back to send them.
  */
 
 /** A delivery this daemon holds the lease of, with what it needs to send it. */
@@ -32,21 +30,13 @@ export interface DueHead {
   deliveryId: number;
 }
 
-function dueAndFree(query: Knex.QueryBuilder, now: Date): Knex.QueryBuilder {
-  return query
-    .where('d.status', 'pending')
-    .andWhere('d.next_attempt_at', '<=', now)
-    .andWhere((lease) => lease.whereNull('d.lease_until').orWhere('d.lease_until', '<=', now));
-}
-
-/** Whether anything at all is due: an idle daemon's poll is this one indexed read. */
-export async function anythingDue(db: Db, now: Date): Promise<boolean> {
-  const due = await db('webhook_deliveries')
-    .where('status', 'pending')
-    .andWhere('next_attempt_at', '<=', now)
-    .first('id');
-  return due !== undefined;
-}
+/** The deliveries' columns as the job runtime's leased queue sees them (leasedQueue.ts). */
+export const DELIVERY_QUEUE: LeasedTable = {
+  table: 'webhook_deliveries',
+  pending: 'pending',
+  done: 'succeeded',
+  dead: 'failed',
+};
 
 /**
  * For each enabled endpoint but those skipped, its oldest due and free delivery: one index seek
@@ -57,7 +47,7 @@ export async function dueHeads(
   db: Db,
   options: { now: Date; skipEndpoints: readonly number[]; skipCampaigns: readonly number[] },
 ): Promise<DueHead[]> {
-  const head = dueAndFree(db('webhook_deliveries as d'), options.now)
+  const head = dueAndFree(db('webhook_deliveries as d'), DELIVERY_QUEUE, options.now, 'd')
     .where('d.endpoint_id', db.ref('e.id'))
     .orderBy([
       { column: 'd.next_attempt_at', order: 'asc' },
@@ -86,7 +76,7 @@ export async function dueHeads(
 
 /** Up to `limit` due and free deliveries of one endpoint, oldest first. */
 export async function dueOf(db: Db, endpointId: number, now: Date, limit: number): Promise<number[]> {
-  const rows = await dueAndFree(db('webhook_deliveries as d'), now)
+  const rows = await dueAndFree(db('webhook_deliveries as d'), DELIVERY_QUEUE, now, 'd')
     .where('d.endpoint_id', endpointId)
     .orderBy([
       { column: 'd.next_attempt_at', order: 'asc' },
@@ -107,22 +97,12 @@ export async function claimDeliveries(
   ids: readonly number[],
   options: { now: Date; leaseMs: number },
 ): Promise<ClaimedDelivery[]> {
-  if (ids.length === 0) return [];
   const { now } = options;
-  const token = randomBytes(12).toString('hex');
-  const enabled = db('webhook_endpoints').select('id').where('status', 'enabled');
-  let claimed = 0;
-  await inChunks(ids, async (part) => {
-    claimed += await db('webhook_deliveries')
-      .whereIn('id', part)
-      .andWhere('status', 'pending')
-      .andWhere('next_attempt_at', '<=', now)
-      .andWhere((lease) => lease.whereNull('lease_until').orWhere('lease_until', '<=', now))
-      .whereIn('endpoint_id', enabled.clone())
-      .update({ lease_token: token, lease_until: new Date(now.getTime() + options.leaseMs) });
-    return [];
+  const token = await claimItems(db, DELIVERY_QUEUE, ids, {
+    ...options,
+    where: (query) => query.whereIn('endpoint_id', db('webhook_endpoints').select('id').where('status', 'enabled')),
   });
-  if (claimed === 0) return [];
+  if (token === undefined) return [];
   const rows = await db('webhook_deliveries as d')
     .join('webhook_messages as m', 'm.id', 'd.message_id')
     .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
@@ -164,24 +144,4 @@ export async function claimDeliveries(
     url: row.url,
     secretsEnc: [row.secret_enc, ...(retired.get(Number(row.endpoint_id)) ?? [])],
   }));
-}
-
-/**
- * Extends the leases of these tokens while their attempts run, so a lease never runs out under
- * an attempt in flight; a daemon that dies stops renewing and its leases run out.
- */
-export async function renewLeases(db: Db, tokens: readonly string[], until: Date): Promise<void> {
-  await inChunks(tokens, async (part) => {
-    await db('webhook_deliveries').whereIn('lease_token', part).update({ lease_until: until });
-    return [];
-  });
-}
-
-/** Gives claimed deliveries back untouched (this daemon will not send them now). */
-export async function releaseDeliveries(db: Db, claimed: readonly ClaimedDelivery[]): Promise<void> {
-  for (const delivery of claimed) {
-    await db('webhook_deliveries')
-      .where({ id: delivery.id, lease_token: delivery.leaseToken })
-      .update({ lease_token: null, lease_until: null });
-  }
 }

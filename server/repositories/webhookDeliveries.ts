@@ -1,11 +1,6 @@
-import type { DeliveryStatus } from '../../shared/schemas/webhook.js';
 import type { Trx } from '../db/knex.js';
-
-/** What an attempt's record needs of the delivery: the row, and the lease this daemon holds on it. */
-export interface HeldDelivery {
-  id: number;
-  leaseToken: string;
-}
+import { type Held, settleItem } from './leasedQueue.js';
+import { DELIVERY_QUEUE } from './webhookClaims.js';
 
 export interface AttemptRecord {
   at: Date;
@@ -21,9 +16,9 @@ export interface AttemptRecord {
  */
 export async function recordAttempt(
   trx: Trx,
-  delivery: HeldDelivery,
+  delivery: Held,
   attempt: AttemptRecord,
-  next: { status: DeliveryStatus; nextAttemptAt: Date | null },
+  next: { outcome: 'succeeded' | 'retried' | 'dead'; nextAttemptAt: Date | null },
 ): Promise<void> {
   await trx('webhook_attempts').insert({
     delivery_id: delivery.id,
@@ -33,16 +28,7 @@ export async function recordAttempt(
     duration_ms: attempt.durationMs,
     response: attempt.response,
   });
-  await trx('webhook_deliveries')
-    .where({ id: delivery.id, lease_token: delivery.leaseToken })
-    .update({
-      status: next.status,
-      attempt_count: trx.raw('attempt_count + 1'),
-      next_attempt_at: next.nextAttemptAt,
-      lease_token: null,
-      lease_until: null,
-      updated_at: new Date(),
-    });
+  await settleItem(trx, DELIVERY_QUEUE, delivery, next, { updated_at: new Date() });
 }
 
 /** A success ends the endpoint's failing streak. */

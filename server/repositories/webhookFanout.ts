@@ -1,5 +1,5 @@
 import { insertRows } from '../db/bulk.js';
-import { inTransaction, type Db, type Trx } from '../db/knex.js';
+import { type Db, inTransactionWithoutSync, type Trx } from '../db/knex.js';
 import { toDate, type DbDate } from '../db/rows.js';
 import type { WebhookDeliveryRow } from '../db/webhookRows.js';
 
@@ -58,14 +58,26 @@ function delivery(endpointId: number, message: Pending): Omit<WebhookDeliveryRow
   };
 }
 
-/** The enabled endpoints of the campaign subscribed to `type`, in id order, with when each was registered. */
-async function subscribers(trx: Trx, campaignId: number, type: string): Promise<Subscriber[]> {
+/**
+ * The enabled endpoints of the campaign subscribed to `type` past `after`, in id order, with when
+ * each was registered: at most `limit` (a chunk never writes more), and whether more may follow.
+ */
+async function subscribers(
+  trx: Trx,
+  campaignId: number,
+  type: string,
+  after: number,
+  limit: number,
+): Promise<{ list: Subscriber[]; more: boolean }> {
   const rows = await trx('webhook_subscriptions as s')
     .join('webhook_endpoints as e', 'e.id', 's.endpoint_id')
     .where({ 's.campaign_id': campaignId, 's.event_type': type, 'e.status': 'enabled' })
+    .andWhere('s.endpoint_id', '>', after)
     .orderBy('s.endpoint_id')
+    .limit(limit)
     .select<{ endpoint_id: number; created_at: DbDate }[]>('s.endpoint_id', 'e.created_at');
-  return rows.map((row) => ({ endpointId: Number(row.endpoint_id), createdAt: toDate(row.created_at) }));
+  const list = rows.map((row) => ({ endpointId: Number(row.endpoint_id), createdAt: toDate(row.created_at) }));
+  return { list, more: list.length === limit };
 }
 
 /** Thrown to roll a fan-out back: another daemon moved one of its messages first. */
@@ -82,7 +94,8 @@ class Overtaken extends Error {}
  */
 export async function fanOutCampaign(db: Db, campaignId: number, budget: number): Promise<number> {
   try {
-    return await inTransaction(db, async (trx) => {
+    // A lost chunk is fanned out again (its cursor did not move either): no fsync of its own.
+    return await inTransactionWithoutSync(db, async (trx) => {
       const messages = (
         await trx('webhook_messages')
           .where({ campaign_id: campaignId, fanout_pending: 1 })
@@ -100,18 +113,28 @@ export async function fanOutCampaign(db: Db, campaignId: number, budget: number)
         createdAt: toDate(row.created_at),
         cursor: Number(row.fanout_cursor),
       }));
-      const byType = new Map<string, Subscriber[]>();
+      // Read once per type and cursor (fresh messages share cursor 0), never past what a chunk writes.
+      const read = new Map<string, { list: Subscriber[]; more: boolean }>();
       const rows: Array<Omit<WebhookDeliveryRow, 'id'>> = [];
       const done: Pending[] = [];
       let partial: { message: Pending; cursor: number } | undefined;
       for (const message of messages) {
-        let list = byType.get(message.eventType);
-        if (!list) byType.set(message.eventType, (list = await subscribers(trx, campaignId, message.eventType)));
-        const due = list.filter((s) => s.endpointId > message.cursor && s.createdAt <= message.createdAt);
+        const key = `${message.eventType} ${message.cursor}`;
+        let subscribed = read.get(key);
+        if (!subscribed) {
+          subscribed = await subscribers(trx, campaignId, message.eventType, message.cursor, budget);
+          read.set(key, subscribed);
+        }
+        const due = subscribed.list.filter((s) => s.createdAt <= message.createdAt);
         const room = budget - rows.length;
         rows.push(...due.slice(0, room).map((s) => delivery(s.endpointId, message)));
         if (due.length > room) {
           partial = { message, cursor: due[room - 1]?.endpointId ?? message.cursor };
+          break;
+        }
+        if (subscribed.more) {
+          // Endpoints past those read may still be due: the message goes on from the last one read.
+          partial = { message, cursor: subscribed.list.at(-1)?.endpointId ?? message.cursor };
           break;
         }
         done.push(message);

@@ -1,10 +1,11 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/knex.js';
+import { type JobRuntime, jobRuntime } from '../jobs/runtime.js';
 import type { Logger } from '../logger.js';
 import { type AffiliateService, affiliateService } from './affiliates.js';
 import { type ApiKeyService, apiKeyService } from './apiKeys.js';
 import { type ApiKeyAuthenticator, apiKeyAuthenticator } from './auth.js';
-import { autoApproveWorker } from './autoApprove.js';
+import { autoApproveJob } from './autoApprove.js';
 import { billingLedger } from './billing/ledger.js';
 import { type IntegrationService, integrationService } from './billing/integrations.js';
 import { type BillingReceiver, billingReceiver } from './billing/receive.js';
@@ -25,14 +26,14 @@ import { type WebhookService, webhookService } from './webhooks/endpoints.js';
 import { webhookOutbox } from './webhooks/outbox.js';
 import { type MailService, mailService } from './mail/service.js';
 import { mailOutbox } from './mail/outbox.js';
-import { createMailWorker } from './mail/worker.js';
+import { mailDeliveryJob } from './mail/worker.js';
 import { passwordHasher } from './passwordHasher.js';
 import { type PortalService, portalService } from './portal/index.js';
 import { portalHousekeeping } from './portal/housekeeping.js';
 import { type Site, site as publicSite } from './site.js';
 import type { RedisClient } from '../repositories/portalThrottle.js';
 import { lazySecretBox } from './webhooks/secretBox.js';
-import { createWebhookWorker } from './webhooks/worker.js';
+import { webhookDeliveryJob } from './webhooks/worker.js';
 
 export type { ServiceDeps, Worker } from './deps.js';
 
@@ -61,7 +62,9 @@ export interface Services {
   mail: MailService;
   /** The daemon's address for links in mails; the daemon says where it listens. */
   site: Site;
-  /** Background work the daemon runs while it serves (none for operator commands). */
+  /** The job runtime every queue and periodic job runs on; `jobs.figures()` is what metrics read. */
+  jobs: JobRuntime;
+  /** Background work the daemon runs while it serves (none for operator commands): the runtime's runners and the intake writer. */
   workers: Worker[];
 }
 
@@ -77,11 +80,13 @@ export function createServices(options: {
   // One bound on bcrypt for the whole daemon: the API's affiliates and the portal's log-ins share it.
   const hasher = passwordHasher(deps.config.bcryptRounds, deps.config.bcryptConcurrency);
   const site = publicSite(deps.config.publicUrl);
-  const mailWorker = createMailWorker({ ...deps, site });
+  // Every background job is registered here, on the one runtime (docs/architecture.md, "Background work").
+  const jobs = jobRuntime(deps);
+  const mailQueue = jobs.queue(mailDeliveryJob({ ...deps, site }));
   // Every mail is recorded through this one outbox, inside the transaction of what it reports.
   const mail = mailOutbox(deps);
   const box = lazySecretBox(deps.config, deps.db);
-  const webhookWorker = createWebhookWorker({ ...deps, box });
+  const webhookQueue = jobs.queue(webhookDeliveryJob({ ...deps, box }));
   // Every change a service makes is reported through this one outbox, inside its transaction.
   const outbox = webhookOutbox(deps);
   const conversions = conversionService(deps, outbox);
@@ -89,6 +94,8 @@ export function createServices(options: {
   const usage = monthlyUsage(deps.db);
   const events = eventService(deps, outbox, usage);
   const affiliates = affiliateService(deps, outbox, mail, hasher);
+  jobs.periodic(autoApproveJob(deps, conversions));
+  jobs.periodic(portalHousekeeping(deps));
   return {
     authenticator: apiKeyAuthenticator(deps),
     affiliates,
@@ -99,7 +106,7 @@ export function createServices(options: {
     plans: planService(deps),
     health: healthService(deps),
     reference: referenceService(),
-    webhooks: webhookService({ ...deps, box, wake: webhookWorker.wake }, outbox),
+    webhooks: webhookService({ ...deps, box, wake: webhookQueue.wake }, outbox),
     reports: reportService(deps),
     sdk: sdkService(deps),
     conversions,
@@ -108,10 +115,11 @@ export function createServices(options: {
     integrations: integrationService(deps, box),
     coupons: couponService(deps),
     payouts: payoutService(deps, outbox, mail),
-    portal: portalService({ ...deps, affiliates, mail, hasher, wakeMail: mailWorker.wake }),
+    portal: portalService({ ...deps, affiliates, mail, hasher, wakeMail: mailQueue.wake }),
     mail: mailService(deps),
     site,
     // The intake writer's requests are answered before the pool they write through closes.
-    workers: [webhookWorker, autoApproveWorker(deps, conversions), events.worker, mailWorker, portalHousekeeping(deps)],
+    jobs,
+    workers: [...jobs.workers, events.worker],
   };
 }

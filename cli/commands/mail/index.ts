@@ -18,4 +18,12 @@ export function registerMail(program: Command, io: Io): void {
     ['mail list', 'mail list --status failed', 'mail list --campaign spring-sale --json'],
     'Mails are sent only when SMTP_URL and MAIL_FROM are set: see docs/portal.md#e-mail.',
   ).action(async (options) => (await import('./actions.js')).list(io, { ...program.opts(), ...options }));
+  withExamples(
+    mail
+      .command('retry')
+      .description('send a failed mail again: it is due now, for one attempt more')
+      .argument('<id>', 'the mail’s id (mail list --status failed)', wholeNumber(1)),
+    ['mail retry 42'],
+    'A daemon with SMTP_URL set sends it at its next poll (MAIL_POLL_MS).',
+  ).action(async (id: number) => (await import('./actions.js')).retry(io, program.opts(), id));
 }

@@ -1,20 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { errorSite } from '../../logger.js';
-import { type ClaimedMail, claimDueMails, releaseMail, settleMail } from '../../repositories/mailOutbox.js';
+import type { LeasedItem, QueueJob } from '../../jobs/queue.js';
+import { type ClaimedMail, claimMails, MAIL_QUEUE, settleMail } from '../../repositories/mailOutbox.js';
 import { insertResetToken } from '../../repositories/portalSessions.js';
-import type { ServiceDeps, Worker } from '../deps.js';
+import type { ServiceDeps } from '../deps.js';
 import { hashSecret } from '../secretHash.js';
 import type { Site } from '../site.js';
 import { mailContent } from './content.js';
-import { type MailTransport, smtpTransport } from './transport.js';
+import { type MailTransport, type SendResult, smtpTransport } from './transport.js';
 
 /** docs/portal.md: a reset link works for one hour after its mail is sent. */
 export const RESET_LINK_MS = 60 * 60 * 1000;
-
-export interface MailWorker extends Worker {
-  /** Look for due mails now rather than at the next poll. */
-  wake(): void;
-}
 
 export interface MailWorkerOptions extends ServiceDeps {
   site: Site;
@@ -25,31 +20,17 @@ export interface MailWorkerOptions extends ServiceDeps {
 }
 
 /**
- * Sends the mail outbox: claims due mails (a lease each, so one daemon sends each mail),
- * renders each in its language, hands it to the SMTP server, and records the outcome; a
- * failure is tried again on `MAIL_RETRY_SCHEDULE`, a refusal (5xx) or the last attempt fails
- * the mail. Reset links get their token here, at send time: the outbox never stores one.
+ * The mail outbox as a queue of the job runtime (server/jobs/): claims due mails (a lease each,
+ * so one daemon sends each mail), renders each in its language, hands it to the SMTP server,
+ * and records the outcome; the runtime tries a failure again on `MAIL_RETRY_SCHEDULE`, and a
+ * refusal (5xx) or the last attempt fails the mail (`affiliated mail retry` sends it again).
+ * Reset links get their token here, at send time: the outbox never stores one. Without
+ * SMTP_URL this daemon sends nothing.
  */
-export function createMailWorker(options: MailWorkerOptions): MailWorker {
+export function mailDeliveryJob(options: MailWorkerOptions): QueueJob<ClaimedMail & LeasedItem, SendResult> {
   const { db, logger, now: clock, site } = options;
   const config = options.config.mail;
-  const concurrency = options.concurrency ?? 4;
   let transport: MailTransport | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = true;
-  let again = false;
-
-  function schedule(delayMs: number): void {
-    if (stopped) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = undefined;
-      running = poll().finally(() => {
-        running = undefined;
-      });
-    }, delayMs);
-  }
 
   /** The portal page the mail points to; a reset link with a new single-use token. */
   async function linkOf(mail: ClaimedMail): Promise<string | undefined> {
@@ -76,74 +57,37 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
     }
   }
 
-  async function deliver(mail: ClaimedMail): Promise<void> {
-    if (!transport || !config.from) return;
-    if (stopped) return releaseMail(db, mail);
-    const content = mailContent(mail, await linkOf(mail));
-    const result = await transport.send({ from: config.from, to: mail.to, ...content });
-    const now = clock();
-    const wait = config.retryScheduleMs[mail.attemptCount];
-    const next = result.ok
-      ? { status: 'sent' as const, nextAttemptAt: null, error: null }
-      : result.permanent || wait === undefined
-        ? { status: 'failed' as const, nextAttemptAt: null, error: result.error }
-        : { status: 'pending' as const, nextAttemptAt: new Date(now.getTime() + wait), error: result.error };
-    await settleMail(db, mail, { ...next, now });
-    // Never the address or the text: the mail may hold a reset link.
-    logger.debug('mail attempt', {
-      mailId: mail.id,
-      kind: mail.kind,
-      attempt: mail.attemptCount + 1,
-      next: next.status,
-    });
-    if (next.status === 'failed') logger.warn('mail failed', { mailId: mail.id, kind: mail.kind, error: next.error });
-  }
-
-  async function poll(): Promise<void> {
-    let full = false;
-    try {
-      const claimed = await claimDueMails(db, { now: clock(), leaseMs: config.leaseMs, limit: concurrency * 4 });
-      for (let i = 0; i < claimed.length; i += concurrency) {
-        await Promise.all(
-          claimed.slice(i, i + concurrency).map((mail) =>
-            deliver(mail).catch((err: unknown) => {
-              // The lease runs out and the mail is tried again: nothing is lost.
-              logger.error('mail delivery failed to record', { mailId: mail.id, thrownAt: errorSite(err) });
-            }),
-          ),
-        );
-      }
-      full = claimed.length === concurrency * 4;
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      // Another daemon claimed the same mails first: on a Galera cluster the loser's claim is
-      // refused at commit as a deadlock. Normal there, and nothing is lost: poll again.
-      if (code === 'ER_LOCK_DEADLOCK') logger.debug('mail claim lost to another daemon', { code });
-      else logger.error('mail claim failed', { code, thrownAt: errorSite(err) });
-    } finally {
-      const soon = full || again;
-      again = false;
-      schedule(soon ? 0 : config.pollMs);
-    }
-  }
-
   return {
     name: 'mail',
-    start() {
-      if (!stopped || !config.smtpUrl) return;
-      stopped = false;
-      transport = options.transport ?? smtpTransport(config.smtpUrl);
-      schedule(0);
+    label: 'mail',
+    idField: 'mailId',
+    enabled: config.smtpUrl !== undefined,
+    table: MAIL_QUEUE,
+    pollMs: config.pollMs,
+    leaseMs: config.leaseMs,
+    maxInFlight: options.concurrency ?? 4,
+    // MAIL_RETRY_SCHEDULE is documented as exact waits (docs/portal.md#e-mail).
+    retry: { scheduleMs: config.retryScheduleMs, jitter: 0 },
+    // No stopGraceMs: a mail handed to the SMTP server is never cut, stop waits for its answer.
+    claim: (ids, now, leaseMs) => claimMails(db, ids, { now, leaseMs }),
+    async attempt(mail) {
+      if (!transport || !config.from) return undefined;
+      const content = mailContent(mail, await linkOf(mail));
+      return transport.send({ from: config.from, to: mail.to, ...content });
     },
-    wake() {
-      if (running) again = true;
-      else schedule(0);
+    async settle(mail, result, next) {
+      const now = clock();
+      await settleMail(db, mail, { ...next, error: result.ok ? null : result.error, now });
+      const status = next.outcome === 'succeeded' ? 'sent' : next.outcome === 'retried' ? 'pending' : 'failed';
+      // Never the address or the text: the mail may hold a reset link.
+      logger.debug('mail attempt', { mailId: mail.id, kind: mail.kind, attempt: mail.attemptCount + 1, next: status });
+      if (next.outcome === 'dead')
+        logger.warn('mail failed', { mailId: mail.id, kind: mail.kind, error: result.ok ? null : result.error });
     },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+    open() {
+      if (config.smtpUrl) transport = options.transport ?? smtpTransport(config.smtpUrl);
+    },
+    close() {
       transport?.close();
     },
   };
