@@ -3,10 +3,10 @@ import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { withServices } from '../../operator.js';
 import { type GlobalOptions, type ListFormat, printJson, printRecord, printTable } from '../../output.js';
-import { type ProductOption, productsText, type RecurringOption, recurringText } from '../../ruleOptions.js';
+import { moneyText } from '../../money.js';
+import { type ProductOption, productsText, rateText, type RecurringOption, recurringText } from '../../ruleOptions.js';
 
-export const commissionText = (c: Campaign) =>
-  c.commissionType === 'percent' ? `${c.commissionValue}%` : `BRL ${c.commissionValue.toFixed(2)}`;
+export const commissionText = (c: Campaign) => rateText(c, c.currency);
 
 function commissionOf(options: { commissionPercent?: number; commissionFixed?: number }) {
   if (options.commissionPercent !== undefined && options.commissionFixed !== undefined) {
@@ -21,10 +21,10 @@ function commissionOf(options: { commissionPercent?: number; commissionFixed?: n
 /** The campaign's settings as a person reads them (its JSON fields as text). */
 const settingsText = (c: Campaign) => ({
   autoApproveDays: c.autoApproveDays === null ? 'off (manual approval)' : `${c.autoApproveDays} days`,
-  payoutMinimum: `BRL ${c.payoutMinimum.toFixed(2)}`,
+  payoutMinimum: moneyText(c.payoutMinimum, c.currency),
   recurring: recurringText(c.recurring),
   secondTierPercent: `${c.secondTierPercent}%`,
-  products: productsText(c.products),
+  products: productsText(c.products, c.currency),
   portal: c.portal.enabled ? `on, at /portal/${c.publicId}/` : 'off',
   signup: c.portal.signup,
   approveAffiliates: c.portal.approveAffiliates,
