@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { moneyText } from './money.js';
+import { amountOption, moneyText } from './money.js';
 import { MAX_FIXED_COMMISSION, MAX_RECURRING_MONTHS } from './vocabulary.js';
 
 /**
@@ -64,6 +64,28 @@ export function rateOfOptions(options: {
   if (fixed !== undefined) return { commissionType: 'fixed', commissionValue: fixed };
   if (percent !== undefined) return { commissionType: 'percent', commissionValue: percent };
   return undefined;
+}
+
+/**
+ * The fixed amounts among a command's rule flags, read in the campaign's currency: a JPY
+ * campaign's `--commission-fixed 5.5` is refused (exit 2), as the one parser refuses it.
+ * `currency` is asked only when there is an amount to check.
+ */
+export async function checkRuleAmounts(
+  flags: { commissionFixed?: number; payoutMinimum?: number; product?: readonly ProductOption[] },
+  currency: () => Promise<string>,
+): Promise<void> {
+  const amounts: Array<[string, number | undefined]> = [
+    ['--commission-fixed', flags.commissionFixed],
+    ['--payout-minimum', flags.payoutMinimum],
+    ...(flags.product ?? [])
+      .filter((rule) => rule.commissionType === 'fixed')
+      .map((rule): [string, number] => [`--product ${rule.product}`, rule.commissionValue]),
+  ];
+  const given = amounts.filter((amount): amount is [string, number] => amount[1] !== undefined);
+  if (given.length === 0) return;
+  const code = await currency();
+  for (const [option, value] of given) amountOption(option, String(value), code);
 }
 
 /** `12.5%`, or a fixed amount in the campaign's currency: `BRL 5.00`, `JPY 500`. */

@@ -148,7 +148,7 @@ describe(`money in the campaign's currency (${ENGINE})`, function () {
     });
   }
 
-  it('reads an operator’s amount in the campaign’s currency: no decimals for a yen', async () => {
+  it('reads an operator’s amounts (a refund, rule amounts) in the campaign’s currency: no decimals for a yen', async () => {
     await servicesFor(database.db).campaigns.update(merchant.campaignId, { currency: 'JPY' });
     await makeAffiliate(daemon.url, merchant.key, { email: 'bia@example.com', referralId: 'BIA1' });
     await api('POST', '/v1/events', { events: [conversion(merchant.publicId, 'BIA1', 'o-2', 5000)] });
@@ -159,5 +159,17 @@ describe(`money in the campaign's currency (${ENGINE})`, function () {
     expect(part.code, part.stderr).to.equal(0);
     expect(part.stderr).to.include('Refunded JPY 1,200 of JPY 5,000 of order o-2 so far');
     expect(part.stdout).to.match(/refunded \(JPY\):\s+1,200/);
+
+    // Rule amounts too: ¥500 per conversion, never ¥5.50.
+    const fractional = await cli('groups', 'create', '--name', 'Yen', '--commission-fixed', '5.5');
+    expect(fractional.code).to.equal(2);
+    expect(fractional.stderr).to.include('--commission-fixed: 5.5 has more decimals than JPY has');
+    const product = await cli('groups', 'create', '--name', 'Yen', '--commission-percent', '5', '--product', 'Pro=0.5');
+    expect(product.code).to.equal(2);
+    expect(product.stderr).to.include('--product Pro: 0.5 has more decimals than JPY has');
+    const group = await cli('groups', 'create', '--name', 'Yen', '--commission-fixed', '500', '--product', 'Pro=1500');
+    expect(group.code, group.stderr).to.equal(0);
+    expect(group.stdout).to.match(/rate:\s+JPY 500\n/);
+    expect(group.stdout).to.match(/products:\s+Pro JPY 1,500\n/);
   });
 });

@@ -21,7 +21,7 @@ import {
 } from '../../output.js';
 import { askNewPassword, confirmOrDecline } from '../../prompts.js';
 import { type Paging, printList } from '../../paging.js';
-import { affiliateRuleText, rateOfOptions, rateText } from '../../ruleOptions.js';
+import { affiliateRuleText, checkRuleAmounts, rateOfOptions, rateText } from '../../ruleOptions.js';
 
 const passwordRule = (value: string) =>
   passwordSchema.safeParse(value).success ? true : 'At least 6 characters (and at most 72 bytes)';
@@ -190,6 +190,7 @@ export async function create(
 ): Promise<void> {
   const password = flags.password ?? (await askNewPassword(io, '--password', 'Password', passwordRule));
   const input: CreateAffiliateInput = { ...fieldsOf(flags), email: flags.email, password };
+  await checkRuleAmounts(flags, () => campaignCurrency(client));
   const affiliate = await client.affiliates.create({ body: input });
   if (options.json) return printJson(io, affiliate);
   note(io, `Created affiliate ${affiliate.id} with referral code ${affiliate.referralId}.`);
@@ -207,6 +208,7 @@ export async function update(
     flags.password === true
       ? await askNewPassword(io, '--password VALUE', 'New password', passwordRule)
       : flags.password;
+  await checkRuleAmounts(flags, () => campaignCurrency(client));
   const changes: UpdateAffiliateInput = {
     ...fieldsOf(flags),
     name: clearable(flags.name),

@@ -1,10 +1,18 @@
+import { DEFAULT_CURRENCY } from '../../../shared/currency.js';
 import type { Campaign } from '../../../shared/schemas/campaign.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { withServices } from '../../operator.js';
 import { type GlobalOptions, type ListFormat, printJson, printRecord, printTable } from '../../output.js';
 import { moneyText } from '../../money.js';
-import { type ProductOption, productsText, rateText, type RecurringOption, recurringText } from '../../ruleOptions.js';
+import {
+  checkRuleAmounts,
+  type ProductOption,
+  productsText,
+  rateText,
+  type RecurringOption,
+  recurringText,
+} from '../../ruleOptions.js';
 
 export const commissionText = (c: Campaign) => rateText(c, c.currency);
 
@@ -45,6 +53,8 @@ export async function create(
   },
 ): Promise<void> {
   const commission = commissionOf(options) ?? { type: 'percent' as const, value: 10 };
+  // A new campaign's money is the default currency until `campaigns update --currency`.
+  await checkRuleAmounts(options, async () => DEFAULT_CURRENCY);
   const campaign = await withServices(io, options, ({ campaigns }) =>
     campaigns.create({
       name: options.name,
@@ -106,7 +116,11 @@ export async function update(
         ' --portal --signup --approve-affiliates --contact-email --site-url --currency',
     );
   }
-  const campaign = await withServices(io, options, ({ campaigns }) => campaigns.update(ref, input));
+  const campaign = await withServices(io, options, async ({ campaigns }) => {
+    // Amounts are in the currency the campaign will have: the one given, else its own.
+    await checkRuleAmounts(options, async () => options.currency ?? (await campaigns.get(ref)).currency);
+    return campaigns.update(ref, input);
+  });
   if (options.json) return printJson(io, campaign);
   const { portal: _portal, ...shown } = campaign;
   printRecord(io, { ...shown, commission: commissionText(campaign), ...settingsText(campaign) });

@@ -16,6 +16,7 @@ import {
 } from '../../output.js';
 import { confirmOrDecline } from '../../prompts.js';
 import {
+  checkRuleAmounts,
   type ProductOption,
   productsText,
   rateOfOptions,
@@ -88,6 +89,7 @@ export async function create(
   flags: RuleFlags & { name: string },
 ): Promise<void> {
   const { commissionType, commissionValue, ...rest } = ruleFields(flags);
+  await checkRuleAmounts(flags, () => campaignCurrency(client));
   if (commissionType === undefined || commissionValue === undefined) {
     throw new UsageError('give the group its rate: --commission-percent X or --commission-fixed X');
   }
@@ -126,6 +128,7 @@ export async function update(
   if (flags.product !== undefined && flags.products === false)
     throw new UsageError('give --product or --no-products, not both');
   const fields = ruleFields(flags);
+  await checkRuleAmounts(flags, () => campaignCurrency(client));
   const body: UpdateGroupInput = {
     ...fields,
     name: flags.name,
