@@ -45,7 +45,6 @@ function table(io: Io, affiliates: Affiliate[], currency: string, format?: ListF
     ]),
     format,
   );
-  if (affiliates.length > 0) note(io, `amounts in ${currency}`);
 }
 
 function record(io: Io, a: Affiliate, currency: string): void {

@@ -30,8 +30,10 @@ function cells(counts: Counts, currency: string): string[] {
     count(counts.leads),
     count(counts.conversions),
     rate(counts.conversionRate),
-    amountCell(counts.revenue, currency),
-    amountCell(counts.commissions, currency),
+    // Without thousands separators, as the report has always printed them (test/cli/consistency.test.ts
+    // pins `123456.78` and the 80-column fit), in the currency's own decimals.
+    amountCell(counts.revenue, currency, 'csv'),
+    amountCell(counts.commissions, currency, 'csv'),
   ];
 }
 
