@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { amountOption, moneyText } from './money.js';
 import { MAX_FIXED_COMMISSION, MAX_RECURRING_MONTHS } from './vocabulary.js';
 
 /**
@@ -35,7 +36,7 @@ export function percentOption(value: string): number {
   return n;
 }
 
-/** `--product "Pro plan=20%"` (a percent) or `--product "Pro plan=15"` (BRL per conversion); repeatable. */
+/** `--product "Pro plan=20%"` (a percent) or `--product "Pro plan=15"` (the campaign's currency per conversion); repeatable. */
 export function productOption(value: string, previous: ProductOption[] = []): ProductOption[] {
   const at = value.lastIndexOf('=');
   const product = at <= 0 ? '' : value.slice(0, at);
@@ -45,7 +46,7 @@ export function productOption(value: string, previous: ProductOption[] = []): Pr
   const max = percent ? 100 : MAX_FIXED_COMMISSION;
   if (product === '' || rate === '' || !Number.isFinite(n) || n < 0 || n > max) {
     throw new InvalidArgumentError(
-      'must be NAME=PERCENT% (e.g. "Pro plan=20%") or NAME=AMOUNT in BRL (e.g. "Pro plan=15"); the name as events send it.',
+      `must be NAME=PERCENT% (e.g. "Pro plan=20%") or NAME=AMOUNT in the campaign's currency (e.g. "Pro plan=15"); the name as events send it.`,
     );
   }
   return [...previous, { product, commissionType: percent ? 'percent' : 'fixed', commissionValue: n }];
@@ -65,9 +66,31 @@ export function rateOfOptions(options: {
   return undefined;
 }
 
-/** `12.5%` or `BRL 5.00`. */
-export const rateText = (rate: RateOption) =>
-  rate.commissionType === 'percent' ? `${rate.commissionValue}%` : `BRL ${rate.commissionValue.toFixed(2)}`;
+/**
+ * The fixed amounts among a command's rule flags, read in the campaign's currency: a JPY
+ * campaign's `--commission-fixed 5.5` is refused (exit 2), as the one parser refuses it.
+ * `currency` is asked only when there is an amount to check.
+ */
+export async function checkRuleAmounts(
+  flags: { commissionFixed?: number; payoutMinimum?: number; product?: readonly ProductOption[] },
+  currency: () => Promise<string>,
+): Promise<void> {
+  const amounts: Array<[string, number | undefined]> = [
+    ['--commission-fixed', flags.commissionFixed],
+    ['--payout-minimum', flags.payoutMinimum],
+    ...(flags.product ?? [])
+      .filter((rule) => rule.commissionType === 'fixed')
+      .map((rule): [string, number] => [`--product ${rule.product}`, rule.commissionValue]),
+  ];
+  const given = amounts.filter((amount): amount is [string, number] => amount[1] !== undefined);
+  if (given.length === 0) return;
+  const code = await currency();
+  for (const [option, value] of given) amountOption(option, String(value), code);
+}
+
+/** `12.5%`, or a fixed amount in the campaign's currency: `BRL 5.00`, `JPY 500`. */
+export const rateText = (rate: RateOption, currency: string) =>
+  rate.commissionType === 'percent' ? `${rate.commissionValue}%` : moneyText(rate.commissionValue, currency);
 
 /** `lifetime`, `first payment only`, `12 months`. */
 export const recurringText = (recurring: RecurringOption) =>
@@ -78,8 +101,8 @@ export const recurringText = (recurring: RecurringOption) =>
       : `${recurring.months} month${recurring.months === 1 ? '' : 's'}`;
 
 /** `Pro plan 20%, Starter BRL 5.00`, or `-`. */
-export const productsText = (products: readonly ProductOption[]) =>
-  products.length === 0 ? '-' : products.map((rule) => `${rule.product} ${rateText(rule)}`).join(', ');
+export const productsText = (products: readonly ProductOption[], currency: string) =>
+  products.length === 0 ? '-' : products.map((rule) => `${rule.product} ${rateText(rule, currency)}`).join(', ');
 
 /** A conversion's `commissionRule`, as `conversions get` and the lists show it. */
 export interface RuleExplanation extends RateOption {
@@ -90,14 +113,15 @@ export interface RuleExplanation extends RateOption {
 }
 
 /** `group 3 15%`, `product rule (group 3) 20%`, `second tier 5% of the sale's commission · payment 2 of 12 months`. */
-export function ruleText(rule: RuleExplanation): string {
+export function ruleText(rule: RuleExplanation, currency: string): string {
   const group = rule.groupId === undefined ? '' : ` (group ${rule.groupId})`;
+  const rate = rateText(rule, currency);
   const where = {
-    campaign: `campaign ${rateText(rule)}`,
-    group: `group ${rule.groupId ?? '?'} ${rateText(rule)}`,
-    affiliate: `affiliate override ${rateText(rule)}`,
-    product: `product rule${group || ' (campaign)'} ${rateText(rule)}`,
-    second_tier: `second tier${group} ${rateText(rule)} of the sale's commission`,
+    campaign: `campaign ${rate}`,
+    group: `group ${rule.groupId ?? '?'} ${rate}`,
+    affiliate: `affiliate override ${rate}`,
+    product: `product rule${group || ' (campaign)'} ${rate}`,
+    second_tier: `second tier${group} ${rate} of the sale's commission`,
   }[rule.source];
   if (rule.paymentNumber === undefined) return where;
   const limit = rule.recurring === undefined ? '' : `, ${recurringText(rule.recurring)}`;
@@ -105,10 +129,10 @@ export function ruleText(rule: RuleExplanation): string {
 }
 
 /** Which rule an affiliate earns by: `override 12%`, `group 3`, `campaign`. */
-export function affiliateRuleText(affiliate: {
-  groupId: number | null;
-  commissionOverride: RateOption | null;
-}): string {
-  if (affiliate.commissionOverride) return `override ${rateText(affiliate.commissionOverride)}`;
+export function affiliateRuleText(
+  affiliate: { groupId: number | null; commissionOverride: RateOption | null },
+  currency: string,
+): string {
+  if (affiliate.commissionOverride) return `override ${rateText(affiliate.commissionOverride, currency)}`;
   return affiliate.groupId === null ? 'campaign' : `group ${affiliate.groupId}`;
 }

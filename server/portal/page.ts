@@ -78,6 +78,6 @@ export function redirect(page: Page, path: string): void {
   page.ctx.redirect(`${page.base}${path}`);
 }
 
-export const money = (page: Page, cents: number) => formatMoney(cents, page.locale);
+export const money = (page: Page, hundredths: number) => formatMoney(hundredths, page.locale, page.campaign.currency);
 export const day = (page: Page, at: Date | null) => (at === null ? '—' : formatDate(at, page.locale));
 export const count = (page: Page, n: number) => formatCount(n, page.locale);

@@ -12,6 +12,7 @@ type PayoutView = PayoutRow & {
   payout_method: 'pix' | 'paypal' | null;
   pix_key_type: 'cpf' | 'cnpj' | 'email' | 'phone' | 'random' | null;
   payout_account: string | null;
+  currency: string;
 };
 
 const COLUMNS = [
@@ -30,6 +31,7 @@ const COLUMNS = [
   'p.created_at',
   'p.paid_at',
   'p.failed_at',
+  'c.currency',
 ];
 
 function toPayout(row: PayoutView, conversionIds: number[]): Payout {
@@ -45,7 +47,7 @@ function toPayout(row: PayoutView, conversionIds: number[]): Payout {
     amount: fromCents(row.amount_cents),
     commissionAmount: fromCents(row.commission_cents),
     clawbackAmount: fromCents(row.clawback_cents),
-    currency: 'BRL',
+    currency: row.currency,
     status: row.status,
     conversionIds,
     createdAt: toIso(row.created_at),
@@ -55,7 +57,9 @@ function toPayout(row: PayoutView, conversionIds: number[]): Payout {
 }
 
 function withAffiliate(db: Db | Trx) {
-  return db('payouts as p').join('affiliates as a', 'a.id', 'p.affiliate_id');
+  return db('payouts as p')
+    .join('affiliates as a', 'a.id', 'p.affiliate_id')
+    .join('campaigns as c', 'c.id', 'p.campaign_id');
 }
 
 /** The payout with the conversions it covers, as the API shows it. */
@@ -74,7 +78,10 @@ export async function listPayouts(
   const base = db('payouts as p').where('p.campaign_id', campaignId);
   if (filter.affiliateId !== undefined) base.andWhere('p.affiliate_id', filter.affiliateId);
   if (filter.status) base.andWhere('p.status', filter.status);
-  const page = base.clone().join('affiliates as a', 'a.id', 'p.affiliate_id');
+  const page = base
+    .clone()
+    .join('affiliates as a', 'a.id', 'p.affiliate_id')
+    .join('campaigns as c', 'c.id', 'p.campaign_id');
   const [total, rows] = await Promise.all([
     countRows(base.clone()),
     newestFirstPage(page, 'p.', filter).select<PayoutView[]>(COLUMNS),

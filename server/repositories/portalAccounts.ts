@@ -95,6 +95,8 @@ export interface MailAddressee {
   notifyPayouts: boolean;
   campaignName: string;
   campaignPublicId: string;
+  /** ISO 4217 code of the campaign's money. */
+  campaignCurrency: string;
   portalEnabled: boolean;
   contactEmail: string | null;
 }
@@ -114,6 +116,7 @@ export async function mailAddressees(trx: Trx, affiliateIds: readonly number[]):
         notify_payouts: number | boolean;
         campaign_name: string;
         public_id: string;
+        currency: string;
         portal_enabled: number | boolean;
         contact_email: string | null;
       }[]
@@ -126,6 +129,7 @@ export async function mailAddressees(trx: Trx, affiliateIds: readonly number[]):
       'a.notify_payouts',
       'c.name as campaign_name',
       'c.public_id',
+      'c.currency',
       'c.portal_enabled',
       'c.contact_email',
     );
@@ -141,6 +145,7 @@ export async function mailAddressees(trx: Trx, affiliateIds: readonly number[]):
         notifyPayouts: Boolean(row.notify_payouts),
         campaignName: row.campaign_name,
         campaignPublicId: row.public_id,
+        campaignCurrency: row.currency,
         portalEnabled: Boolean(row.portal_enabled),
         contactEmail: row.contact_email,
       },

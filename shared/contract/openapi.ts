@@ -145,7 +145,7 @@ export function buildOpenApiDocument(options: { version: string; routes?: RouteS
       title: 'affiliated API',
       version: options.version,
       description:
-        'Affiliate management and event tracking for one campaign per API key. Errors always answer `{ statusCode, message, error }`; money is BRL as JSON numbers with two decimals.',
+        'Affiliate management and event tracking for one campaign per API key. Errors always answer `{ statusCode, message, error }`; money is JSON numbers of the campaign’s `currency` (`GET /v1/campaign`), to the hundredth.',
     },
     servers: [{ url: '/' }],
     tags: [...new Set((options.routes ?? allRoutes()).map((route) => route.tag))].map((name) => ({ name })),

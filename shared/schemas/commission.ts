@@ -13,11 +13,10 @@ export type CommissionType = z.infer<typeof commissionType>;
 export const percent = z.number().min(0).max(100);
 
 /** Any rate's value: percent rules stop at 100, which `rateRule` adds with the type beside it. */
-const rateValue = z
-  .number()
-  .min(0)
-  .max(MAX_FIXED_COMMISSION)
-  .meta({ description: 'percent: 0 to 100 (10 is 10 %); fixed: BRL per conversion, 0 to 10000000. Two decimals.' });
+const rateValue = z.number().min(0).max(MAX_FIXED_COMMISSION).meta({
+  description:
+    "percent: 0 to 100 (10 is 10 %); fixed: an amount of the campaign's currency per conversion, 0 to 10000000. Two decimals.",
+});
 
 export const COMMISSION_MESSAGES = Object.freeze({
   percentOver100: 'must not be greater than 100 for a percent commission',

@@ -45,8 +45,14 @@ export const paginationFields = {
   totalPages: z.number().int(),
 };
 
-/** Money is BRL with two decimals, sent as JSON numbers (spec §11). */
+/**
+ * Money is a JSON number of the campaign's currency (its `currency`), to the hundredth (spec §11,
+ * docs/architecture.md "Money").
+ */
 export const money = z.number();
+
+/** An ISO 4217 code as answers carry it: `BRL`, `USD`, `JPY`. */
+export const currencyCode = z.string().regex(/^[A-Z]{3}$/);
 
 export const isoDate = z.string();
 

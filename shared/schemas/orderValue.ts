@@ -50,5 +50,5 @@ export const orderValue = z
     exclusiveMinimum: 0,
     minimum: MIN_ORDER_VALUE,
     maximum: MAX_ORDER_VALUE,
-    description: `Sale value in reais: positive, at least one centavo once rounded half up (${MIN_ORDER_VALUE} is 0.01), at most ${MAX_ORDER_VALUE}`,
+    description: `Sale value in the campaign's currency (reais by default): positive, at least one centavo once rounded half up (${MIN_ORDER_VALUE} is 0.01), at most ${MAX_ORDER_VALUE}`,
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDate, money, paginationFields, paginationQuery } from './common.js';
+import { currencyCode, isoDate, money, paginationFields, paginationQuery } from './common.js';
 
 import { PAYOUT_METHODS, PAYOUT_STATUSES, PIX_KEY_TYPES } from '../vocabulary.js';
 
@@ -26,7 +26,8 @@ export const payoutSchema = z.object({
   commissionAmount: money,
   /** Clawbacks of earlier refunds netted off this payout. */
   clawbackAmount: money,
-  currency: z.literal('BRL'),
+  /** The campaign's currency (ISO 4217), which every amount of the payout is in. */
+  currency: currencyCode,
   status: payoutStatus,
   conversionIds: z.array(z.number().int()),
   createdAt: isoDate,

@@ -8,6 +8,7 @@ import {
 } from '../../../shared/schemas/affiliate.js';
 import { CommandFailed, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
+import { amountCell, campaignCurrency } from '../../money.js';
 import {
   type GlobalOptions,
   type ListFormat,
@@ -20,12 +21,12 @@ import {
 } from '../../output.js';
 import { askNewPassword, confirmOrDecline } from '../../prompts.js';
 import { type Paging, printList } from '../../paging.js';
-import { affiliateRuleText, rateOfOptions, rateText } from '../../ruleOptions.js';
+import { affiliateRuleText, checkRuleAmounts, rateOfOptions, rateText } from '../../ruleOptions.js';
 
 const passwordRule = (value: string) =>
   passwordSchema.safeParse(value).success ? true : 'At least 6 characters (and at most 72 bytes)';
 
-function table(io: Io, affiliates: Affiliate[], format?: ListFormat): void {
+function table(io: Io, affiliates: Affiliate[], currency: string, format?: ListFormat): void {
   printTable(
     io,
     ['id', 'name', 'email', 'referral', 'status', 'rule', 'parent', 'conversions', 'commissions', 'paid', 'created'],
@@ -35,18 +36,18 @@ function table(io: Io, affiliates: Affiliate[], format?: ListFormat): void {
       a.email,
       a.referralId,
       a.status,
-      affiliateRuleText(a),
+      affiliateRuleText(a, currency),
       a.parentAffiliateId,
       a.totalConversions,
-      a.totalCommissions.toFixed(2),
-      a.totalPaid.toFixed(2),
+      amountCell(a.totalCommissions, currency, format),
+      amountCell(a.totalPaid, currency, format),
       a.createdAt,
     ]),
     format,
   );
 }
 
-function record(io: Io, a: Affiliate): void {
+function record(io: Io, a: Affiliate, currency: string): void {
   printRecord(io, {
     id: a.id,
     name: a.name,
@@ -55,13 +56,13 @@ function record(io: Io, a: Affiliate): void {
     'referral id': a.referralId,
     status: a.status,
     group: a.groupId,
-    'own rate': a.commissionOverride === null ? null : rateText(a.commissionOverride),
-    'earns by': affiliateRuleText(a),
+    'own rate': a.commissionOverride === null ? null : rateText(a.commissionOverride, currency),
+    'earns by': affiliateRuleText(a, currency),
     parent: a.parentAffiliateId,
     created: a.createdAt,
     conversions: a.totalConversions,
-    'commissions (BRL)': a.totalCommissions.toFixed(2),
-    'paid (BRL)': a.totalPaid.toFixed(2),
+    [`commissions (${currency})`]: amountCell(a.totalCommissions, currency),
+    [`paid (${currency})`]: amountCell(a.totalPaid, currency),
     // Where the affiliate asked to be paid, in the portal: what a bank transfer needs.
     'payout method':
       a.payoutMethod === null ? '(none given)' : a.payoutMethod === 'pix' ? `Pix (${a.pixKeyType ?? ''})` : 'PayPal',
@@ -124,18 +125,19 @@ export async function list(
   },
 ): Promise<void> {
   const filters = { status: flags.status, search: flags.search, groupId: flags.group };
+  const currency = options.json ? '' : await campaignCurrency(client);
   await printList(io, options.json, flags, {
     noun: 'affiliate',
     fetch: (paging: Paging) => client.affiliates.list({ query: { ...filters, ...paging } }),
     rows: (answer) => answer.affiliates,
-    show: (rows) => table(io, rows, flags.output),
+    show: (rows) => table(io, rows, currency, flags.output),
   });
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
   const affiliate = await client.affiliates.get({ params: { id } });
   if (options.json) return printJson(io, affiliate);
-  record(io, affiliate);
+  record(io, affiliate, await campaignCurrency(client));
 }
 
 interface FieldFlags {
@@ -187,10 +189,11 @@ export async function create(
 ): Promise<void> {
   const password = flags.password ?? (await askNewPassword(io, '--password', 'Password', passwordRule));
   const input: CreateAffiliateInput = { ...fieldsOf(flags), email: flags.email, password };
+  await checkRuleAmounts(flags, () => campaignCurrency(client));
   const affiliate = await client.affiliates.create({ body: input });
   if (options.json) return printJson(io, affiliate);
   note(io, `Created affiliate ${affiliate.id} with referral code ${affiliate.referralId}.`);
-  record(io, affiliate);
+  record(io, affiliate, await campaignCurrency(client));
 }
 
 export async function update(
@@ -204,6 +207,7 @@ export async function update(
     flags.password === true
       ? await askNewPassword(io, '--password VALUE', 'New password', passwordRule)
       : flags.password;
+  await checkRuleAmounts(flags, () => campaignCurrency(client));
   const changes: UpdateAffiliateInput = {
     ...fieldsOf(flags),
     name: clearable(flags.name),
@@ -219,7 +223,7 @@ export async function update(
   const affiliate = await client.affiliates.update({ params: { id }, body: changes });
   if (options.json) return printJson(io, affiliate);
   note(io, `Updated affiliate ${affiliate.id}.`);
-  record(io, affiliate);
+  record(io, affiliate, await campaignCurrency(client));
 }
 
 export async function remove(

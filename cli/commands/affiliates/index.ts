@@ -16,7 +16,11 @@ function ruleOptions<C extends Command>(command: C): C {
   return command
     .option('--group <id>', "the affiliate's group (its rule applies); none: the campaign's rule", idOrNone)
     .option('--commission-percent <x>', "the affiliate's own rate, a percent: beats every other rule", percentOption)
-    .option('--commission-fixed <x>', "the affiliate's own rate, BRL per conversion", decimalNumber)
+    .option(
+      '--commission-fixed <x>',
+      "the affiliate's own rate per conversion, in the campaign's currency",
+      decimalNumber,
+    )
     .option('--parent <id>', 'the affiliate who earns a second-tier commission on its sales; none: nobody', idOrNone);
 }
 

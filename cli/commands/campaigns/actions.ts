@@ -1,12 +1,20 @@
+import { DEFAULT_CURRENCY } from '../../../shared/currency.js';
 import type { Campaign } from '../../../shared/schemas/campaign.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { withServices } from '../../operator.js';
 import { type GlobalOptions, type ListFormat, printJson, printRecord, printTable } from '../../output.js';
-import { type ProductOption, productsText, type RecurringOption, recurringText } from '../../ruleOptions.js';
+import { moneyText } from '../../money.js';
+import {
+  checkRuleAmounts,
+  type ProductOption,
+  productsText,
+  rateText,
+  type RecurringOption,
+  recurringText,
+} from '../../ruleOptions.js';
 
-export const commissionText = (c: Campaign) =>
-  c.commissionType === 'percent' ? `${c.commissionValue}%` : `BRL ${c.commissionValue.toFixed(2)}`;
+export const commissionText = (c: Campaign) => rateText(c, c.currency);
 
 function commissionOf(options: { commissionPercent?: number; commissionFixed?: number }) {
   if (options.commissionPercent !== undefined && options.commissionFixed !== undefined) {
@@ -21,10 +29,10 @@ function commissionOf(options: { commissionPercent?: number; commissionFixed?: n
 /** The campaign's settings as a person reads them (its JSON fields as text). */
 const settingsText = (c: Campaign) => ({
   autoApproveDays: c.autoApproveDays === null ? 'off (manual approval)' : `${c.autoApproveDays} days`,
-  payoutMinimum: `BRL ${c.payoutMinimum.toFixed(2)}`,
+  payoutMinimum: moneyText(c.payoutMinimum, c.currency),
   recurring: recurringText(c.recurring),
   secondTierPercent: `${c.secondTierPercent}%`,
-  products: productsText(c.products),
+  products: productsText(c.products, c.currency),
   portal: c.portal.enabled ? `on, at /portal/${c.publicId}/` : 'off',
   signup: c.portal.signup,
   approveAffiliates: c.portal.approveAffiliates,
@@ -45,6 +53,8 @@ export async function create(
   },
 ): Promise<void> {
   const commission = commissionOf(options) ?? { type: 'percent' as const, value: 10 };
+  // A new campaign's money is the default currency until `campaigns update --currency`.
+  await checkRuleAmounts(options, async () => DEFAULT_CURRENCY);
   const campaign = await withServices(io, options, ({ campaigns }) =>
     campaigns.create({
       name: options.name,
@@ -106,7 +116,11 @@ export async function update(
         ' --portal --signup --approve-affiliates --contact-email --site-url --currency',
     );
   }
-  const campaign = await withServices(io, options, ({ campaigns }) => campaigns.update(ref, input));
+  const campaign = await withServices(io, options, async ({ campaigns }) => {
+    // Amounts are in the currency the campaign will have: the one given, else its own.
+    await checkRuleAmounts(options, async () => options.currency ?? (await campaigns.get(ref)).currency);
+    return campaigns.update(ref, input);
+  });
   if (options.json) return printJson(io, campaign);
   const { portal: _portal, ...shown } = campaign;
   printRecord(io, { ...shown, commission: commissionText(campaign), ...settingsText(campaign) });

@@ -37,7 +37,7 @@ export function registerCampaigns(program: Command, io: Io): void {
       )
       .addOption(new Option('--public-id <publicId>', 'same as --id').hideHelp().argParser(publicId))
       .option('--commission-percent <x>', 'commission as a percentage of the order value (default 10)', decimalNumber)
-      .option('--commission-fixed <x>', 'fixed commission in BRL per conversion', decimalNumber)
+      .option('--commission-fixed <x>', "fixed commission per conversion, in the campaign's currency", decimalNumber)
       .option(
         '--cookie-days <n>',
         `referral cookie lifetime in days, 1 to ${OPERATOR_LIMITS.cookieDays}`,
@@ -56,13 +56,13 @@ export function registerCampaigns(program: Command, io: Io): void {
       .argument('<id>', 'campaign id or public id')
       .option('--plan <plan>', 'plan name (see `affiliated plans list`)')
       .option('--commission-percent <x>', 'commission as a percentage of the order value', decimalNumber)
-      .option('--commission-fixed <x>', 'fixed commission in BRL per conversion', decimalNumber)
+      .option('--commission-fixed <x>', "fixed commission per conversion, in the campaign's currency", decimalNumber)
       .option(
         '--auto-approve-days <n>',
         'approve pending conversions older than N days (0 to 3650); "off" for manual approval',
         holdPeriod,
       )
-      .option('--payout-minimum <x>', 'smallest payout in BRL (0: any amount)', decimalNumber)
+      .option('--payout-minimum <x>', "smallest payout, in the campaign's currency (0: any amount)", decimalNumber)
       .option(
         '--recurring <limit>',
         "which of a customer's payments earn: lifetime, first, or <N>m (N months from the first)",
@@ -71,7 +71,7 @@ export function registerCampaigns(program: Command, io: Io): void {
       .option('--second-tier-percent <x>', "percent of a child's commission its parent earns (0: none)", percentOption)
       .option(
         '--product <name=rate>',
-        'a product rule, "NAME=PERCENT%" or "NAME=BRL"; repeat for each; replaces the product rules',
+        'a product rule, "NAME=PERCENT%" or "NAME=AMOUNT" (the campaign\'s currency); repeat for each; replaces the product rules',
         productOption,
       )
       .option('--no-products', 'remove every product rule of the campaign')
@@ -86,7 +86,10 @@ export function registerCampaigns(program: Command, io: Io): void {
       )
       .option('--contact-email <email>', "where the “application received” mail goes; '' for none")
       .option('--site-url <url>', "the shop’s address, which affiliates’ referral links point to; '' for none")
-      .option('--currency <code>', 'ISO 4217 code of the money billing providers charge in (default BRL)'),
+      .option(
+        '--currency <code>',
+        'ISO 4217 code of the campaign’s money: every amount is shown and read in it, and billing providers must charge in it (default BRL)',
+      ),
     [
       'campaigns update spring-sale --auto-approve-days 30 --payout-minimum 50',
       'campaigns update spring-sale --plan pro',

@@ -1,5 +1,4 @@
 import type { ApiClient } from '../../../shared/client/index.js';
-import { formatCents, toCents } from '../../../shared/money.js';
 import {
   type BulkResult,
   type Conversion,
@@ -11,6 +10,7 @@ import { checkRange } from '../../dates.js';
 import { AlreadyReported, UsageError } from '../../errors.js';
 import { refundHint } from '../../hints.js';
 import type { Io } from '../../io.js';
+import { amountCell, campaignCurrency } from '../../money.js';
 import {
   type GlobalOptions,
   type ListFormat,
@@ -24,9 +24,8 @@ import {
 import { type Paging, printList } from '../../paging.js';
 import { ruleText } from '../../ruleOptions.js';
 
-export const brl = (amount: number) => formatCents(toCents(amount));
-
-function table(io: Io, conversions: Conversion[], format?: ListFormat): void {
+/** Amounts in the campaign's currency: the note under the table names it. */
+function table(io: Io, conversions: Conversion[], currency: string, format?: ListFormat): void {
   printTable(
     io,
     ['id', 'affiliate', 'order', 'value', 'commission', 'rule', 'status', 'payout', 'flags', 'created'],
@@ -34,8 +33,8 @@ function table(io: Io, conversions: Conversion[], format?: ListFormat): void {
       c.id,
       c.affiliateId,
       c.orderId,
-      brl(c.orderValue),
-      brl(c.commission),
+      amountCell(c.orderValue, currency, format),
+      amountCell(c.commission, currency, format),
       c.commissionRule.source,
       c.status,
       c.payoutId,
@@ -44,19 +43,20 @@ function table(io: Io, conversions: Conversion[], format?: ListFormat): void {
     ]),
     format,
   );
+  if (conversions.length > 0) note(io, `amounts in ${currency}`);
 }
 
-export function conversionRecord(io: Io, c: Conversion): void {
+export function conversionRecord(io: Io, c: Conversion, currency: string): void {
   printRecord(io, {
     id: c.id,
     affiliate: `${c.affiliateId} (${c.referralId})`,
     order: c.orderId,
     kind: c.kind === 'sale' ? 'sale' : `second tier of conversion ${c.sourceConversionId ?? '(deleted)'}`,
-    'value (BRL)': brl(c.orderValue),
-    'commission (BRL)': brl(c.commission),
-    rule: ruleText(c.commissionRule),
+    [`value (${currency})`]: amountCell(c.orderValue, currency),
+    [`commission (${currency})`]: amountCell(c.commission, currency),
+    rule: ruleText(c.commissionRule, currency),
     flags: c.flags.length === 0 ? null : c.flags.join(', '),
-    'refunded (BRL)': c.refundedAmount === 0 ? null : brl(c.refundedAmount),
+    [`refunded (${currency})`]: c.refundedAmount === 0 ? null : amountCell(c.refundedAmount, currency),
     status: c.status,
     payout: c.payoutId,
     occurred: c.occurredAt,
@@ -86,18 +86,19 @@ export async function list(
   checkRange(flags.from, flags.to);
   const { affiliate, output, all: _all, flagged, ...rest } = flags;
   const query = { ...rest, affiliateId: affiliate, ...(flagged && { flagged: 'true' as const }) };
+  const currency = options.json ? '' : await campaignCurrency(client);
   await printList(io, options.json, flags, {
     noun: 'conversion',
     fetch: (paging: Paging) => client.conversions.list({ query: { ...query, ...paging } }),
     rows: (answer) => answer.conversions,
-    show: (rows) => table(io, rows, output),
+    show: (rows) => table(io, rows, currency, output),
   });
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
   const conversion = await client.conversions.get({ params: { id } });
   if (options.json) return printJson(io, conversion);
-  conversionRecord(io, conversion);
+  conversionRecord(io, conversion, await campaignCurrency(client));
 }
 
 /** What `approve`/`reject` did, over however many requests it took. */

@@ -21,7 +21,7 @@ export function registerEvents(program: Command, io: Io): void {
       .option('--campaign <publicId>', 'the campaign’s public id (default: the API key’s campaign)')
       .requiredOption('--affiliate <code>', 'the affiliate’s referral code (affiliate_id)')
       .option('--order-id <id>', 'order id (conversions)')
-      .option('--order-value <value>', 'order value in BRL (conversions)', decimalNumber)
+      .option('--order-value <value>', "order value in the campaign's currency (conversions)", decimalNumber)
       .option('--session <id>', 'session id'),
     [
       'events send --type page_view --affiliate MARIA10',

@@ -2,6 +2,7 @@ import type { ApiClient } from '../../../shared/client/index.js';
 import type { CreateGroupInput, Group, UpdateGroupInput } from '../../../shared/schemas/group.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
+import { campaignCurrency } from '../../money.js';
 import {
   type GlobalOptions,
   type ListFormat,
@@ -15,6 +16,7 @@ import {
 } from '../../output.js';
 import { confirmOrDecline } from '../../prompts.js';
 import {
+  checkRuleAmounts,
   type ProductOption,
   productsText,
   rateOfOptions,
@@ -33,31 +35,31 @@ interface RuleFlags {
 
 const inherited = (value: string | null) => value ?? "the campaign's";
 
-function table(io: Io, groups: Group[], format?: ListFormat): void {
+function table(io: Io, groups: Group[], currency: string, format?: ListFormat): void {
   printTable(
     io,
     ['id', 'name', 'rate', 'recurring', 'second tier', 'products', 'affiliates'],
     groups.map((g) => [
       g.id,
       g.name,
-      rateText(g),
+      rateText(g, currency),
       inherited(g.recurring === null ? null : recurringText(g.recurring)),
       inherited(g.secondTierPercent === null ? null : `${g.secondTierPercent}%`),
-      productsText(g.products),
+      productsText(g.products, currency),
       g.affiliateCount,
     ]),
     format,
   );
 }
 
-function record(io: Io, g: Group): void {
+function record(io: Io, g: Group, currency: string): void {
   printRecord(io, {
     id: g.id,
     name: g.name,
-    rate: rateText(g),
+    rate: rateText(g, currency),
     recurring: inherited(g.recurring === null ? null : recurringText(g.recurring)),
     'second tier': inherited(g.secondTierPercent === null ? null : `${g.secondTierPercent}%`),
-    products: productsText(g.products),
+    products: productsText(g.products, currency),
     affiliates: g.affiliateCount,
     created: g.createdAt,
     updated: g.updatedAt,
@@ -87,6 +89,7 @@ export async function create(
   flags: RuleFlags & { name: string },
 ): Promise<void> {
   const { commissionType, commissionValue, ...rest } = ruleFields(flags);
+  await checkRuleAmounts(flags, () => campaignCurrency(client));
   if (commissionType === undefined || commissionValue === undefined) {
     throw new UsageError('give the group its rate: --commission-percent X or --commission-fixed X');
   }
@@ -94,7 +97,7 @@ export async function create(
   const group = await client.groups.create({ body });
   if (options.json) return printJson(io, group);
   note(io, `Created group ${group.id}: affiliates update ID --group ${group.id} puts an affiliate in it.`);
-  record(io, group);
+  record(io, group, await campaignCurrency(client));
 }
 
 export async function list(
@@ -105,14 +108,14 @@ export async function list(
 ): Promise<void> {
   const page = await client.groups.list({ query: { page: flags.page, limit: flags.limit } });
   if (options.json) return printJson(io, page);
-  table(io, page.groups, flags.output);
+  table(io, page.groups, await campaignCurrency(client), flags.output);
   pageNote(io, page, plural(page.total, 'group'));
 }
 
 export async function get(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
   const group = await client.groups.get({ params: { id } });
   if (options.json) return printJson(io, group);
-  record(io, group);
+  record(io, group, await campaignCurrency(client));
 }
 
 export async function update(
@@ -125,6 +128,7 @@ export async function update(
   if (flags.product !== undefined && flags.products === false)
     throw new UsageError('give --product or --no-products, not both');
   const fields = ruleFields(flags);
+  await checkRuleAmounts(flags, () => campaignCurrency(client));
   const body: UpdateGroupInput = {
     ...fields,
     name: flags.name,
@@ -139,7 +143,7 @@ export async function update(
   const group = await client.groups.update({ params: { id }, body });
   if (options.json) return printJson(io, group);
   note(io, `Updated group ${group.id}.`);
-  record(io, group);
+  record(io, group, await campaignCurrency(client));
 }
 
 export async function remove(

@@ -14,7 +14,11 @@ const groupPercent = (value: string) => (value === 'campaign' ? 'campaign' : per
 function ruleOptions<C extends Command>(command: C): C {
   return command
     .option('--commission-percent <x>', 'the group earns this percent of the order value', percentOption)
-    .option('--commission-fixed <x>', 'the group earns this amount in BRL per conversion', decimalNumber)
+    .option(
+      '--commission-fixed <x>',
+      "the group earns this amount per conversion, in the campaign's currency",
+      decimalNumber,
+    )
     .option(
       '--recurring <limit>',
       "which of a customer's payments earn: lifetime, first, <N>m (N months), or campaign (the campaign's)",
@@ -25,7 +29,11 @@ function ruleOptions<C extends Command>(command: C): C {
       "percent of a child's commission a parent in this group earns, or campaign (the campaign's)",
       groupPercent,
     )
-    .option('--product <name=rate>', 'a product rule, "NAME=PERCENT%" or "NAME=BRL"; repeat for each', productOption);
+    .option(
+      '--product <name=rate>',
+      'a product rule, "NAME=PERCENT%" or "NAME=AMOUNT" (the campaign\'s currency); repeat for each',
+      productOption,
+    );
 }
 
 /** Client commands for groups of affiliates and their commission rules (docs/commissions.md#groups). */

@@ -1,9 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import type { ApiClient } from '../../../shared/client/index.js';
-import { formatCents, toCents } from '../../../shared/money.js';
+import { fromCents, toCents } from '../../../shared/money.js';
 import type { Payout, PayoutStatus } from '../../../shared/schemas/payout.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
+import { amountCell, campaignCurrency, moneyText } from '../../money.js';
 import {
   type GlobalOptions,
   count,
@@ -19,8 +20,7 @@ import { type Paging, printList } from '../../paging.js';
 import { ruleText } from '../../ruleOptions.js';
 import { payoutsCsv } from './csv.js';
 
-const brl = (amount: number) => formatCents(toCents(amount));
-
+/** A payout's amounts are in its `currency`, the campaign's. */
 function table(io: Io, payouts: Payout[], format?: ListFormat): void {
   printTable(
     io,
@@ -30,7 +30,7 @@ function table(io: Io, payouts: Payout[], format?: ListFormat): void {
       p.affiliateId,
       p.affiliateName,
       p.affiliateEmail,
-      brl(p.amount),
+      amountCell(p.amount, p.currency, format),
       p.status,
       p.conversionIds.length,
       p.createdAt,
@@ -38,6 +38,8 @@ function table(io: Io, payouts: Payout[], format?: ListFormat): void {
     ]),
     format,
   );
+  const [first] = payouts;
+  if (first) note(io, `amounts in ${first.currency}`);
 }
 
 /** Ids shown in a record before the rest is only counted (a payout may cover thousands). */
@@ -55,9 +57,9 @@ function record(io: Io, p: Payout): void {
     id: p.id,
     affiliate: `${p.affiliateId} ${p.affiliateName ?? ''} <${p.affiliateEmail}>`,
     status: p.status,
-    'commissions (BRL)': brl(p.commissionAmount),
-    'clawbacks (BRL)': brl(p.clawbackAmount),
-    'amount (BRL)': brl(p.amount),
+    [`commissions (${p.currency})`]: amountCell(p.commissionAmount, p.currency),
+    [`clawbacks (${p.currency})`]: amountCell(p.clawbackAmount, p.currency),
+    [`amount (${p.currency})`]: amountCell(p.amount, p.currency),
     conversions: conversionsText(p.conversionIds),
     created: p.createdAt,
     paid: p.paidAt,
@@ -104,7 +106,10 @@ export async function create(
   if (flags.affiliate !== undefined) {
     const payout = await client.payouts.create({ body: { affiliateId: flags.affiliate } });
     if (options.json) return printJson(io, payout);
-    note(io, `Created payout ${payout.id} of BRL ${brl(payout.amount)} for affiliate ${payout.affiliateId}.`);
+    note(
+      io,
+      `Created payout ${payout.id} of ${moneyText(payout.amount, payout.currency)} for affiliate ${payout.affiliateId}.`,
+    );
     return record(io, payout);
   }
   const answer = await client.payouts.bulkCreate({ body: {} });
@@ -112,10 +117,12 @@ export async function create(
   if (answer.created.length > 0) table(io, answer.created);
   for (const skip of answer.skipped) note(io, `affiliate ${skip.affiliateId}: ${skip.message}`);
   const cents = answer.created.reduce((sum, p) => sum + toCents(p.amount), 0);
-  const count = answer.created.length;
+  const [first] = answer.created;
   printLine(
     io,
-    count === 0 ? 'Nothing to pay.' : `Created ${plural(count, 'payout')}, BRL ${formatCents(cents)} in all.`,
+    first === undefined
+      ? 'Nothing to pay.'
+      : `Created ${plural(answer.created.length, 'payout')}, ${moneyText(fromCents(cents), first.currency)} in all.`,
   );
 }
 
@@ -160,7 +167,7 @@ async function rulesOf(client: ApiClient, payouts: readonly Payout[]): Promise<M
     for (let page = 1; ; page++) {
       const answer = await client.conversions.list({ query: { payoutId: payout.id, page, limit: 100 } });
       for (const { commissionRule } of answer.conversions) {
-        const text = ruleText({ ...commissionRule, paymentNumber: undefined });
+        const text = ruleText({ ...commissionRule, paymentNumber: undefined }, payout.currency);
         counts.set(text, (counts.get(text) ?? 0) + 1);
       }
       if (answer.conversions.length === 0 || page >= answer.totalPages) break;
@@ -181,7 +188,8 @@ export async function exportPayouts(
   const json = options.json || flags.format === 'json';
   const text = json ? `${JSON.stringify(payouts, null, 2)}\n` : payoutsCsv(payouts, await rulesOf(client, payouts));
   const cents = payouts.reduce((sum, p) => sum + toCents(p.amount), 0);
-  const summary = `${plural(payouts.length, `${flags.status} payout`)}, BRL ${formatCents(cents)} in all`;
+  const currency = payouts[0]?.currency ?? (await campaignCurrency(client));
+  const summary = `${plural(payouts.length, `${flags.status} payout`)}, ${moneyText(fromCents(cents), currency)} in all`;
   if (flags.output === undefined) {
     io.stdout.write(text);
     note(io, summary);

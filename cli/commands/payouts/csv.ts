@@ -1,4 +1,4 @@
-import { formatCents, toCents } from '../../../shared/money.js';
+import { moneyOfAmount, plainAmount } from '../../../shared/money.js';
 import type { Payout } from '../../../shared/schemas/payout.js';
 import { csvLines } from '../../csv.js';
 
@@ -29,8 +29,9 @@ function csvRow(payout: Payout, rules: ReadonlyMap<number, string>) {
     payout.payoutMethod ?? '',
     payout.pixKeyType ?? '',
     payout.payoutAccount ?? '',
-    // Two decimals, from centavos: never a float's `12.5` or `0.30000000000000004`.
-    formatCents(toCents(payout.amount)),
+    // Machine-readable: the currency's own decimals (12.50, JPY 1235, KWD 1.235), a dot, no
+    // thousands separator; never a float's `12.5` or `0.30000000000000004`.
+    plainAmount(moneyOfAmount(payout.amount, payout.currency)),
     payout.currency,
     rules.get(payout.id) ?? '',
   ];

@@ -1,10 +1,11 @@
 import type { ApiClient } from '../../../shared/client/index.js';
-import { formatCents, toCents } from '../../../shared/money.js';
+import { fromCents, toCents } from '../../../shared/money.js';
 import type { Conversion } from '../../../shared/schemas/conversion.js';
 import type { Io } from '../../io.js';
+import { amountCell, amountOption, campaignCurrency, moneyText } from '../../money.js';
 import { type GlobalOptions, type ListFormat, note, plural, printJson, printTable } from '../../output.js';
 import { ALL_PAGE_SIZE, everyPage } from '../../paging.js';
-import { brl, conversionRecord } from '../conversions/actions.js';
+import { conversionRecord } from '../conversions/actions.js';
 
 /**
  * A refunded conversion that was in a payout carries a clawback of its commission (docs/payouts.md):
@@ -17,19 +18,21 @@ export async function create(
   client: ApiClient,
   options: GlobalOptions,
   orderId: string,
-  flags: { reason?: string; amount?: number; refundId?: string },
+  flags: { reason?: string; amount?: string; refundId?: string },
 ): Promise<void> {
+  // `--amount` is read in the campaign's currency (a JPY refund has no decimals), and the notes say it.
+  const currency = flags.amount !== undefined || !options.json ? await campaignCurrency(client) : '';
   const conversion = await client.refunds.create({
     body: {
       order_id: orderId,
       ...(flags.reason !== undefined && { reason: flags.reason }),
-      ...(flags.amount !== undefined && { amount: flags.amount }),
+      ...(flags.amount !== undefined && { amount: amountOption('--amount', flags.amount, currency) }),
       ...(flags.refundId !== undefined && { refund_id: flags.refundId }),
     },
   });
   if (options.json) return printJson(io, conversion);
-  conversionRecord(io, conversion);
-  if (conversion.status !== 'rejected') return partNote(io, orderId, conversion);
+  conversionRecord(io, conversion, currency);
+  if (conversion.status !== 'rejected') return partNote(io, orderId, conversion, currency);
   if (!hasClawback(conversion) || conversion.payoutId === null) {
     note(io, `Refunded order ${orderId}: conversion ${conversion.id} is rejected; no commission had been paid out.`);
     return;
@@ -41,7 +44,7 @@ export async function create(
       : `it is owed once payout ${payout.id} is marked paid, then netted off a later payout`;
   note(
     io,
-    `Its commission was in payout ${payout.id} (${payout.status}): a clawback of BRL ${brl(conversion.commission)} ` +
+    `Its commission was in payout ${payout.id} (${payout.status}): a clawback of ${moneyText(conversion.commission, currency)} ` +
       `is recorded against affiliate ${conversion.affiliateId}; ${when}. \`affiliated refunds list --clawbacks\` lists them.`,
   );
 }
@@ -50,9 +53,10 @@ export async function create(
  * A partial refund leaves the sale standing with a lower commission; what it took off a
  * commission already in a payout is clawed back (docs/commissions.md#partial-refunds).
  */
-function partNote(io: Io, orderId: string, conversion: Conversion): void {
-  const refunded = `Refunded BRL ${brl(conversion.refundedAmount)} of BRL ${brl(conversion.orderValue)} of order ${orderId} so far`;
-  const earns = `conversion ${conversion.id} now earns BRL ${brl(conversion.commission)}`;
+function partNote(io: Io, orderId: string, conversion: Conversion, currency: string): void {
+  const money = (amount: number) => moneyText(amount, currency);
+  const refunded = `Refunded ${money(conversion.refundedAmount)} of ${money(conversion.orderValue)} of order ${orderId} so far`;
+  const earns = `conversion ${conversion.id} now earns ${money(conversion.commission)}`;
   const clawed =
     conversion.payoutId === null
       ? ''
@@ -81,6 +85,7 @@ export async function list(
   const refunds = rejected.items.filter((c) => c.refundedAt !== null && (!flags.clawbacks || hasClawback(c)));
   const clawbacks = refunds.filter(hasClawback);
   if (options.json) return printJson(io, { refunds, total: refunds.length });
+  const currency = await campaignCurrency(client);
   printTable(
     io,
     ['conversion', 'affiliate', 'order', 'commission', 'clawback', 'payout', 'refunded', 'reason'],
@@ -88,8 +93,8 @@ export async function list(
       c.id,
       c.affiliateId,
       c.orderId,
-      brl(c.commission),
-      hasClawback(c) ? brl(c.commission) : null,
+      amountCell(c.commission, currency, flags.output),
+      hasClawback(c) ? amountCell(c.commission, currency, flags.output) : null,
       c.payoutId,
       c.refundedAt,
       c.refundReason,
@@ -100,5 +105,5 @@ export async function list(
   const what = flags.clawbacks
     ? plural(clawbacks.length, 'clawback')
     : `${plural(refunds.length, 'refund')}, ${plural(clawbacks.length, 'clawback')}`;
-  note(io, `${what}: BRL ${formatCents(cents)} clawed back in all`);
+  note(io, `${what}: ${moneyText(fromCents(cents), currency)} clawed back in all`);
 }

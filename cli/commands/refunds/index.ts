@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { clientCommand } from '../../clientCommand.js';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
-import { decimalNumber, outputOption, wholeNumber } from '../../options.js';
+import { outputOption, wholeNumber } from '../../options.js';
 
 /** `refunds create ORDER_ID`, `refunds list` (docs/payouts.md). */
 export function registerRefunds(program: Command, io: Io): void {
@@ -19,13 +19,16 @@ export function registerRefunds(program: Command, io: Io): void {
       )
       .argument('<order-id>', 'the order_id the conversion arrived with')
       .option('--reason <text>', 'why (kept with the conversion)')
-      .option('--amount <x>', 'refund only this much of the order, in BRL (default: the whole order)', decimalNumber)
+      .option(
+        '--amount <x>',
+        "refund only this much of the order, in the campaign's currency (default: the whole order)",
+      )
       .option('--refund-id <id>', 'your id for this refund: sent again, it changes nothing'),
     [
       'refunds create 1001 --reason "chargeback"',
       'refunds create 1001 --amount 50 --refund-id re_1002 --reason "one item returned"',
     ],
-  ).action((orderId: string, flags: { reason?: string; amount?: number; refundId?: string }) =>
+  ).action((orderId: string, flags: { reason?: string; amount?: string; refundId?: string }) =>
     run((a, client, globals) => a.create(io, client, globals, orderId, flags)),
   );
   withExamples(

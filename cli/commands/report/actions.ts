@@ -4,6 +4,7 @@ import { csvLines } from '../../csv.js';
 import { checkRange } from '../../dates.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
+import { amountCell, campaignCurrency } from '../../money.js';
 import { type GlobalOptions, type ListFormat, note, plural, printJson, printLine } from '../../output.js';
 import { RATE_LEGEND, renderReport } from './chart.js';
 
@@ -13,8 +14,11 @@ export interface ReportFlags {
   output?: ListFormat;
 }
 
-/** `--output csv`: one row per affiliate, the API's numbers as they are (a spreadsheet sums them). */
-function reportCsv(report: AffiliateReport): string {
+/**
+ * `--output csv`: one row per affiliate, the API's numbers as they are (a spreadsheet sums them),
+ * money as plain amounts of the campaign's currency (`1234.56`, JPY `1235`).
+ */
+function reportCsv(report: AffiliateReport, currency: string): string {
   return csvLines(
     [
       'affiliate_id',
@@ -35,8 +39,8 @@ function reportCsv(report: AffiliateReport): string {
       row.leads,
       row.conversions,
       row.conversionRate,
-      row.revenue.toFixed(2),
-      row.commissions.toFixed(2),
+      amountCell(row.revenue, currency, 'csv'),
+      amountCell(row.commissions, currency, 'csv'),
     ]),
   );
 }
@@ -52,13 +56,14 @@ export async function report(io: Io, client: ApiClient, options: GlobalOptions, 
   checkRange(flags.from, flags.to);
   const answer = await client.reports.affiliates({ query: { from: flags.from, to: flags.to } });
   if (options.json) return printJson(io, answer);
+  const currency = await campaignCurrency(client);
   if (flags.output === 'csv') {
-    io.stdout.write(reportCsv(answer));
+    io.stdout.write(reportCsv(answer, currency));
     return;
   }
   const columns = (io.stdout as { columns?: number }).columns;
   const terminal = io.stdout.isTTY ? { columns: columns ?? 80 } : undefined;
-  for (const line of renderReport(answer, terminal)) printLine(io, line);
+  for (const line of renderReport(answer, currency, terminal)) printLine(io, line);
   const count = answer.affiliates.length;
   note(
     io,

@@ -1,4 +1,5 @@
 import type { AffiliateReport } from '../../../shared/schemas/report.js';
+import { amountCell } from '../../money.js';
 import { count, visible } from '../../output.js';
 
 /** Bars are drawn in eighths of a character cell. */
@@ -21,17 +22,18 @@ export function bar(value: number, max: number, width: number): string {
   return '█'.repeat(Math.floor(eighths / 8)) + (EIGHTHS[eighths % 8] ?? '');
 }
 
-const money = (value: number) => value.toFixed(2);
 const rate = (value: number | null) => (value === null ? '-' : `${(value * 100).toFixed(1)}%`);
 
-function cells(counts: Counts): string[] {
+function cells(counts: Counts, currency: string): string[] {
   return [
     count(counts.pageViews),
     count(counts.leads),
     count(counts.conversions),
     rate(counts.conversionRate),
-    money(counts.revenue),
-    money(counts.commissions),
+    // Without thousands separators, as the report has always printed them (test/cli/consistency.test.ts
+    // pins `123456.78` and the 80-column fit), in the currency's own decimals.
+    amountCell(counts.revenue, currency, 'csv'),
+    amountCell(counts.commissions, currency, 'csv'),
   ];
 }
 
@@ -45,15 +47,19 @@ function measure(totals: Counts): { title: string; of: (counts: Counts) => numbe
 const cut = (text: string, width: number) => (text.length <= width ? text : `${text.slice(0, width - 1)}…`);
 
 /**
- * The report as text lines: a table, numbers right-aligned, a totals line. On a terminal
+ * The report as text lines: a table, numbers right-aligned (money in the campaign's `currency`), a totals line. On a terminal
  * (`columns` given) it fits the width: names are cut to make room, and a bar per affiliate,
  * scaled to the largest, is drawn only when at least 10 cells are left for it.
  */
-export function renderReport(report: AffiliateReport, terminal?: { columns: number }): string[] {
+export function renderReport(report: AffiliateReport, currency: string, terminal?: { columns: number }): string[] {
   const titles = ['AFFILIATE', 'REFERRAL', 'VIEWS', 'LEADS', 'CONVERSIONS', 'RATE', 'REVENUE', 'COMMISSIONS'];
   // Names come from affiliates: shown, never obeyed (a name may hold escape sequences).
-  const rows = report.affiliates.map((row) => [visible(row.name ?? '-', 'cell'), row.referralId, ...cells(row)]);
-  const total = ['TOTAL', '', ...cells(report.totals)];
+  const rows = report.affiliates.map((row) => [
+    visible(row.name ?? '-', 'cell'),
+    row.referralId,
+    ...cells(row, currency),
+  ]);
+  const total = ['TOTAL', '', ...cells(report.totals, currency)];
   const widths = titles.map((title, i) =>
     Math.max(title.length, ...[...rows, total].map((row) => (row[i] ?? '').length)),
   );

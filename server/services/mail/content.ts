@@ -1,3 +1,4 @@
+import { DEFAULT_CURRENCY } from '../../../shared/currency.js';
 import { formatMoney } from '../../views/format.js';
 import { renderView } from '../../views/engine.js';
 import { localeOf } from '../../views/locale.js';
@@ -50,7 +51,13 @@ export function mailContent(
       break;
     case 'payout_paid':
       subject = t.payoutPaid.subject(campaign);
-      lines = [greeting, t.payoutPaid.body(formatMoney(Number(mail.data.amountCents ?? 0), locale))];
+      // A mail stored before it kept its campaign's currency was BRL, the only one then shown.
+      lines = [
+        greeting,
+        t.payoutPaid.body(
+          formatMoney(Number(mail.data.amountCents ?? 0), locale, text(mail.data.currency) || DEFAULT_CURRENCY),
+        ),
+      ];
       after = [t.payoutPaid.optOut];
       break;
     default:

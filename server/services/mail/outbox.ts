@@ -50,7 +50,12 @@ function mailFor(request: MailRequest, to: MailAddressee, campaignId: number, at
         ...base,
         kind: request.kind,
         to: to.email,
-        data: { ...about(to), payoutId: request.payoutId, amountCents: request.amountCents },
+        data: {
+          ...about(to),
+          payoutId: request.payoutId,
+          amountCents: request.amountCents,
+          currency: to.campaignCurrency,
+        },
       };
   }
 }

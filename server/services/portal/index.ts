@@ -80,6 +80,7 @@ export function portalService(deps: PortalServiceDeps): PortalService {
         signupOpen: campaign.portal.signup === 'open',
         approveAffiliates: campaign.portal.approveAffiliates,
         siteUrl: campaign.portal.siteUrl,
+        currency: campaign.currency,
       };
     },
 

@@ -9,6 +9,8 @@ export interface PortalCampaign {
   signupOpen: boolean;
   approveAffiliates: 'manual' | 'auto';
   siteUrl: string | null;
+  /** ISO 4217: every amount the portal and its mails show is in it (docs/portal.md). */
+  currency: string;
 }
 
 /** The logged-in affiliate of a request. */
