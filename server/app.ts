@@ -7,8 +7,11 @@ import { docsAssets } from './http/docsAssets.js';
 import { registerRoutes } from './http/register.js';
 import { RouteTable } from './http/routeTable.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from './metrics/metrics.js';
 import { cors } from './middleware/cors.js';
 import { errorHandler } from './middleware/errors.js';
+import { httpMetrics } from './middleware/httpMetrics.js';
+import { metricsEndpoint } from './middleware/metricsEndpoint.js';
 import { methodCheck } from './middleware/methods.js';
 import { rateLimit } from './middleware/rateLimit.js';
 import { requestLog } from './middleware/requestLog.js';
@@ -28,10 +31,13 @@ export interface AppDeps {
   logger: Logger;
   services: Services;
   redis?: Redis;
+  /** Absent (METRICS_ENABLED=false): no `/metrics`, nothing counted. */
+  metrics?: Metrics;
 }
 
 /**
- * createApp(deps): request log, the affiliate portal (its own pages and errors), error handler, CORS and rate limit (both read the contract
+ * createApp(deps): request log (and request id), metrics, the affiliate portal (its own pages and errors), error handler,
+ * `/metrics`, CORS and rate limit (both read the contract
  * route's policy), the method check (405), then the contract's routes (key, body, validation
  * per route).
  */
@@ -43,9 +49,13 @@ export function createApp(deps: AppDeps): Koa {
 
   // The log wraps the error handler so it records the status the client finally got.
   app.use(requestLog(deps.logger));
+  // Outside everything else, so it counts the portal's pages and the status the client finally got.
+  if (deps.metrics) app.use(httpMetrics(deps.metrics, table));
   // The affiliate portal answers HTML, its errors too: it claims /portal/… before the API's JSON error path.
   app.use(portal(deps));
   app.use(errorHandler(deps.logger));
+  // Before CORS and the rate limit: a scraper is neither a browser nor counted.
+  if (deps.metrics) app.use(metricsEndpoint(deps.metrics, deps.config.metrics));
   app.use(cors(table));
   app.use(rateLimit(deps.config, deps.logger, table, deps.services.authenticator, deps.redis));
   app.use(docsAssets());

@@ -31,6 +31,16 @@ export interface Config {
   mail: MailConfig;
   /** The affiliate portal's throttling (docs/portal.md#the-security-model). */
   portal: { postsPerIp: number };
+  /** `GET /metrics` (docs/operations.md). */
+  metrics: MetricsConfig;
+}
+
+/** `GET /metrics` (docs/operations.md#metrics). */
+export interface MetricsConfig {
+  /** Off: no `/metrics` and nothing counted (the bench's baseline). */
+  enabled: boolean;
+  /** Set: a scrape must send `Authorization: Bearer <token>`; unset: loopback clients only. */
+  token: string | undefined;
 }
 
 /** E-mail (docs/portal.md): without `smtpUrl` no mail is recorded or sent. */
@@ -184,6 +194,12 @@ const envSchema = z.object({
   MAIL_LEASE_MS: int(1_000, 3_600_000).default(60_000),
   MAIL_POLL_MS: int(10, 600_000).default(1_000),
   PORTAL_POSTS_PER_IP: int(1, 1_000_000).default(30),
+  METRICS_ENABLED: bool.default(true),
+  // A bearer token goes in a header: printable ASCII without blanks, long enough not to be guessed.
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,256}$/, { error: 'must be 16 to 256 printable characters without spaces' })
+    .optional(),
 });
 
 /**
@@ -224,7 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     const name = issue?.path.join('.') ?? 'environment';
     // URLs may carry passwords: never echo them.
     const shown =
-      typeof issue?.input === 'string' && !name.endsWith('_URL') && !name.endsWith('_KEY')
+      typeof issue?.input === 'string' && !name.endsWith('_URL') && !name.endsWith('_KEY') && !name.endsWith('_TOKEN')
         ? ` (got "${issue.input.slice(0, 40)}")`
         : '';
     throw new ConfigError(`${name} ${issue?.message ?? 'is invalid'}${shown}`);
@@ -293,5 +309,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       pollMs: e.MAIL_POLL_MS,
     }),
     portal: Object.freeze({ postsPerIp: e.PORTAL_POSTS_PER_IP }),
+    metrics: Object.freeze({ enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN }),
   });
 }

@@ -3,6 +3,7 @@ import type { EventsResponse, TrackingEvent } from '../../../shared/schemas/even
 import { type Db, inTransaction, isDatabaseUnavailable } from '../../db/knex.js';
 import { ForbiddenError } from '../../errors.js';
 import { ensureMonthlyUsage, monthKey } from '../../repositories/usage.js';
+import type { Observer } from '../deps.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import { MonthlyLimitReached, type Stored, storeFlush } from './flush.js';
 import { createGroupCommitter, type GroupCommitStats } from './groupCommit.js';
@@ -51,7 +52,7 @@ async function ensureUsageRows(db: Db, jobs: readonly IntakeJob[], known: Map<nu
  * One `now` per request: it stamps the rows and picks the calendar month (UTC) whose
  * conversion counter the request reserves from (spec §10.8).
  */
-export function createEventIntake(db: Db, outbox: WebhookOutbox): EventIntake {
+export function createEventIntake(db: Db, outbox: WebhookOutbox, observer?: Observer): EventIntake {
   const usageRows = new Map<number, string>();
   const committer = createGroupCommitter<IntakeJob, Stored>(
     async (jobs) => {
@@ -63,6 +64,7 @@ export function createEventIntake(db: Db, outbox: WebhookOutbox): EventIntake {
       weightOf: (job) => job.events.length,
       // Unreachable: every request of the flush gets its 503 now, not one timeout after another.
       retryAlone: (err) => !isDatabaseUnavailable(err),
+      onFlush: observer && ((requests, events) => observer.intakeFlushed(requests, events)),
     },
   );
 
@@ -78,10 +80,12 @@ export function createEventIntake(db: Db, outbox: WebhookOutbox): EventIntake {
         stored = await committer.submit({ events, campaignIds: events.map(campaignOf), rules, now });
       } catch (err) {
         if (!(err instanceof MonthlyLimitReached) || !rules || rules.maxMonthlyConversions === null) throw err;
+        observer?.eventsRefused('monthly_limit', events.length);
         // spec §7: whole batch refused, nothing of it stored (its transaction or savepoint rolled back).
         throw new ForbiddenError(MESSAGES.conversionLimit(rules.planName, err.current, rules.maxMonthlyConversions));
       }
     }
+    observer?.eventsStored(stored.accepted, stored.skipped);
     return { success: true, received: events.length, accepted: stored.accepted, skipped: stored.skipped };
   }
 
