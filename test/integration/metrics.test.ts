@@ -151,12 +151,13 @@ describe('GET /metrics', function () {
     expect((await call(open.url, 'GET', '/metrics', { headers: { 'x-forwarded-for': '127.0.0.1' } })).status).to.equal(
       200,
     );
-    for (const headers of [
+    const forwardings: Record<string, string>[] = [
       { 'x-forwarded-for': '203.0.113.7' },
       { 'x-forwarded-for': '127.0.0.1, 203.0.113.7' },
       { 'x-real-ip': '198.51.100.4' },
       { forwarded: 'for="[2001:db8::1]:4711"' },
-    ]) {
+    ];
+    for (const headers of forwardings) {
       const refused = await call(open.url, 'GET', '/metrics', { headers });
       expect(refused.status, JSON.stringify(headers)).to.equal(403);
       expect(refused.body).to.deep.equal(forbidden);
