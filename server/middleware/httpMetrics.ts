@@ -11,6 +11,17 @@ function labelOutsideContract(path: string): string {
 }
 
 /**
+ * The template the router matched (`/v1/affiliates/:id`, set by @koa/router, free to read); for a
+ * request answered before the router (429, 405, a preflight) the contract's route at its path.
+ */
+function routeLabel(ctx: Context, table: RouteTable): string {
+  const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+  if (typeof matched === 'string') return matched;
+  const route = table.find(ctx.method, ctx.path);
+  return route ? RouteTable.routerPath(route) : labelOutsideContract(ctx.path);
+}
+
+/**
  * Counts every answer by its route's template, never its path: `/v1/affiliates/:id`, whatever
  * the id, so an id (or a scanner's made-up paths) can never become a label.
  */
@@ -20,14 +31,8 @@ export function httpMetrics(metrics: Metrics, table: RouteTable) {
     try {
       await next();
     } finally {
-      const route = table.find(ctx.method, ctx.path);
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      metrics.request(
-        ctx.method,
-        route ? RouteTable.routerPath(route) : labelOutsideContract(ctx.path),
-        ctx.status,
-        seconds,
-      );
+      metrics.request(ctx.method, routeLabel(ctx, table), ctx.status, seconds);
     }
   };
 }

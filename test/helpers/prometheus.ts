@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
+import { freePort } from './http.js';
 
 /** One scrape target: a daemon's address and, when it has METRICS_TOKEN, the token. */
 export interface Target {
@@ -24,15 +24,6 @@ export interface Prometheus {
   /** Queries until `done` holds for the answer (Prometheus scrapes every second), or fails after `ms`. */
   until(expr: string, done: (samples: Sample[]) => boolean, ms?: number): Promise<Sample[]>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address === 'string') throw new Error('no free port');
-  return address.port;
 }
 
 /** The YAML Prometheus reads (JSON is YAML): every target scraped every second. */
