@@ -1,12 +1,14 @@
 /**
  * What metrics cost (docs/benchmarks.md, "Metrics"): one page view per POST /v1/events and
  * GET /v1/affiliates/{id} under load, on the daemon as it ships (metrics on) beside the same
- * daemon with METRICS_ENABLED=false, in the same run, rounds interleaved, medians. Each side has
- * its own database seeded alike: a SQLite file serves one daemon.
+ * daemon with METRICS_ENABLED=false, in the same run, medians. A SQLite file serves one daemon,
+ * so each round starts the daemon with metrics off, measures it, stops it, then the same with
+ * metrics on, on the one database: both sides meet the same data and the same machine.
  *
  * Run alone (after `npm run build`): `node --import tsx bench/metrics.ts [sqlite|mysql] [metrics]`.
  */
-import { compareUnderLoad, comparisonBound, type SideResult } from './lib/compare.js';
+import { comparisonBound, type LoadSide, measure, type SideResult, summarise } from './lib/compare.js';
+import { startDaemonChild } from './lib/daemon.js';
 import { runIfMain } from './lib/direct.js';
 import { pageViewRequest } from './lib/events.js';
 import { type Engine, type Figure, makeFigure } from './lib/figure.js';
@@ -28,6 +30,40 @@ async function getPaths(stage: Stage): Promise<string[]> {
     .limit(200)
     .pluck('id');
   return ids.map((id) => `/v1/affiliates/${id}`);
+}
+
+/**
+ * `opts.repeats` rounds, each a daemon with metrics off then one with metrics on, started on
+ * the stage's database, warmed up, measured and stopped; medians of each side.
+ */
+async function interleaved(
+  stage: Stage,
+  opts: BenchOptions,
+  request: (url: string) => LoadSide['request'],
+): Promise<{ real: SideResult; baseline: SideResult }> {
+  const runs: Record<'on' | 'off', Awaited<ReturnType<typeof measure>>[]> = { on: [], off: [] };
+  for (let round = 0; round < opts.repeats; round++) {
+    for (const side of ['off', 'on'] as const) {
+      const child = await startDaemonChild(stage.database.url, {
+        logLevel: opts.daemonLogLevel,
+        env: { METRICS_ENABLED: side === 'on' ? 'true' : 'false' },
+        profile: `metrics-${side}-${stage.engine}`,
+      });
+      try {
+        const load: LoadSide = {
+          name: `metrics ${side}`,
+          child,
+          alsoWatch: stage.databaseServer,
+          request: request(child.url),
+        };
+        if (opts.warmupSec > 0) await measure(load, opts, opts.warmupSec);
+        runs[side].push(await measure(load, opts, opts.durationSec));
+      } finally {
+        await child.stop();
+      }
+    }
+  }
+  return { real: summarise('metrics on', runs.on), baseline: summarise('metrics off', runs.off) };
 }
 
 function figuresOf(
@@ -61,58 +97,25 @@ function figuresOf(
 }
 
 export function benchMetricsCost(engine: Engine, opts: BenchOptions): Promise<Figure[]> {
-  const seed = seedAffiliates(1_000, 10_000);
   return withStage(
     engine,
     opts,
-    (on) =>
-      withStage(
-        engine,
-        opts,
-        async (off) => {
-          const side = (
-            stage: Stage,
-            name: string,
-            request: Parameters<typeof compareUnderLoad>[1]['real']['request'],
-          ) => ({
-            name,
-            child: stage.daemon,
-            alsoWatch: stage.databaseServer,
-            request,
-          });
-          const [onEvent, offEvent] = await Promise.all([
-            pageViewRequest(on.db, on.merchant),
-            pageViewRequest(off.db, off.merchant),
-          ]);
-          const intake = await compareUnderLoad(opts, {
-            baseline: side(off, 'metrics off', { url: `${off.daemon.url}/v1/events`, ...offEvent }),
-            real: side(on, 'metrics on', { url: `${on.daemon.url}/v1/events`, ...onEvent }),
-          });
-          const [onPaths, offPaths] = await Promise.all([getPaths(on), getPaths(off)]);
-          const reads = await compareUnderLoad(opts, {
-            baseline: side(off, 'metrics off', {
-              url: off.daemon.url,
-              paths: offPaths,
-              headers: { 'x-api-key': off.merchant.key },
-            }),
-            real: side(on, 'metrics on', {
-              url: on.daemon.url,
-              paths: onPaths,
-              headers: { 'x-api-key': on.merchant.key },
-            }),
-          });
-          const note = `${opts.connections} connections, wrk, rounds interleaved`;
-          return [
-            ...figuresOf(engine, 'one page view per POST /v1/events', intake, note),
-            ...figuresOf(engine, 'GET /v1/affiliates/{id}', reads, `${note}, 200 ids in turn`),
-          ];
-        },
-        seed,
-        `metricsOff-${engine}`,
-        { METRICS_ENABLED: 'false' },
-      ),
-    seed,
-    `metricsOn-${engine}`,
+    async (stage) => {
+      // The rounds start their own daemons on this database.
+      await stage.daemon.stop();
+      const event = await pageViewRequest(stage.db, stage.merchant);
+      const intake = await interleaved(stage, opts, (url) => ({ url: `${url}/v1/events`, ...event }));
+      const paths = await getPaths(stage);
+      const headers = { 'x-api-key': stage.merchant.key };
+      const reads = await interleaved(stage, opts, (url) => ({ url, paths, headers }));
+      const note = `${opts.connections} connections, wrk, a daemon started per side and round, off then on`;
+      return [
+        ...figuresOf(engine, 'one page view per POST /v1/events', intake, note),
+        ...figuresOf(engine, 'GET /v1/affiliates/{id}', reads, `${note}, 200 ids in turn`),
+      ];
+    },
+    seedAffiliates(1_000, 10_000),
+    `metrics-${engine}`,
   );
 }
 

@@ -36,8 +36,6 @@ export async function withStage<T>(
   seed?: (db: Db, merchant: Merchant) => Promise<void>,
   /** The folder name of the daemon's CPU profile under BENCH_CPU_PROF. */
   profile?: string,
-  /** Settings of the daemon's own beside the bench's (`METRICS_ENABLED=false` for a baseline). */
-  daemonEnv?: Record<string, string>,
 ): Promise<T> {
   const started = Date.now();
   const database = await createTestDatabase({ engine });
@@ -49,7 +47,6 @@ export async function withStage<T>(
     daemon = await startDaemonChild(database.url, {
       logLevel: options.daemonLogLevel,
       profile: profile ?? `daemon-${engine}`,
-      env: daemonEnv,
     });
     const mariadb = engine === 'mysql' ? listenerPid(database.url) : undefined;
     const databaseServer: Record<string, number> = mariadb ? { MariaDB: mariadb } : {};
