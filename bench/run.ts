@@ -2,7 +2,7 @@
  * `npm run bench`: every figure of docs/benchmarks.md on SQLite and, when BENCH_MYSQL_URL (or
  * TEST_MYSQL_URL) is set, on MySQL/MariaDB, each beside its baseline measured in the same run,
  * medians of BENCH_REPEATS (3) rounds. Writes bench/results/latest.json and latest.md.
- * BENCH_QUICK=1 is a smoke run; BENCH_ONLY=intake,replay,reads,list,tenants (or part names)
+ * BENCH_QUICK=1 is a smoke run; BENCH_ONLY=intake,replay,reads,metrics,list,tenants (or part names)
  * and BENCH_ENGINES=sqlite narrow it. BENCH_GALERA=1 adds the Galera figures (bench/galera.ts).
  * Never part of `npm test`.
  */
@@ -12,6 +12,7 @@ import * as atScale from './atScale.js';
 import * as billing from './billing.js';
 import * as galera from './galera.js';
 import * as intake from './intake.js';
+import * as metrics from './metrics.js';
 import type { Engine } from './lib/figure.js';
 import { benchOptions, mysqlUrl } from './lib/options.js';
 import { type Part, runsOn, strandedBy, wanted } from './lib/part.js';
@@ -29,7 +30,18 @@ import * as tenants from './tenants.js';
  * needs a cluster running, which most runs have not.
  */
 function modules(options: { galera: boolean }): Array<{ parts: readonly Part[] }> {
-  return [intake, rules, replay, reads, atScale, tenants, portal, billing, ...(options.galera ? [galera] : [])];
+  return [
+    intake,
+    rules,
+    replay,
+    reads,
+    metrics,
+    atScale,
+    tenants,
+    portal,
+    billing,
+    ...(options.galera ? [galera] : []),
+  ];
 }
 
 async function engineVersion(engine: Engine, url: string | undefined): Promise<string> {

@@ -6,7 +6,10 @@ import type { Config } from './config.js';
 import { docsAssets } from './http/docsAssets.js';
 import { registerRoutes } from './http/register.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from './metrics/metrics.js';
 import { errorHandler } from './middleware/errors.js';
+import { httpMetrics } from './middleware/httpMetrics.js';
+import { metricsEndpoint } from './middleware/metricsEndpoint.js';
 import { type RateLimit, rateLimiter } from './middleware/rateLimit.js';
 import { requestLog } from './middleware/requestLog.js';
 import { portal } from './portal/index.js';
@@ -28,12 +31,14 @@ export interface AppDeps {
   logger: Logger;
   services: Services;
   redis?: Redis;
+  /** Absent (METRICS_ENABLED=false): no `/metrics`, nothing counted. */
+  metrics?: Metrics;
 }
 
 /**
- * createApp(deps): request log, the affiliate portal (its own pages and errors), error handler,
- * then the contract's router: per path its method gate (405, OPTIONS), per route its chain
- * (CORS, rate limit, key, body, validation: http/register.ts).
+ * createApp(deps): request log (and request id), metrics, the affiliate portal (its own pages and
+ * errors), error handler, `/metrics`, then the contract's router: per path its method gate (405,
+ * OPTIONS), per route its chain (CORS, rate limit, key, body, validation: http/register.ts).
  */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
@@ -43,9 +48,13 @@ export function createApp(deps: AppDeps): Koa {
 
   // The log wraps the error handler so it records the status the client finally got.
   app.use(requestLog(deps.logger));
+  // Outside everything else, so it counts the portal's pages and the status the client finally got.
+  if (deps.metrics) app.use(httpMetrics(deps.metrics));
   // The affiliate portal answers HTML, its errors too: it claims /portal/… before the API's JSON error path.
   app.use(portal(deps));
   app.use(errorHandler(deps.logger));
+  // Before the router's CORS and rate limit: a scraper is neither a browser nor counted.
+  if (deps.metrics) app.use(metricsEndpoint(deps.metrics, deps.config.metrics));
   app.use(router.routes());
   // 501 (a method no route has) is set without a body; the error handler gives it the spec's body.
   app.use(router.allowedMethods());

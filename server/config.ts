@@ -32,6 +32,8 @@ export interface Config {
   /** The affiliate portal's throttling (docs/portal.md#the-security-model). */
   portal: { postsPerIp: number };
   payouts: PayoutConfig;
+  /** `GET /metrics` (docs/operations.md). */
+  metrics: MetricsConfig;
 }
 
 /** The payout rails' providers (docs/payouts-providers.md): their API origins, so a sandbox can stand in. */
@@ -41,6 +43,14 @@ export interface PayoutConfig {
   stripeUrl: string;
   /** One call to a provider, its whole answer included, ends after this: the payout is then ambiguous. */
   timeoutMs: number;
+}
+
+/** `GET /metrics` (docs/operations.md#metrics). */
+export interface MetricsConfig {
+  /** Off: no `/metrics` and nothing counted (the bench's baseline). */
+  enabled: boolean;
+  /** Set: a scrape must send `Authorization: Bearer <token>`; unset: loopback clients only. */
+  token: string | undefined;
 }
 
 /** E-mail (docs/portal.md): without `smtpUrl` no mail is recorded or sent. */
@@ -206,6 +216,12 @@ const envSchema = z.object({
   PAYOUT_PAYPAL_URL: origin('https://api-m.paypal.com'),
   PAYOUT_STRIPE_URL: origin('https://api.stripe.com'),
   PAYOUT_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  METRICS_ENABLED: bool.default(true),
+  // A bearer token goes in a header: printable ASCII without blanks, long enough not to be guessed.
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,256}$/, { error: 'must be 16 to 256 printable characters without spaces' })
+    .optional(),
 });
 
 /**
@@ -246,7 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     const name = issue?.path.join('.') ?? 'environment';
     // URLs may carry passwords: never echo them.
     const shown =
-      typeof issue?.input === 'string' && !name.endsWith('_URL') && !name.endsWith('_KEY')
+      typeof issue?.input === 'string' && !name.endsWith('_URL') && !name.endsWith('_KEY') && !name.endsWith('_TOKEN')
         ? ` (got "${issue.input.slice(0, 40)}")`
         : '';
     throw new ConfigError(`${name} ${issue?.message ?? 'is invalid'}${shown}`);
@@ -321,5 +337,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       stripeUrl: e.PAYOUT_STRIPE_URL,
       timeoutMs: e.PAYOUT_TIMEOUT_MS,
     }),
+    metrics: Object.freeze({ enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN }),
   });
 }

@@ -8,6 +8,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { StartupError } from './errors.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
+import { createMetrics } from './metrics/metrics.js';
 import { defineFixedWindowCommand } from './middleware/rateLimit.js';
 import { createServices, type Services } from './services/index.js';
 
@@ -97,10 +98,12 @@ export async function startDaemon(
     throw startupFailure(config, err);
   }
 
-  const services = createServices({ db, config, logger, now: options.now, redis });
+  const metrics = config.metrics.enabled ? createMetrics({ logger, db }) : undefined;
+  const services = createServices({ db, config, logger, now: options.now, redis, observer: metrics?.observer });
+  metrics?.readQueues(services.jobs.figures());
   const warnings = await services.health.durabilityWarnings().catch(() => ['its settings could not be read']);
   for (const warning of warnings) logger.warn(`durability: ${warning}`);
-  const app = createApp({ config, logger, services, redis });
+  const app = createApp({ config, logger, services, redis, metrics });
   const server = createHttpServer(app.callback(), config, logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {

@@ -112,6 +112,16 @@ export const MESSAGES = Object.freeze({
   requestTimeout: (headersMs: number, requestMs: number) =>
     `Request timed out: send the headers within ${headersMs} ms and the whole request within ${requestMs} ms`,
   databaseUnavailable: 'The database is unavailable: retry in a few seconds',
+  metricsTokenRequired: 'Metrics need the bearer token: send Authorization: Bearer <METRICS_TOKEN>',
+  metricsLoopbackOnly:
+    'Metrics are served to this machine only: scrape from 127.0.0.1 or ::1, or set METRICS_TOKEN and send it as a bearer token',
+  notReadyUnreachable: 'Not ready: the database does not answer; check DATABASE_URL and that the server runs',
+  notReadyFileGone:
+    'Not ready: the SQLite file was deleted or moved while the daemon ran; put it back, or restore a backup, and restart the daemon',
+  notReadyPending: (migration: string) =>
+    `Not ready: the database lacks this build's migration ${migration}; run \`affiliated db migrate\` or start a daemon, which applies it`,
+  notReadyNewer: (migration: string, known: string) =>
+    `Not ready: the database's schema is newer than this build (it has ${migration}, this build knows up to ${known}); upgrade this daemon`,
   databaseBusy:
     'The database refused this write because concurrent writes kept taking the same rows: retry in a few seconds',
   illegalTransition: (kind: string, from: string, to: string) => `${kind} cannot move from ${from} to ${to}`,

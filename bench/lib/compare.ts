@@ -26,8 +26,8 @@ export interface SideResult {
   bound: string;
 }
 
-/** One wrk run against a side, with where the CPU went while it ran. */
-async function measure(side: LoadSide, opts: BenchOptions, durationSec: number) {
+/** One wrk run against a side, with where the CPU went while it ran (for a comparison of its own: bench/metrics.ts). */
+export async function measure(side: LoadSide, opts: BenchOptions, durationSec: number) {
   const cpu = watchCpu({ [side.name]: side.child.pid, ...side.alsoWatch });
   const result = await loadOk({
     ...side.request,
@@ -40,7 +40,7 @@ async function measure(side: LoadSide, opts: BenchOptions, durationSec: number) 
   return { result, shares, reqPerCpuSec: result.requests / serverCpuSec };
 }
 
-function summarise(name: string, runs: Awaited<ReturnType<typeof measure>>[]): SideResult {
+export function summarise(name: string, runs: Awaited<ReturnType<typeof measure>>[]): SideResult {
   const shares = medianShares(runs.map((r) => r.shares));
   return {
     reqPerSec: median(runs.map((r) => r.result.reqPerSec)),

@@ -1,6 +1,6 @@
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { request } from 'undici';
+import { freePort } from '../../test/helpers/http.js';
 import { type Child, childEnv, profileFlags, ROOT, startChild } from './child.js';
 
 export const CLI = path.join(ROOT, 'dist/cli/main.js');
@@ -15,16 +15,6 @@ export const RAISED_LIMITS = {
   RATE_LIMIT_DEFAULT_PER_MIN: '1000000',
   RATE_LIMIT_WINDOW_MS: '1000',
 };
-
-/** A loopback port nobody listens on now (the daemon is told it, so any LOG_LEVEL works). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address === 'string') throw new Error('no free port');
-  return address.port;
-}
 
 async function healthy(url: string): Promise<boolean> {
   try {

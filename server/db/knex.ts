@@ -271,7 +271,10 @@ export async function inTransaction<T>(
     try {
       return await db.transaction(work, config);
     } catch (err) {
-      if (attempt >= attempts || !isRetryableTxError(err)) throw err;
+      if (!isRetryableTxError(err)) throw err;
+      const retry = attempt < attempts;
+      retryWatchers.get(db)?.(retryReason(err), retry);
+      if (!retry) throw err;
       await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
     }
   }
@@ -303,4 +306,65 @@ export async function inTransactionWithoutSync<T>(db: Db, work: (trx: Trx) => Pr
     connection.pragma('synchronous = FULL');
     await pool.releaseConnection(connection);
   }
+}
+
+/**
+ * Why the database took a transaction back, as metrics name it (docs/operations.md): a Galera
+ * certification conflict arrives as a deadlock (1213), so `deadlock` counts both.
+ */
+export type RetryReason =
+  | 'deadlock'
+  | 'lock_wait_timeout'
+  | 'snapshot_conflict'
+  | 'group_replication_conflict'
+  | 'node_not_ready'
+  | 'overtaken'
+  | 'sqlite_busy';
+
+const REASON_OF_CODE: Readonly<Record<string, RetryReason>> = {
+  ER_LOCK_DEADLOCK: 'deadlock',
+  ER_LOCK_WAIT_TIMEOUT: 'lock_wait_timeout',
+  ER_CHECKREAD: 'snapshot_conflict',
+  ER_TRANSACTION_ROLLBACK_DURING_COMMIT: 'group_replication_conflict',
+  SQLITE_BUSY: 'sqlite_busy',
+};
+
+/** The reason of an error isRetryableTxError accepted. */
+export function retryReason(err: unknown): RetryReason {
+  if (err instanceof TransactionOvertaken) return 'overtaken';
+  if (isNodeNotReady(err)) return 'node_not_ready';
+  return REASON_OF_CODE[(err as DriverError | undefined)?.code ?? ''] ?? 'deadlock';
+}
+
+/** `retried`: false when this was the last run and the refusal goes to the caller. */
+export type RetryWatcher = (reason: RetryReason, retried: boolean) => void;
+
+/** Per database handle, so that several daemons in one process (tests) count their own. */
+const retryWatchers = new WeakMap<Db, RetryWatcher>();
+
+/** Tells `watcher` of every transaction `inTransaction` runs again, or gives up, on `db` (metrics). */
+export function watchTransactionRetries(db: Db, watcher: RetryWatcher): void {
+  retryWatchers.set(db, watcher);
+}
+
+/** The connection pool's use now (metrics): connections lent out, idle, and acquisitions waiting. */
+export interface PoolUse {
+  used: number;
+  free: number;
+  pending: number;
+  max: number;
+}
+
+interface TarnPool {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+  max: number;
+}
+
+/** Knex's pool (tarn) as it is now; all zero before the first query and after `destroy`. */
+export function poolUse(db: Db): PoolUse {
+  const pool = (db.client as { pool?: TarnPool }).pool;
+  if (!pool) return { used: 0, free: 0, pending: 0, max: 0 };
+  return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max };
 }

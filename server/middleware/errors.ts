@@ -29,9 +29,19 @@ export function errorHandler(logger: Logger) {
       // Our own HttpErrors are answers, not faults: only the rest is logged as an error.
       if (status === 503 && isRetryableTxError(err) && !isDatabaseUnavailable(err)) {
         // Conflicts are normal under concurrency (more so on a cluster); only past every retry do they reach here.
-        logger.warn('database busy', { method: ctx.method, path: ctx.path, code: e?.code });
+        logger.warn('database busy', {
+          method: ctx.method,
+          path: ctx.path,
+          code: e?.code,
+          requestId: requestIdIn(ctx),
+        });
       } else if (status === 503 && !(err instanceof HttpError)) {
-        logger.error('database unavailable', { method: ctx.method, path: ctx.path, code: e?.code ?? e?.name });
+        logger.error('database unavailable', {
+          method: ctx.method,
+          path: ctx.path,
+          code: e?.code ?? e?.name,
+          requestId: requestIdIn(ctx),
+        });
       } else if (status >= 500 && !(err instanceof HttpError)) {
         logger.error('request failed', {
           method: ctx.method,
@@ -39,6 +49,7 @@ export function errorHandler(logger: Logger) {
           error: e?.name,
           code: e?.code,
           thrownAt: errorSite(err),
+          requestId: requestIdIn(ctx),
         });
       }
       ctx.set(headers);
@@ -46,6 +57,12 @@ export function errorHandler(logger: Logger) {
       ctx.body = errorBody(status, messages);
     }
   };
+}
+
+/** The id the request log gave the request (docs/operations.md), so a fault's line and the request's share it. */
+function requestIdIn(ctx: Context): string | undefined {
+  const id: unknown = ctx.state.requestId;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /**

@@ -12,6 +12,24 @@ export interface ServiceDeps {
   now: () => Date;
   /** The daemon's Redis (`REDIS_URL`), shared state for every daemon; absent: the database holds it. */
   redis?: RedisClient;
+  /** What metrics count (server/metrics/); absent (operator commands, METRICS_ENABLED=false): nothing. */
+  observer?: Observer;
+}
+
+/** Why a whole request of events was refused, as metrics count it. */
+export type RefusalReason = 'monthly_limit';
+
+/**
+ * What services tell metrics (docs/operations.md#metrics). Each call only adds to counters:
+ * it is synchronous and cheap, because intake calls it for every request.
+ */
+export interface Observer {
+  /** One transaction of the intake writer (group commit) committed or failed, with so many requests and events. */
+  intakeFlushed(requests: number, events: number): void;
+  /** One request's events as stored: how many were accepted, and each skipped one's reason. */
+  eventsStored(accepted: number, skipped: readonly { reason: string }[]): void;
+  /** A request whose events were all refused (so many events). */
+  eventsRefused(reason: RefusalReason, events: number): void;
 }
 
 /** Background work with a lifecycle: started after the daemon listens, stopped before the pool closes. */

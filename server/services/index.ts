@@ -12,7 +12,7 @@ import { type BillingReceiver, billingReceiver } from './billing/receive.js';
 import { type CampaignService, campaignService } from './campaigns.js';
 import { type CouponService, couponService } from './coupons.js';
 import { type ConversionService, conversionService } from './conversions.js';
-import type { ServiceDeps, Worker } from './deps.js';
+import type { Observer, ServiceDeps, Worker } from './deps.js';
 import { type EventService, eventService, monthlyUsage, saleRecorder } from './events/index.js';
 import { type GroupService, groupService } from './groups.js';
 import { type HealthService, healthService } from './health.js';
@@ -75,6 +75,7 @@ export function createServices(options: {
   logger: Logger;
   now?: () => Date;
   redis?: RedisClient;
+  observer?: Observer;
 }): Services {
   const deps: ServiceDeps = { ...options, now: options.now ?? (() => new Date()) };
   // One bound on bcrypt for the whole daemon: the API's affiliates and the portal's log-ins share it.

@@ -51,6 +51,7 @@ export function errorExample(route: RouteSpec, status: number): string | string[
     case 429:
       return MESSAGES.tooManyRequests;
     case 503:
+      if (route.operationId === 'getReady') return MESSAGES.notReadyPending('20261127110000_dedupe_keys_without_null');
       return MESSAGES.databaseUnavailable;
     default:
       return MESSAGES.internal;

@@ -2,6 +2,11 @@ import { z } from 'zod';
 import { defineRoute } from './route.js';
 
 export const healthSchema = z.object({ status: z.literal('ok'), database: z.literal('ok') });
+export const readySchema = z.object({
+  status: z.literal('ready'),
+  database: z.literal('ok'),
+  schema: z.literal('current'),
+});
 
 /** Routes about the service itself: no key, for load balancers and readers of the reference. */
 export const systemRoutes = {
@@ -16,6 +21,19 @@ export const systemRoutes = {
     responses: { 200: healthSchema },
     errors: [503],
     examples: { response: { status: 'ok', database: 'ok' } },
+  }),
+  ready: defineRoute({
+    operationId: 'getReady',
+    method: 'get',
+    path: '/ready',
+    tag: 'Service',
+    summary:
+      "Ready to serve: the database answers and its schema is this build's, no migration missing or newer (for orchestrators; not rate limited). 503 says which",
+    auth: 'none',
+    rateLimit: 'none',
+    responses: { 200: readySchema },
+    errors: [503],
+    examples: { response: { status: 'ready', database: 'ok', schema: 'current' } },
   }),
   openapi: defineRoute({
     operationId: 'getOpenApi',

@@ -1,4 +1,15 @@
+import { createServer } from 'node:net';
 import { request } from 'undici';
+
+/** A loopback port nobody listens on now (for a server a test or the bench starts and tells it). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address === 'string') throw new Error('no free port');
+  return address.port;
+}
 
 export interface Reply<T = unknown> {
   status: number;

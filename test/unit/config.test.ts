@@ -184,3 +184,23 @@ describe('config: payout providers (docs/payouts-providers.md)', () => {
     );
   });
 });
+
+describe('config: metrics (docs/operations.md#metrics)', () => {
+  it('has metrics on and no token by default; reads METRICS_TOKEN and METRICS_ENABLED', () => {
+    expect(loadConfig({}).metrics).to.deep.equal({ enabled: true, token: undefined });
+    const token = 'scrape-token-0123456789';
+    expect(loadConfig({ METRICS_TOKEN: token, METRICS_ENABLED: 'false' }).metrics).to.deep.equal({
+      enabled: false,
+      token,
+    });
+  });
+
+  it('refuses a token too short to resist guessing, or with blanks, without echoing it', () => {
+    for (const token of ['short-secret', 'a token with blanks in it']) {
+      expect(() => loadConfig({ METRICS_TOKEN: token }))
+        .to.throw(ConfigError, 'METRICS_TOKEN must be 16 to 256 printable characters without spaces')
+        .with.property('message')
+        .that.does.not.include(token);
+    }
+  });
+});

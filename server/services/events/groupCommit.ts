@@ -46,11 +46,13 @@ export interface GroupCommitOptions<J> {
   weightOf: (job: J) => number;
   /** Whether a failed flush of several jobs is worth writing again job by job (not when the database is gone). */
   retryAlone: (error: unknown) => boolean;
+  /** Told of every flush as it starts: its jobs and their weight (metrics). */
+  onFlush?: (jobs: number, weight: number) => void;
 }
 
 export function createGroupCommitter<J, R>(
   flush: (jobs: readonly J[]) => Promise<Outcome<R>[]>,
-  { maxWeight, weightOf, retryAlone }: GroupCommitOptions<J>,
+  { maxWeight, weightOf, retryAlone, onFlush }: GroupCommitOptions<J>,
 ): GroupCommitter<J, R> {
   const queue: Waiting<J, R>[] = [];
   const stats: GroupCommitStats = { flushes: 0, jobs: 0, largest: 0 };
@@ -86,6 +88,10 @@ export function createGroupCommitter<J, R>(
     stats.flushes++;
     stats.jobs += batch.length;
     stats.largest = Math.max(stats.largest, batch.length);
+    onFlush?.(
+      batch.length,
+      batch.reduce((sum, waiting) => sum + waiting.weight, 0),
+    );
     try {
       const outcomes = await flush(batch.map((waiting) => waiting.job));
       batch.forEach((waiting, i) => settle(waiting, outcomes[i]));
@@ -100,6 +106,7 @@ export function createGroupCommitter<J, R>(
     // retries, the database gone): each job gets the answer it would have had alone.
     for (const waiting of batch) {
       stats.flushes++;
+      onFlush?.(1, waiting.weight);
       try {
         settle(waiting, (await flush([waiting.job]))[0]);
       } catch (err) {

@@ -2,6 +2,7 @@ import { MESSAGES } from '../../../shared/errors.js';
 import type { EventsResponse, TrackingEvent } from '../../../shared/schemas/event.js';
 import { type Db, inTransaction, isDatabaseUnavailable } from '../../db/knex.js';
 import { ForbiddenError } from '../../errors.js';
+import type { Observer } from '../deps.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import { MonthlyLimitReached, type Stored, storeFlush } from './flush.js';
 import { createGroupCommitter, type GroupCommitStats } from './groupCommit.js';
@@ -41,7 +42,12 @@ async function prepareMonths(usage: MonthlyUsage, jobs: readonly IntakeJob[]): P
  * One `now` per request: it stamps the rows and picks the calendar month (UTC) whose
  * conversion counter the request reserves from (spec §10.8).
  */
-export function createEventIntake(db: Db, outbox: WebhookOutbox, usage: MonthlyUsage): EventIntake {
+export function createEventIntake(
+  db: Db,
+  outbox: WebhookOutbox,
+  usage: MonthlyUsage,
+  observer?: Observer,
+): EventIntake {
   const committer = createGroupCommitter<IntakeJob, Stored>(
     async (jobs) => {
       await prepareMonths(usage, jobs);
@@ -52,6 +58,7 @@ export function createEventIntake(db: Db, outbox: WebhookOutbox, usage: MonthlyU
       weightOf: (job) => job.events.length,
       // Unreachable: every request of the flush gets its 503 now, not one timeout after another.
       retryAlone: (err) => !isDatabaseUnavailable(err),
+      onFlush: observer && ((requests, events) => observer.intakeFlushed(requests, events)),
     },
   );
 
@@ -67,10 +74,12 @@ export function createEventIntake(db: Db, outbox: WebhookOutbox, usage: MonthlyU
         stored = await committer.submit({ events, campaignIds: events.map(campaignOf), limit, now });
       } catch (err) {
         if (!(err instanceof MonthlyLimitReached) || !limit || limit.maxMonthlyConversions === null) throw err;
+        observer?.eventsRefused('monthly_limit', events.length);
         // spec §7: whole batch refused, nothing of it stored (its transaction or savepoint rolled back).
         throw new ForbiddenError(MESSAGES.conversionLimit(limit.planName, err.current, limit.maxMonthlyConversions));
       }
     }
+    observer?.eventsStored(stored.accepted, stored.skipped);
     return { success: true, received: events.length, accepted: stored.accepted, skipped: stored.skipped };
   }
 

@@ -85,8 +85,8 @@ function withoutAffiliateStatus(answer: EventsResponse): EventsResponse {
 }
 
 /** Both endpoints answer `{ success, received, accepted, skipped }`. */
-export function eventService({ db }: ServiceDeps, outbox: WebhookOutbox, usage: MonthlyUsage): EventService {
-  const intake = createEventIntake(db, outbox, usage);
+export function eventService({ db, observer }: ServiceDeps, outbox: WebhookOutbox, usage: MonthlyUsage): EventService {
+  const intake = createEventIntake(db, outbox, usage, observer);
   const campaignIds = new Map<string, { id: number; expires: number }>();
 
   async function resolveCampaigns(publicIds: readonly string[], now = Date.now()): Promise<Map<string, number>> {
