@@ -1,4 +1,5 @@
 import type { Io } from '../../io.js';
+import { migrateToLatest } from '../../../server/db/migrate.js';
 import { withDatabase } from '../../operator.js';
 import { type GlobalOptions, plural, printJson, printLine, printTable } from '../../output.js';
 
@@ -10,13 +11,15 @@ type MigrationList = [Array<MigrationFile | { name: string }>, MigrationFile[] |
 const nameOf = (m: MigrationFile | { name: string } | string) =>
   typeof m === 'string' ? m : 'file' in m ? m.file : m.name;
 
-export async function migrate(io: Io, options: GlobalOptions): Promise<void> {
-  const [batch, applied] = await withDatabase(
-    io,
-    { json: options.json, migrate: false, create: true },
-    (db) => db.migrate.latest() as Promise<[number, string[]]>,
+/**
+ * Expand steps only, as a daemon's start applies them; with `contract`, the contract steps too,
+ * once no daemon of the previous release runs (docs/operations.md, "Upgrades").
+ */
+export async function migrate(io: Io, options: GlobalOptions & { contract?: boolean }): Promise<void> {
+  const applied = await withDatabase(io, { json: options.json, migrate: false, create: true }, (db) =>
+    migrateToLatest(db, { contract: options.contract === true }),
   );
-  if (options.json) return printJson(io, { batch, applied });
+  if (options.json) return printJson(io, { applied });
   printLine(
     io,
     applied.length ? `Applied ${plural(applied.length, 'migration')}: ${applied.join(', ')}` : 'Already up to date.',
