@@ -77,5 +77,12 @@ export function migrationSourceFor(options: {
   };
 }
 
+/** Exactly these migrations, in this build's order: a restore rebuilds the schema its backup had. */
+export function migrationSourceOf(names: readonly string[]): Knex.MigrationSource<string> {
+  const wanted = new Set(names);
+  const all = migrationSourceFor({ contract: true });
+  return { ...all, getMigrations: async () => KNOWN_MIGRATIONS.filter((name) => wanted.has(name)) };
+}
+
 /** Every migration, contract steps too: what tests and the knex CLI apply. */
 export const migrationSource = migrationSourceFor({ contract: true });

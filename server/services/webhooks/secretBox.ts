@@ -23,8 +23,11 @@ interface SyncBox {
   open(sealed: string): string | undefined;
 }
 
+/** The key's id in every value it seals: names a key without revealing it. */
+export const keyFingerprint = (key: Buffer): string => createHash('sha256').update(key).digest('hex').slice(0, 8);
+
 export function secretBox(key: Buffer): SyncBox {
-  const keyId = createHash('sha256').update(key).digest('hex').slice(0, 8);
+  const keyId = keyFingerprint(key);
   return {
     seal(secret) {
       const iv = randomBytes(12);
