@@ -28,6 +28,12 @@ export async function appliedMigrations(db: Db): Promise<string[]> {
   return db(MIGRATIONS_TABLE).orderBy('id').pluck<string[]>('name');
 }
 
+/** The migrations to show knex for this database: its applied contract steps, and all others when `contract`. */
+export async function migratorConfig(db: Db, contract: boolean): Promise<Knex.MigratorConfig> {
+  const applied = new Set(await appliedMigrations(db));
+  return { migrationSource: migrationSourceFor({ contract, applied }) };
+}
+
 /** The schema version this build was made for: its last migration. */
 export const BUILD_SCHEMA = KNOWN_MIGRATIONS.at(-1) ?? '';
 

@@ -149,17 +149,18 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       '20261128400000_dedupe_keys_for_older_daemons',
       '20261128400100_dedupe_key_trigger_dropped',
     ];
+    // The contract step waits for `db migrate --contract` (docs/operations.md, "Upgrades").
+    const expanded = all.slice(0, -1);
     const status = parseJson(await runCli(['db', 'status', '--json'], { env }));
-    expect(status).to.deep.equal({ applied: all, pending: [] });
+    expect(status).to.deep.equal({ applied: expanded, pending: all.slice(-1) });
     const back = parseJson(await runCli(['db', 'rollback', '--json'], { env }));
-    expect(back.rolledBack).to.deep.equal([...all].reverse());
+    expect(back.rolledBack).to.deep.equal([...expanded].reverse());
     expect(parseJson(await runCli(['db', 'status', '--json'], { env }))).to.deep.equal({
       applied: [],
       pending: all,
     });
-    // A start's migrations leave the contract step for `--contract` (docs/operations.md, "Upgrades").
     const forward = parseJson(await runCli(['db', 'migrate', '--json'], { env }));
-    expect(forward.applied).to.deep.equal(all.slice(0, -1));
+    expect(forward.applied).to.deep.equal(expanded);
     const contracted = parseJson(await runCli(['db', 'migrate', '--contract', '--json'], { env }));
     expect(contracted.applied).to.deep.equal(all.slice(-1));
   });

@@ -52,7 +52,6 @@ const MIGRATIONS = [
   '20261127100000_counter_shards',
   '20261127110000_dedupe_keys_without_null',
   '20261128400000_dedupe_keys_for_older_daemons',
-  '20261128400100_dedupe_key_trigger_dropped',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

@@ -1,5 +1,6 @@
 import type { Io } from '../../io.js';
-import { migrateToLatest } from '../../../server/db/migrate.js';
+import { migrateToLatest, migratorConfig } from '../../../server/db/migrate.js';
+import { CONTRACT_MIGRATIONS } from '../../../server/db/migrations/index.js';
 import { withDatabase } from '../../operator.js';
 import { type GlobalOptions, plural, printJson, printLine, printTable } from '../../output.js';
 
@@ -30,7 +31,7 @@ export async function rollback(io: Io, options: GlobalOptions): Promise<void> {
   const [batch, undone] = await withDatabase(
     io,
     { json: options.json, migrate: false },
-    (db) => db.migrate.rollback() as Promise<[number, string[]]>,
+    async (db) => db.migrate.rollback(await migratorConfig(db, false)) as Promise<[number, string[]]>,
   );
   if (options.json) return printJson(io, { batch, rolledBack: undone });
   printLine(
@@ -43,14 +44,16 @@ export async function status(io: Io, options: GlobalOptions): Promise<void> {
   const [done, pending] = await withDatabase(
     io,
     { json: options.json, migrate: false },
-    (db) => db.migrate.list() as Promise<MigrationList>,
+    async (db) => db.migrate.list(await migratorConfig(db, true)) as Promise<MigrationList>,
   );
   const applied = done.map(nameOf);
   const waiting = pending.map(nameOf);
   if (options.json) return printJson(io, { applied, pending: waiting });
+  const state = (name: string) =>
+    CONTRACT_MIGRATIONS.has(name) ? 'pending (contract: db migrate --contract)' : 'pending';
   printTable(
     io,
     ['migration', 'state'],
-    [...applied.map((name) => [name, 'applied']), ...waiting.map((name) => [name, 'pending'])],
+    [...applied.map((name) => [name, 'applied']), ...waiting.map((name) => [name, state(name)])],
   );
 }
