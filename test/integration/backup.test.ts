@@ -64,17 +64,25 @@ describe(`db backup and db restore (${ENGINE})`, function () {
           const eventId = `pv-${lane}-${sent++}`;
           const body = pageView(merchant.publicId, codes[sent % codes.length] ?? '', { event_id: eventId });
           const wasBackingUp = backingUp;
-          const res = await call(daemon.url, 'POST', '/v1/events', { key: merchant.key, body });
+          const res = await call(daemon.url, 'POST', '/v1/events', { key: merchant.key, body: { events: [body] } });
           expect(res.status, res.text).to.equal(200);
           if (!wasBackingUp) answeredBeforeBackup.push(eventId);
         }
       };
-      const lanes = [0, 1, 2, 3].map(load);
-      while (answeredBeforeBackup.length < 200) await new Promise((resolve) => setTimeout(resolve, 50));
+      let failed: unknown;
+      const lanes = [0, 1, 2, 3].map((lane) =>
+        load(lane).catch((err: unknown) => {
+          failed = err;
+          stop = true;
+        }),
+      );
+      while (answeredBeforeBackup.length < 200 && !stop) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (failed) throw failed;
       backingUp = true;
       const made = await runCli(['db', 'backup', file, '--json'], { env: env(source) });
       stop = true;
       await Promise.all(lanes);
+      if (failed) throw failed;
       expect(made.code, made.stderr).to.equal(0);
       expect(JSON.parse(made.stdout)).to.include({ engine: ENGINE });
     } finally {
@@ -151,13 +159,14 @@ describe(`db backup and db restore (${ENGINE})`, function () {
     );
   });
 
-  it('refuses a file cut short, and one that is not a backup, before writing anything', async () => {
+  it('refuses a file cut short, and one that is not a backup (before writing anything)', async () => {
+    const damagedInto = await createTestDatabase({ migrate: false });
     const fresh = await createTestDatabase({ migrate: false });
     try {
       const cut = path.join(dir, 'cut.gz');
       const whole = readFileSync(file);
       writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
-      const damaged = await runCli(['db', 'restore', cut], { env: env(fresh) });
+      const damaged = await runCli(['db', 'restore', cut], { env: env(damagedInto) });
       expect(damaged.code).to.equal(1);
       expect(damaged.stderr).to.match(/is (damaged|not an affiliated backup, or it is damaged)/);
       const foreign = path.join(dir, 'foreign.gz');
@@ -177,6 +186,7 @@ describe(`db backup and db restore (${ENGINE})`, function () {
       );
       expect(fresh.engine === 'sqlite' ? tables : tables[0], 'the foreign file wrote nothing').to.have.length(0);
     } finally {
+      await damagedInto.drop();
       await fresh.drop();
     }
   });
