@@ -22,6 +22,22 @@ const onlyLine = (result: CliResult) => {
   return lines[0] ?? '';
 };
 
+/** A daemon stores a Stripe signing secret, sealed with its key, and stops. */
+async function storeSecret(t: TestDatabase, env: Record<string, string>): Promise<void> {
+  const merchant = await createMerchant(t.db);
+  const daemon = await startServe({ env: { DATABASE_URL: t.url, BCRYPT_ROUNDS: '4', ...env } });
+  try {
+    const put = await call(daemon.url, 'PUT', '/v1/integrations/stripe', {
+      key: merchant.key,
+      body: { signingSecret: STRIPE_SECRET },
+    });
+    expect(put.status, put.text).to.equal(200);
+  } finally {
+    daemon.child.kill('SIGTERM');
+    await daemon.done;
+  }
+}
+
 /** docs/operations.md, "Upgrades": what a daemon checks before it serves. */
 describe(`upgrades: what a daemon refuses at start (${ENGINE})`, function () {
   this.timeout(180_000);
@@ -54,18 +70,7 @@ describe(`upgrades: what a daemon refuses at start (${ENGINE})`, function () {
   it('a key that cannot open the stored secrets: one line naming the key, exit 1; the right key serves', async () => {
     const t = await database();
     const key = randomBytes(32).toString('base64');
-    const merchant = await createMerchant(t.db);
-    const daemon = await startServe({ env: { DATABASE_URL: t.url, WEBHOOK_SECRET_KEY: key, BCRYPT_ROUNDS: '4' } });
-    try {
-      const put = await call(daemon.url, 'PUT', '/v1/integrations/stripe', {
-        key: merchant.key,
-        body: { signingSecret: STRIPE_SECRET },
-      });
-      expect(put.status, put.text).to.equal(200);
-    } finally {
-      daemon.child.kill('SIGTERM');
-      await daemon.done;
-    }
+    await storeSecret(t, { WEBHOOK_SECRET_KEY: key });
     const other = await serveOnce({ DATABASE_URL: t.url, WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64') });
     expect(other.code).to.equal(1);
     expect(onlyLine(other)).to.equal(
@@ -80,18 +85,7 @@ describe(`upgrades: what a daemon refuses at start (${ENGINE})`, function () {
     if (ENGINE !== 'sqlite') this.skip(); // The generated key lives in the MySQL database itself.
     const t = await database();
     const file = new URL(t.url.replace(/^sqlite:/, 'file:')).pathname;
-    const merchant = await createMerchant(t.db);
-    const daemon = await startServe({ env: { DATABASE_URL: t.url, BCRYPT_ROUNDS: '4' } });
-    try {
-      const put = await call(daemon.url, 'PUT', '/v1/integrations/stripe', {
-        key: merchant.key,
-        body: { signingSecret: STRIPE_SECRET },
-      });
-      expect(put.status, put.text).to.equal(200);
-    } finally {
-      daemon.child.kill('SIGTERM');
-      await daemon.done;
-    }
+    await storeSecret(t, {});
     const dir = mkdtempSync(path.join(os.tmpdir(), 'affiliated-copy-'));
     try {
       // The whole database in its main file, as a copy of a stopped daemon's file would be.
