@@ -147,7 +147,7 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       '20261127100000_counter_shards',
       '20261127110000_dedupe_keys_without_null',
       '20261128400000_dedupe_keys_for_older_daemons',
-      '20261128400100_dedupe_key_trigger_dropped',
+      '20261128400100_dedupe_key_defaults_dropped',
     ];
     // The contract step waits for `db migrate --contract` (docs/operations.md, "Upgrades").
     const expanded = all.slice(0, -1);

@@ -143,7 +143,7 @@ describe(`upgrades: events written by a daemon that does not know the dedupe key
 
   it('starts leave the contract step pending; db status lists it', async () => {
     const status = JSON.parse((await runCli(['db', 'status', '--json'], { env: { DATABASE_URL: t.url } })).stdout);
-    expect(status.pending).to.deep.equal(['20261128400100_dedupe_key_trigger_dropped']);
+    expect(status.pending).to.deep.equal(['20261128400100_dedupe_key_defaults_dropped']);
   });
 
   it('on MySQL/MariaDB such rows get their keys, and a duplicate of a keyed row is dropped', async function () {
@@ -191,7 +191,7 @@ describe(`upgrades: events written by a daemon that does not know the dedupe key
   it('db migrate --contract applies the contract step; older inserts then keep their NULLs', async () => {
     const contracted = await runCli(['db', 'migrate', '--contract', '--json'], { env: { DATABASE_URL: t.url } });
     expect(contracted.code, contracted.stderr).to.equal(0);
-    expect(JSON.parse(contracted.stdout)).to.deep.equal({ applied: ['20261128400100_dedupe_key_trigger_dropped'] });
+    expect(JSON.parse(contracted.stdout)).to.deep.equal({ applied: ['20261128400100_dedupe_key_defaults_dropped'] });
     if (ENGINE !== 'mysql') return;
     const events = await owner();
     await olderInsert(events, [{ eventId: 'after-contract' }]);

@@ -13,7 +13,7 @@ import * as billingIntegrations from './20261126400000_billing_integrations.js';
 import * as counterShards from './20261127100000_counter_shards.js';
 import * as dedupeKeysWithoutNull from './20261127110000_dedupe_keys_without_null.js';
 import * as dedupeKeysForOlderDaemons from './20261128400000_dedupe_keys_for_older_daemons.js';
-import * as dedupeKeyTriggerDropped from './20261128400100_dedupe_key_trigger_dropped.js';
+import * as dedupeKeyDefaultsDropped from './20261128400100_dedupe_key_defaults_dropped.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -46,7 +46,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127100000_counter_shards', counterShards],
   ['20261127110000_dedupe_keys_without_null', dedupeKeysWithoutNull],
   ['20261128400000_dedupe_keys_for_older_daemons', dedupeKeysForOlderDaemons],
-  ['20261128400100_dedupe_key_trigger_dropped', dedupeKeyTriggerDropped],
+  ['20261128400100_dedupe_key_defaults_dropped', dedupeKeyDefaultsDropped],
 ];
 
 /** Every migration this build knows, in order: the last is the schema version it was built for. */
