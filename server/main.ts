@@ -4,13 +4,14 @@ import { Redis } from 'ioredis';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { createDb, type Db, isDatabaseUnavailable } from './db/knex.js';
-import { migrateToLatest } from './db/migrate.js';
+import { migrateToLatest, refuseNewerSchema } from './db/migrate.js';
 import { StartupError } from './errors.js';
 import { createHttpServer } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics } from './metrics/metrics.js';
 import { defineFixedWindowCommand } from './middleware/rateLimit.js';
 import { createServices, type Services } from './services/index.js';
+import { refuseKeyThatCannotOpen } from './services/webhooks/secretBox.js';
 
 export interface Daemon {
   server: Server;
@@ -89,8 +90,9 @@ export async function startDaemon(
       const applied = await migrateToLatest(db);
       if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
     } else {
-      await db.raw('select 1');
+      await refuseNewerSchema(db);
     }
+    await refuseKeyThatCannotOpen(config, db);
     if (config.redisUrl) redis = await connectRedis(config.redisUrl);
   } catch (err) {
     await db.destroy();

@@ -1,5 +1,7 @@
+import type { Knex } from 'knex';
 import { StartupError } from '../errors.js';
 import { type Db, isRetryableTxError, retryDelayMs } from './knex.js';
+import { KNOWN_MIGRATIONS, migrationSourceFor } from './migrations/index.js';
 
 /** How long a start waits for another daemon's migrations (or for conflicts to pass) before giving up. */
 const WAIT_MS = 60_000;
@@ -13,9 +15,43 @@ const isTableCreatedMeanwhile = (err: unknown) =>
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Lists pending migrations: reads only, except on a new database where knex creates its tables. */
-async function pendingMigrations(db: Db): Promise<unknown[]> {
-  const [, pending] = (await db.migrate.list()) as [unknown[], unknown[]];
+async function pendingMigrations(db: Db, config: Knex.MigratorConfig): Promise<unknown[]> {
+  const [, pending] = (await db.migrate.list(config)) as [unknown[], unknown[]];
   return pending;
+}
+
+const MIGRATIONS_TABLE = 'knex_migrations';
+
+/** The migrations the database records as applied, in the order they were (none on a new database). */
+export async function appliedMigrations(db: Db): Promise<string[]> {
+  if (!(await db.schema.hasTable(MIGRATIONS_TABLE))) return [];
+  return db(MIGRATIONS_TABLE).orderBy('id').pluck<string[]>('name');
+}
+
+/** The migrations to show knex for this database: its applied contract steps, and all others when `contract`. */
+export async function migratorConfig(db: Db, contract: boolean): Promise<Knex.MigratorConfig> {
+  const applied = new Set(await appliedMigrations(db));
+  return { migrationSource: migrationSourceFor({ contract, applied }) };
+}
+
+/** The schema version this build was made for: its last migration. */
+export const BUILD_SCHEMA = KNOWN_MIGRATIONS.at(-1) ?? '';
+
+/**
+ * A database a newer release has migrated may hold what this build does not know how to keep
+ * (docs/operations.md, "Upgrades"), so a daemon or an operator command refuses it, in one line
+ * naming both versions. Answers the applied migrations.
+ */
+export async function refuseNewerSchema(db: Db): Promise<string[]> {
+  const applied = await appliedMigrations(db);
+  const known = new Set(KNOWN_MIGRATIONS);
+  const unknown = applied.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new StartupError(
+      `the database's schema is ${unknown.at(-1)}, newer than this build's ${BUILD_SCHEMA}: a newer release migrated it. Run that release (or newer) on it, or restore a backup made with this one`,
+    );
+  }
+  return applied;
 }
 
 const LOCK_TABLE = 'knex_migrations_lock';
@@ -43,7 +79,7 @@ async function removeExtraLockRows(db: Db): Promise<boolean> {
 const APPLIED_MEANWHILE = 'migrations applied meanwhile by another daemon';
 
 async function refuseAppliedMeanwhile(knex: Db, migrations: unknown[]): Promise<void> {
-  const applied = new Set(await knex('knex_migrations').pluck<string[]>('name'));
+  const applied = new Set(await knex(MIGRATIONS_TABLE).pluck<string[]>('name'));
   if (migrations.some((name) => applied.has(String(name)))) throw new Error(APPLIED_MEANWHILE);
 }
 
@@ -59,19 +95,30 @@ const isAppliedMeanwhile = (err: unknown) => err instanceof Error && err.message
  *   are waited out (jittered, up to 60 s) and the step starts again: nothing was applied
  *   then. A migration that fails is not tried again: its error is thrown.
  */
-export async function migrateToLatest(db: Db, waitMs = WAIT_MS): Promise<string[]> {
+export async function migrateToLatest(
+  db: Db,
+  options: { waitMs?: number; contract?: boolean } = {},
+): Promise<string[]> {
+  const waitMs = options.waitMs ?? WAIT_MS;
   const deadline = Date.now() + waitMs;
   for (let attempt = 1; ; attempt++) {
     let waited: unknown;
+    let config: Knex.MigratorConfig = {};
     try {
-      if ((await pendingMigrations(db)).length === 0) return [];
+      const applied = new Set(await refuseNewerSchema(db));
+      config = { migrationSource: migrationSourceFor({ contract: options.contract === true, applied }) };
+      if ((await pendingMigrations(db, config)).length === 0) return [];
     } catch (err) {
+      if (err instanceof StartupError) throw err;
       if (!isRetryableTxError(err) && !isTableCreatedMeanwhile(err)) throw err;
       waited = err;
     }
     if (waited === undefined) {
       try {
-        const [, applied] = (await db.migrate.latest({ beforeAll: refuseAppliedMeanwhile })) as [number, string[]];
+        const [, applied] = (await db.migrate.latest({ ...config, beforeAll: refuseAppliedMeanwhile })) as [
+          number,
+          string[],
+        ];
         return applied;
       } catch (err) {
         if (isAppliedMeanwhile(err)) continue;

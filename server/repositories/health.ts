@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { Db } from '../db/knex.js';
-import { migrationSource } from '../db/migrations/index.js';
+import { CONTRACT_MIGRATIONS, KNOWN_MIGRATIONS } from '../db/migrations/index.js';
 
 /** One round trip to the database; throws when it cannot answer. */
 export async function pingDatabase(db: Db): Promise<void> {
@@ -31,9 +31,9 @@ export async function durabilitySettings(db: Db): Promise<DurabilitySettings> {
 }
 
 /** Knex's own record of applied migrations; empty on a database no daemon has migrated yet. */
-/** The migrations this build knows, in order (`/ready` compares them with what is applied). */
-export function knownMigrations(): Promise<string[]> {
-  return migrationSource.getMigrations([]);
+/** The migrations this build knows, in order, and which of them are contract steps (docs/operations.md#upgrades). */
+export function knownMigrations(): { known: readonly string[]; contract: ReadonlySet<string> } {
+  return { known: KNOWN_MIGRATIONS, contract: CONTRACT_MIGRATIONS };
 }
 
 export async function appliedMigrations(db: Db): Promise<string[]> {

@@ -10,3 +10,15 @@ export async function sharedSecretKey(db: Db, candidate: string): Promise<string
   if (!row) throw new Error('webhook_settings has no secret_key after inserting it');
   return row.value;
 }
+
+/**
+ * One secret stored sealed (a webhook endpoint's or a billing integration's current one), or
+ * undefined when none is: enough to tell at start whether the daemon's key opens them.
+ */
+export async function oneSealedSecret(db: Db): Promise<string | undefined> {
+  for (const table of ['webhook_endpoints', 'billing_integrations']) {
+    const row = await db(table).orderBy('id').first<{ secret_enc: string } | undefined>('secret_enc');
+    if (row) return row.secret_enc;
+  }
+  return undefined;
+}

@@ -51,6 +51,7 @@ const MIGRATIONS = [
   '20261126400000_billing_integrations',
   '20261127100000_counter_shards',
   '20261127110000_dedupe_keys_without_null',
+  '20261128400000_dedupe_keys_for_older_daemons',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

@@ -12,10 +12,18 @@ import * as portalAndMail from './20261126300000_portal_and_mail.js';
 import * as billingIntegrations from './20261126400000_billing_integrations.js';
 import * as counterShards from './20261127100000_counter_shards.js';
 import * as dedupeKeysWithoutNull from './20261127110000_dedupe_keys_without_null.js';
+import * as dedupeKeysForOlderDaemons from './20261128400000_dedupe_keys_for_older_daemons.js';
+import * as dedupeKeyDefaultsDropped from './20261128400100_dedupe_key_defaults_dropped.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
   down(knex: Knex): Promise<void>;
+  /**
+   * A contract step (docs/operations.md, "Upgrades"): it removes what daemons of the previous
+   * release still need, so starts leave it pending and `affiliated db migrate --contract` applies
+   * it once none of them runs. Every other migration is an expand step, applied at start.
+   */
+  contract?: boolean;
 }
 
 /**
@@ -37,14 +45,47 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261126400000_billing_integrations', billingIntegrations],
   ['20261127100000_counter_shards', counterShards],
   ['20261127110000_dedupe_keys_without_null', dedupeKeysWithoutNull],
+  ['20261128400000_dedupe_keys_for_older_daemons', dedupeKeysForOlderDaemons],
+  ['20261128400100_dedupe_key_defaults_dropped', dedupeKeyDefaultsDropped],
 ];
 
-export const migrationSource: Knex.MigrationSource<string> = {
-  getMigrations: async () => MIGRATIONS.map(([name]) => name),
-  getMigrationName: (name) => name,
-  getMigration: async (name) => {
-    const found = MIGRATIONS.find(([candidate]) => candidate === name);
-    if (!found) throw new Error(`Unknown migration ${name}`);
-    return found[1];
-  },
-};
+/** Every migration this build knows, in order: the last is the schema version it was built for. */
+export const KNOWN_MIGRATIONS: readonly string[] = MIGRATIONS.map(([name]) => name);
+
+/** The contract steps among them. */
+export const CONTRACT_MIGRATIONS: ReadonlySet<string> = new Set(
+  MIGRATIONS.filter(([, migration]) => migration.contract === true).map(([name]) => name),
+);
+
+/**
+ * The migrations knex is shown: all of them, or (`contract: false`) all but the contract steps
+ * not yet applied, so knex neither applies those nor calls the applied ones missing.
+ */
+export function migrationSourceFor(options: {
+  contract: boolean;
+  applied?: ReadonlySet<string>;
+}): Knex.MigrationSource<string> {
+  const shown = (name: string) => options.contract || !CONTRACT_MIGRATIONS.has(name) || options.applied?.has(name);
+  return {
+    getMigrations: async () => KNOWN_MIGRATIONS.filter(shown),
+    getMigrationName: (name) => name,
+    getMigration: async (name) => {
+      const found = MIGRATIONS.find(([candidate]) => candidate === name);
+      if (!found) throw new Error(`Unknown migration ${name}`);
+      return found[1];
+    },
+  };
+}
+
+/** Exactly these migrations, in this build's order: a restore rebuilds the schema its backup had. */
+export function migrationSourceOf(names: readonly string[]): Knex.MigrationSource<string> {
+  const wanted = new Set(names);
+  const all = migrationSourceFor({ contract: true });
+  return { ...all, getMigrations: async () => KNOWN_MIGRATIONS.filter((name) => wanted.has(name)) };
+}
+
+/**
+ * knex's default, for tests and the knex CLI: what a start applies (contract steps left out). The
+ * `db` commands read what is applied first and show knex the contract steps among them.
+ */
+export const migrationSource = migrationSourceFor({ contract: false });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/knex.js';
 import { StartupError } from '../../errors.js';
-import { sharedSecretKey } from '../../repositories/webhookSettings.js';
+import { oneSealedSecret, sharedSecretKey } from '../../repositories/webhookSettings.js';
 
 /**
  * Webhook secrets must be usable to sign, so they are stored encrypted (AES-256-GCM), never
@@ -23,8 +23,11 @@ interface SyncBox {
   open(sealed: string): string | undefined;
 }
 
+/** The key's id in every value it seals: names a key without revealing it. */
+export const keyFingerprint = (key: Buffer): string => createHash('sha256').update(key).digest('hex').slice(0, 8);
+
 export function secretBox(key: Buffer): SyncBox {
-  const keyId = createHash('sha256').update(key).digest('hex').slice(0, 8);
+  const keyId = keyFingerprint(key);
   return {
     seal(secret) {
       const iv = randomBytes(12);
@@ -48,7 +51,7 @@ export function secretBox(key: Buffer): SyncBox {
 }
 
 /** The key file kept beside a SQLite database: a copy of the database alone does not reveal secrets. */
-function keyFileOf(sqliteFile: string): string {
+export function keyFileOf(sqliteFile: string): string {
   return `${sqliteFile}.webhook-key`;
 }
 
@@ -95,4 +98,35 @@ export function lazySecretBox(config: Readonly<Config>, db: Db): SecretBox {
     seal: async (secret) => (await ready()).seal(secret),
     open: async (sealed) => (await ready()).open(sealed),
   };
+}
+
+/** Where the key comes from, as an operator would look for it. */
+export function keyName(config: Readonly<Config>): string {
+  if (config.webhooks.secretKey) return 'WEBHOOK_SECRET_KEY';
+  const database = config.database;
+  return database.client === 'sqlite' ? `the key file ${keyFileOf(database.filename)}` : 'webhook_settings.secret_key';
+}
+
+/**
+ * A daemon whose key cannot open the secrets its database holds (a database copied without its
+ * key file, WEBHOOK_SECRET_KEY changed) would fail every signed webhook and billing event later,
+ * each with a message that does not name the cause; so it stops at start, in one line naming the
+ * key. A missing key file is not made anew when secrets need the old one.
+ */
+export async function refuseKeyThatCannotOpen(config: Readonly<Config>, db: Db): Promise<void> {
+  const sealed = await oneSealedSecret(db);
+  if (sealed === undefined) return;
+  const database = config.database;
+  const name = keyName(config);
+  if (!config.webhooks.secretKey && database.client === 'sqlite' && database.filename !== ':memory:') {
+    if (!fs.existsSync(keyFileOf(database.filename))) {
+      throw new StartupError(
+        `${name} is missing, and the webhook and billing secrets stored in this database were sealed with it: put it back beside the database (or set WEBHOOK_SECRET_KEY to its content)`,
+      );
+    }
+  }
+  if (secretBox(await loadKey(config, db)).open(sealed) !== undefined) return;
+  throw new StartupError(
+    `${name} cannot open the webhook and billing secrets stored in this database (sealed under another key): start with the key they were sealed with`,
+  );
 }
