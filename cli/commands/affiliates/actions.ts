@@ -124,9 +124,9 @@ export async function list(
   },
 ): Promise<void> {
   const filters = { status: flags.status, search: flags.search, groupId: flags.group };
-  await printList(io, options.json, flags, {
+  await printList(io, client, options.json, flags, {
     noun: 'affiliate',
-    fetch: (paging: Paging) => client.affiliates.list({ query: { ...filters, ...paging } }),
+    fetch: (api, paging: Paging) => api.affiliates.list({ query: { ...filters, ...paging } }),
     rows: (answer) => answer.affiliates,
     show: (rows) => table(io, rows, flags.output),
   });

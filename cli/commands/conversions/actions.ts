@@ -86,9 +86,9 @@ export async function list(
   checkRange(flags.from, flags.to);
   const { affiliate, output, all: _all, flagged, ...rest } = flags;
   const query = { ...rest, affiliateId: affiliate, ...(flagged && { flagged: 'true' as const }) };
-  await printList(io, options.json, flags, {
+  await printList(io, client, options.json, flags, {
     noun: 'conversion',
-    fetch: (paging: Paging) => client.conversions.list({ query: { ...query, ...paging } }),
+    fetch: (api, paging: Paging) => api.conversions.list({ query: { ...query, ...paging } }),
     rows: (answer) => answer.conversions,
     show: (rows) => table(io, rows, output),
   });

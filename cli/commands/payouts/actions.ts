@@ -16,6 +16,7 @@ import {
   printTable,
 } from '../../output.js';
 import { type Paging, printList } from '../../paging.js';
+import { pacedClient } from '../../rateLimit.js';
 import { ruleText } from '../../ruleOptions.js';
 import { payoutsCsv } from './csv.js';
 
@@ -80,9 +81,9 @@ export async function list(
 ): Promise<void> {
   const { affiliate, output, all: _all, ...rest } = flags;
   const query = { ...rest, affiliateId: affiliate };
-  await printList(io, options.json, flags, {
+  await printList(io, client, options.json, flags, {
     noun: 'payout',
-    fetch: (paging: Paging) => client.payouts.list({ query: { ...query, ...paging } }),
+    fetch: (api, paging: Paging) => api.payouts.list({ query: { ...query, ...paging } }),
     rows: (answer) => answer.payouts,
     show: (rows) => table(io, rows, output),
   });
@@ -177,9 +178,11 @@ export async function exportPayouts(
   options: GlobalOptions,
   flags: { status: PayoutStatus; format: 'csv' | 'json'; output?: string },
 ): Promise<void> {
-  const payouts = await allOf(client, flags.status);
+  // It pages through payouts and their conversions: it waits out the rate limit rather than fail.
+  const paced = pacedClient(io, client);
+  const payouts = await allOf(paced, flags.status);
   const json = options.json || flags.format === 'json';
-  const text = json ? `${JSON.stringify(payouts, null, 2)}\n` : payoutsCsv(payouts, await rulesOf(client, payouts));
+  const text = json ? `${JSON.stringify(payouts, null, 2)}\n` : payoutsCsv(payouts, await rulesOf(paced, payouts));
   const cents = payouts.reduce((sum, p) => sum + toCents(p.amount), 0);
   const summary = `${plural(payouts.length, `${flags.status} payout`)}, BRL ${formatCents(cents)} in all`;
   if (flags.output === undefined) {

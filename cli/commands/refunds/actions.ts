@@ -4,6 +4,7 @@ import type { Conversion } from '../../../shared/schemas/conversion.js';
 import type { Io } from '../../io.js';
 import { type GlobalOptions, type ListFormat, note, plural, printJson, printTable } from '../../output.js';
 import { ALL_PAGE_SIZE, everyPage } from '../../paging.js';
+import { pacedClient } from '../../rateLimit.js';
 import { brl, conversionRecord } from '../conversions/actions.js';
 
 /**
@@ -72,8 +73,9 @@ export async function list(
   options: GlobalOptions,
   flags: { affiliate?: number; clawbacks?: boolean; output?: ListFormat },
 ): Promise<void> {
+  const paced = pacedClient(io, client);
   const rejected = await everyPage(async (page) => {
-    const answer = await client.conversions.list({
+    const answer = await paced.conversions.list({
       query: { status: 'rejected', affiliateId: flags.affiliate, page, limit: ALL_PAGE_SIZE },
     });
     return { ...answer, items: answer.conversions };
