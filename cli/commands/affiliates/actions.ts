@@ -6,10 +6,12 @@ import {
   password as passwordSchema,
   type UpdateAffiliateInput,
 } from '../../../shared/schemas/affiliate.js';
+import { formatCents, toCents } from '../../../shared/money.js';
 import { CommandFailed, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import {
   type GlobalOptions,
+  count,
   type ListFormat,
   note,
   plural,
@@ -19,7 +21,8 @@ import {
   printTable,
 } from '../../output.js';
 import { askNewPassword, confirmOrDecline } from '../../prompts.js';
-import { type Paging, printList } from '../../paging.js';
+import { ALL_PAGE_SIZE, everyPage, type Paging, printList } from '../../paging.js';
+import { pacedClient } from '../../rateLimit.js';
 import { affiliateRuleText, rateOfOptions, rateText } from '../../ruleOptions.js';
 
 const passwordRule = (value: string) =>
@@ -222,6 +225,41 @@ export async function update(
   record(io, affiliate);
 }
 
+/** What deleting an affiliate erases with it (spec §4.5.1: the delete cascades). */
+interface Erased {
+  conversions: number;
+  payouts: number;
+  paid: number;
+  paidCents: number;
+}
+
+async function erasedWith(client: ApiClient, affiliate: Affiliate): Promise<Erased> {
+  const payouts = await everyPage(async (page) => {
+    const answer = await client.payouts.list({
+      query: { affiliateId: affiliate.id, page, limit: ALL_PAGE_SIZE },
+    });
+    return { ...answer, items: answer.payouts };
+  });
+  const paid = payouts.items.filter((p) => p.status === 'paid');
+  return {
+    conversions: affiliate.totalConversions,
+    payouts: payouts.items.length,
+    paid: paid.length,
+    paidCents: paid.reduce((sum, p) => sum + toCents(p.amount), 0),
+  };
+}
+
+/** `3 conversions and 2 payouts, 1 of them paid (BRL 25.00)`. */
+function erasedText(erased: Erased): string {
+  const paid =
+    erased.payouts === 0
+      ? ''
+      : erased.paid === 0
+        ? ', none paid'
+        : `, ${count(erased.paid)} of them paid (BRL ${formatCents(erased.paidCents)})`;
+  return `${plural(erased.conversions, 'conversion')} and ${plural(erased.payouts, 'payout')}${paid}`;
+}
+
 export async function remove(
   io: Io,
   client: ApiClient,
@@ -229,18 +267,18 @@ export async function remove(
   id: number,
   flags: { yes?: boolean },
 ): Promise<void> {
-  // spec §4.5.1: the delete cascades, so a person confirms; scripts must say --yes. The
-  // affiliate is fetched first: an unknown id fails before any question, and the question
-  // names whom it deletes.
+  // spec §4.5.1: the delete cascades, paid payouts included, so a person is told what goes and
+  // confirms; scripts must say --yes. The affiliate is read first: an unknown id fails before
+  // any question, and what was erased is said afterwards.
+  const paced = pacedClient(io, client);
+  const a = await paced.affiliates.get({ params: { id } });
+  const erased = await erasedWith(paced, a);
   await confirmOrDecline(io, flags, async () => {
-    const a = await client.affiliates.get({ params: { id } });
+    note(io, `To keep its records, make it inactive instead: affiliated affiliates update ${id} --status inactive`);
     const who = `${a.name ?? a.email} <${a.email}>, referral code ${a.referralId}`;
-    return (
-      `Delete affiliate ${id} (${who}) with ${plural(a.totalConversions, 'conversion')}, ` +
-      'its commissions, payouts and events? This cannot be undone.'
-    );
+    return `Delete affiliate ${id} (${who}) with ${erasedText(erased)}, its commissions and events? This cannot be undone.`;
   });
   const result = await client.affiliates.remove({ params: { id } });
   if (options.json) return printJson(io, result);
-  printLine(io, `Affiliate ${id} deleted.`);
+  printLine(io, `Affiliate ${id} deleted, with ${erasedText(erased)}.`);
 }
