@@ -15,6 +15,7 @@ import {
   type GlobalOptions,
   type ListFormat,
   note,
+  plural,
   printJson,
   printLine,
   printRecord,
@@ -169,9 +170,9 @@ export async function move(
     }
     printLine(
       io,
-      `${verb} ${outcome.updated} conversion${outcome.updated === 1 ? '' : 's'}` +
+      `${verb} ${plural(outcome.updated, 'conversion')}` +
         ` (${outcome.unchanged} already ${status}, ${outcome.failed} failed).`,
     );
   }
-  if (outcome.failed > 0) throw new AlreadyReported(`${outcome.failed} conversions failed`);
+  if (outcome.failed > 0) throw new AlreadyReported(`${plural(outcome.failed, 'conversion')} failed`);
 }

@@ -5,6 +5,7 @@ import type { Payout, PayoutStatus } from '../../../shared/schemas/payout.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import {
+  agree,
   type GlobalOptions,
   count,
   type ListFormat,
@@ -129,10 +130,11 @@ export async function settle(
 ): Promise<void> {
   const payout = await client.payouts.update({ params: { id }, body: { status } });
   if (options.json) return printJson(io, payout);
+  const paidCount = payout.conversionIds.length;
   note(
     io,
     status === 'paid'
-      ? `Marked payout ${payout.id} paid: its ${plural(payout.conversionIds.length, 'conversion')} are paid.`
+      ? `Marked payout ${payout.id} paid: its ${plural(paidCount, 'conversion')} ${agree(paidCount, 'is', 'are')} paid.`
       : `Marked payout ${payout.id} failed: its conversions wait for the next payout.`,
   );
   record(io, payout);

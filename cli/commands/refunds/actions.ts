@@ -20,6 +20,9 @@ export async function create(
   orderId: string,
   flags: { reason?: string; amount?: number; refundId?: string },
 ): Promise<void> {
+  // A refund_id sent again changes nothing and is answered like a new one: the sale as it was
+  // before tells the two apart.
+  const before = flags.refundId === undefined ? undefined : await saleOf(client, orderId);
   const conversion = await client.refunds.create({
     body: {
       order_id: orderId,
@@ -30,6 +33,15 @@ export async function create(
   });
   if (options.json) return printJson(io, conversion);
   conversionRecord(io, conversion);
+  if (before !== undefined && unchanged(before, conversion)) {
+    note(
+      io,
+      before.status === 'rejected'
+        ? `Order ${orderId} was already refunded in full: nothing changed.`
+        : `Refund ${flags.refundId ?? ''} was already applied to order ${orderId}: nothing changed.`,
+    );
+    return;
+  }
   if (conversion.status !== 'rejected') return partNote(io, orderId, conversion);
   if (!hasClawback(conversion) || conversion.payoutId === null) {
     note(io, `Refunded order ${orderId}: conversion ${conversion.id} is rejected; no commission had been paid out.`);
@@ -46,6 +58,15 @@ export async function create(
       `is recorded against affiliate ${conversion.affiliateId}; ${when}. \`affiliated refunds list --clawbacks\` lists them.`,
   );
 }
+
+/** The order's sale, as it stands. */
+async function saleOf(client: ApiClient, orderId: string): Promise<Conversion | undefined> {
+  const { conversions } = await client.conversions.list({ query: { orderId, kind: 'sale', limit: 1 } });
+  return conversions[0];
+}
+
+const unchanged = (before: Conversion, after: Conversion) =>
+  before.id === after.id && before.status === after.status && before.refundedAmount === after.refundedAmount;
 
 /**
  * A partial refund leaves the sale standing with a lower commission; what it took off a
