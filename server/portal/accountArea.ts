@@ -25,12 +25,7 @@ export async function showDashboard(page: Page): Promise<void> {
       nav: 'dashboard',
     });
   }
-  const requested = Number(page.ctx.query.page);
-  const data = await page.services.portal.dashboard(
-    page.campaign,
-    user,
-    Number.isSafeInteger(requested) && requested > 0 ? requested : 1,
-  );
+  const data = await page.services.portal.dashboard(page.campaign, user, requestedPage(page));
   const figureRows = [
     { label: t.dashboard.visits, recent: count(page, data.last30Days.visits), total: count(page, data.allTime.visits) },
     { label: t.dashboard.leads, recent: count(page, data.last30Days.leads), total: count(page, data.allTime.leads) },
@@ -78,7 +73,13 @@ export async function showDashboard(page: Page): Promise<void> {
 export async function showPayout(page: Page, id: number): Promise<void> {
   const user = loggedIn(page);
   if (!user) return;
-  const { payout, conversions } = await page.services.portal.payout(user, id);
+  const {
+    payout,
+    conversions,
+    covered,
+    page: pageNumber,
+    pages,
+  } = await page.services.portal.payout(user, id, requestedPage(page));
   const { t } = page;
   render(page, 'payout', {
     title: t.payout.title(payout.id),
@@ -99,7 +100,16 @@ export async function showPayout(page: Page, id: number): Promise<void> {
       commission: money(page, c.commissionCents),
       statusText: t.status[c.status] ?? c.status,
     })),
+    covered: count(page, covered),
+    pages,
+    pageNumber,
   });
+}
+
+/** `?page=N` of a paged view; anything else is the first page. */
+function requestedPage(page: Page): number {
+  const requested = Number(page.ctx.query.page);
+  return Number.isSafeInteger(requested) && requested > 0 ? requested : 1;
 }
 
 /** The settings page, with the values of a form that failed (or the stored ones). */

@@ -15,6 +15,8 @@ import type { PortalCampaign, PortalUser } from './types.js';
 /** Conversions a dashboard page lists; payouts it lists (the latest). */
 export const CONVERSIONS_PER_PAGE = 20;
 const PAYOUTS_SHOWN = 12;
+/** Conversions a payout's page lists. */
+export const PAYOUT_CONVERSIONS_PER_PAGE = 50;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface Dashboard {
@@ -70,13 +72,25 @@ export async function dashboard(
   };
 }
 
+/** One payout's page: its conversions a page at a time (a payout may cover thousands). */
+export interface PayoutPage {
+  payout: PortalPayout;
+  conversions: PortalConversion[];
+  /** How many conversions the payout covered, in all. */
+  covered: number;
+  page: number;
+  pages: number;
+}
+
 /** One payout of the session's affiliate; another affiliate's id is a 404, as an unknown one. */
-export async function payout(
-  db: Db,
-  user: PortalUser,
-  id: number,
-): Promise<{ payout: PortalPayout; conversions: PortalConversion[] }> {
-  const found = await affiliatePayout(db, user.affiliateId, id);
+export async function payout(db: Db, user: PortalUser, id: number, requestedPage = 1): Promise<PayoutPage> {
+  let page = 1;
+  let pages = 1;
+  const found = await affiliatePayout(db, user.affiliateId, id, (covered) => {
+    pages = Math.max(1, Math.ceil(covered / PAYOUT_CONVERSIONS_PER_PAGE));
+    page = Math.min(Math.max(1, requestedPage), pages);
+    return { limit: PAYOUT_CONVERSIONS_PER_PAGE, offset: (page - 1) * PAYOUT_CONVERSIONS_PER_PAGE };
+  });
   if (!found) throw new NotFoundError('Payout not found');
-  return found;
+  return { ...found, page, pages };
 }

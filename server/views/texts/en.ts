@@ -86,6 +86,9 @@ export const en = {
     clawback: 'Refunds deducted',
     back: 'Back to the dashboard',
     covered: 'Sales in this payout',
+    coveredCount: (n: string) => `${n} in all, oldest first`,
+    previous: 'Previous',
+    next: 'Next',
   },
   status: {
     pending: 'pending',

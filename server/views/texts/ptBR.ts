@@ -87,6 +87,9 @@ export const ptBR: Texts = {
     clawback: 'Estornos descontados',
     back: 'Voltar ao painel',
     covered: 'Vendas neste pagamento',
+    coveredCount: (n: string) => `${n} no total, das mais antigas às mais recentes`,
+    previous: 'Anteriores',
+    next: 'Seguintes',
   },
   status: {
     pending: 'pendente',
