@@ -10,8 +10,8 @@ import { tempDir } from '../helpers/replay.js';
 
 describe(`CLI commands under a low rate limit (${ENGINE})`, function () {
   this.timeout(120_000);
-  // 20 requests a window, as issue reports met them; a short window keeps the waits short.
-  const t = useTestDaemon({ RATE_LIMIT_DEFAULT_PER_MIN: '20', RATE_LIMIT_WINDOW_MS: '6000' });
+  // 20 requests a window; a window long enough that the CLI starts inside the one the test used up, even on a busy machine.
+  const t = useTestDaemon({ RATE_LIMIT_DEFAULT_PER_MIN: '20', RATE_LIMIT_WINDOW_MS: '15000' });
   let files: ReturnType<typeof tempDir>;
   let env: Record<string, string | undefined>;
   beforeEach(() => {
@@ -84,6 +84,6 @@ describe(`CLI commands under a low rate limit (${ENGINE})`, function () {
     const result = await runCli(['payouts', 'get', String(payoutIds[0])], { env });
     expect(result.code).to.equal(1);
     expect(result.stderr).to.include('error 429');
-    expect(result.stderr).to.match(/run it again in [1-6] s/);
+    expect(result.stderr).to.match(/run it again in \d+ s/);
   });
 });

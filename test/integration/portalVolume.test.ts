@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { servicesFor, useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
+import { call } from '../helpers/http.js';
 import { PortalBrowser, textOf } from '../helpers/portal.js';
 import { makeAffiliate } from '../helpers/replay.js';
 import { insertConversion, insertPayout } from '../helpers/rows.js';
@@ -46,5 +47,31 @@ describe(`the affiliate portal at volume (${ENGINE})`, function () {
     // A page past the last shows the last; nonsense shows the first.
     expect(textOf((await b.get(`/payouts/${payout}?page=99`)).html)).to.include('Page 3 of 3');
     expect(textOf((await b.get(`/payouts/${payout}?page=x`)).html)).to.include('Page 1 of 3');
+  });
+
+  it('the dashboard shows the terms the affiliate works under: rate or rule, cookie days, payout minimum, hold', async () => {
+    const { b, affiliateId } = await loggedIn();
+    await servicesFor(t.db).campaigns.update(t.merchant.campaignId, {
+      commission: { type: 'percent', value: 12.5 },
+      payoutMinimum: 50,
+      autoApproveDays: 14,
+    });
+    const shown = textOf((await b.get('/dashboard')).html);
+    expect(shown).to.include('Your terms');
+    expect(shown).to.include('12.5% of each sale (the programme’s rate)');
+    const campaign = await call(t.url, 'GET', '/v1/campaign', { key: t.merchant.key });
+    expect(shown).to.include(`Referral cookie ${campaign.body.cookieDays} days`);
+    expect(shown).to.match(/Payout minimum R?\$ ?50[.,]00/);
+    expect(shown).to.include('Hold period 14 days, then a sale is approved');
+
+    const own = await call(t.url, 'PATCH', `/v1/affiliates/${affiliateId}`, {
+      key: t.merchant.key,
+      body: { commissionOverride: { commissionType: 'fixed', commissionValue: 5 } },
+    });
+    expect(own.status, own.text).to.equal(200);
+    await servicesFor(t.db).campaigns.update(t.merchant.campaignId, { autoApproveDays: null });
+    const after = textOf((await b.get('/dashboard')).html);
+    expect(after).to.match(/R?\$ ?5[.,]00 per sale \(your own rate\)/);
+    expect(after).to.include('Hold period the programme approves each sale');
   });
 });

@@ -9,7 +9,11 @@ import {
   type PortalConversion,
   type PortalPayout,
 } from '../../repositories/portalDashboard.js';
+import { toCents } from '../../../shared/money.js';
+import { findAffiliate } from '../../repositories/affiliates.js';
+import { findCampaign } from '../../repositories/campaigns.js';
 import { listCoupons } from '../../repositories/coupons.js';
+import { findGroup } from '../../repositories/groups.js';
 import type { PortalCampaign, PortalUser } from './types.js';
 
 /** Conversions a dashboard page lists; payouts it lists (the latest). */
@@ -19,7 +23,33 @@ const PAYOUTS_SHOWN = 12;
 export const PAYOUT_CONVERSIONS_PER_PAGE = 50;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** A rate as the portal shows it: a percent of the sale, or an amount in cents. */
+export interface TermsRate {
+  type: 'percent' | 'fixed';
+  /** percent: 10 is 10 %; fixed: cents. */
+  value: number;
+}
+
+/** The terms an affiliate works under (docs/portal.md#the-dashboard), by the commission rules' precedence. */
+export interface Terms {
+  /** Whose rate applies: its own, its group's, or the campaign's (spec §12.2). */
+  source: 'affiliate' | 'group' | 'campaign';
+  rate: TermsRate;
+  /** Product rules of the level that decides (none under an own rate). */
+  products: { product: string; rate: TermsRate }[];
+  cookieDays: number;
+  payoutMinimumCents: number;
+  /** Days before a pending sale is approved; null: the merchant approves by hand. */
+  holdDays: number | null;
+}
+
+const termsRate = (rule: { commissionType: 'percent' | 'fixed'; commissionValue: number }): TermsRate => ({
+  type: rule.commissionType,
+  value: rule.commissionType === 'fixed' ? toCents(rule.commissionValue) : rule.commissionValue,
+});
+
 export interface Dashboard {
+  terms: Terms;
   /** The shop's address with `?ref=CODE`; null when the campaign has no site URL. */
   link: string | null;
   coupons: string[];
@@ -48,11 +78,12 @@ export async function dashboard(
   requestedPage: number,
 ): Promise<Dashboard> {
   const since = new Date(now.getTime() - 30 * DAY_MS);
-  const [last30Days, allTime, payouts, coupons] = await Promise.all([
+  const [last30Days, allTime, payouts, coupons, terms] = await Promise.all([
     affiliateFigures(db, user.affiliateId, since),
     affiliateFigures(db, user.affiliateId),
     affiliatePayouts(db, user.affiliateId, PAYOUTS_SHOWN),
     listCoupons(db, user.campaignId, user.affiliateId),
+    termsOf(db, user),
   ]);
   const pages = Math.max(1, Math.ceil(allTime.listed / CONVERSIONS_PER_PAGE));
   const page = Math.min(Math.max(1, requestedPage), pages);
@@ -61,6 +92,7 @@ export async function dashboard(
     offset: (page - 1) * CONVERSIONS_PER_PAGE,
   });
   return {
+    terms,
     link: referralLink(campaign.siteUrl, user.referralId),
     coupons: coupons.map((coupon) => coupon.code),
     last30Days,
@@ -69,6 +101,30 @@ export async function dashboard(
     page,
     pages,
     payouts,
+  };
+}
+
+/** The rule that prices the affiliate's sales and the campaign's settings it is paid by. */
+async function termsOf(db: Db, user: PortalUser): Promise<Terms> {
+  const [found, affiliate] = await Promise.all([
+    findCampaign(db, user.campaignId),
+    findAffiliate(db, user.campaignId, user.affiliateId),
+  ]);
+  if (!found || !affiliate) throw new NotFoundError('Affiliate not found');
+  const { campaign } = found;
+  const group = affiliate.groupId === null ? undefined : await findGroup(db, user.campaignId, affiliate.groupId);
+  const level = affiliate.commissionOverride
+    ? { source: 'affiliate' as const, rate: affiliate.commissionOverride, products: [] }
+    : group
+      ? { source: 'group' as const, rate: group, products: group.products }
+      : { source: 'campaign' as const, rate: campaign, products: campaign.products };
+  return {
+    source: level.source,
+    rate: termsRate(level.rate),
+    products: level.products.map((rule) => ({ product: rule.product, rate: termsRate(rule) })),
+    cookieDays: campaign.cookieDays,
+    payoutMinimumCents: toCents(campaign.payoutMinimum),
+    holdDays: campaign.autoApproveDays,
   };
 }
 

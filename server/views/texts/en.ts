@@ -90,6 +90,23 @@ export const en = {
     previous: 'Previous',
     next: 'Next',
   },
+  terms: {
+    title: 'Your terms',
+    commission: 'Commission',
+    percent: (rate: string) => `${rate} of each sale`,
+    fixed: (amount: string) => `${amount} per sale`,
+    source: { affiliate: 'your own rate', group: 'your group’s rate', campaign: 'the programme’s rate' } as Record<
+      string,
+      string
+    >,
+    product: (name: string) => `Sales of ${name}`,
+    cookie: 'Referral cookie',
+    days: (n: number, text: string) => (n === 1 ? `${text} day` : `${text} days`),
+    minimum: 'Payout minimum',
+    hold: 'Hold period',
+    holdDays: (days: string) => `${days}, then a sale is approved`,
+    holdManual: 'the programme approves each sale',
+  },
   status: {
     pending: 'pending',
     approved: 'approved',
