@@ -12,10 +12,10 @@ import { AlreadyReported, UsageError } from '../../errors.js';
 import { refundHint } from '../../hints.js';
 import type { Io } from '../../io.js';
 import {
+  agree,
   type GlobalOptions,
   type ListFormat,
   note,
-  plural,
   printJson,
   printLine,
   printRecord,
@@ -170,9 +170,10 @@ export async function move(
     }
     printLine(
       io,
-      `${verb} ${plural(outcome.updated, 'conversion')}` +
+      `${verb} ${outcome.updated} ${agree(outcome.updated, 'conversion', 'conversions')}` +
         ` (${outcome.unchanged} already ${status}, ${outcome.failed} failed).`,
     );
   }
-  if (outcome.failed > 0) throw new AlreadyReported(`${plural(outcome.failed, 'conversion')} failed`);
+  if (outcome.failed > 0)
+    throw new AlreadyReported(`${outcome.failed} ${agree(outcome.failed, 'conversion', 'conversions')} failed`);
 }
