@@ -50,6 +50,13 @@ export function decimalNumber(value: string): number {
   return n;
 }
 
+/** An amount that must be above 0 (an order value): 0 is refused here, as the daemon refuses it. */
+export function positiveNumber(value: string): number {
+  const n = decimalNumber(value);
+  if (n <= 0) throw new InvalidArgumentError('It must be a number above 0.');
+  return n;
+}
+
 export function oneOf<T extends string>(values: readonly T[]) {
   return (value: string): T => {
     if (!(values as readonly string[]).includes(value)) {

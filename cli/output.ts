@@ -108,6 +108,9 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${count(n)} ${n === 1 ? one : many}`;
 }
 
+/** A verb that agrees with a count: `its ${plural(n, 'conversion')} ${agree(n, 'is', 'are')} paid`. */
+export const agree = (n: number, one: string, many: string): string => (n === 1 ? one : many);
+
 export function printTable(io: Io, columns: string[], rows: Cell[][], format: ListFormat = 'table'): void {
   if (format === 'csv') {
     io.stdout.write(csvLines(columns, rows));

@@ -1,6 +1,8 @@
+import type { ApiClient } from '../shared/client/index.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
 import { note, pageNote, plural, printJson } from './output.js';
+import { pacedClient } from './rateLimit.js';
 
 /** One page of a list answer, whatever the resource. */
 export interface Page<T> {
@@ -47,7 +49,8 @@ type PageAnswer = { page: number; totalPages: number; total: number };
 export interface ListSpec<A extends PageAnswer, T> {
   /** Singular noun ("conversion"); its plural is the rows' key in `--json` of `--all`. */
   noun: string;
-  fetch(paging: Paging): Promise<A>;
+  /** One page, asked of `api`: the command's client, or with `--all` one that waits out the rate limit. */
+  fetch(api: ApiClient, paging: Paging): Promise<A>;
   rows(answer: A): T[];
   /** Prints rows as a table or CSV. */
   show(items: T[]): void;
@@ -55,10 +58,12 @@ export interface ListSpec<A extends PageAnswer, T> {
 
 /**
  * A list command's answer: one page with its note (JSON: the API's answer as it is), or with
- * `--all` every page (JSON: the rows under the noun's plural, and the total).
+ * `--all` every page (JSON: the rows under the noun's plural, and the total), waiting out the
+ * rate limit between pages (rateLimit.ts) rather than losing the pages already read.
  */
 export async function printList<A extends PageAnswer, T extends { id: number }>(
   io: Io,
+  client: ApiClient,
   json: boolean | undefined,
   flags: { all?: boolean; page?: number; limit?: number },
   list: ListSpec<A, T>,
@@ -66,15 +71,16 @@ export async function printList<A extends PageAnswer, T extends { id: number }>(
   checkAll(flags);
   if (flags.all) {
     const limit = flags.limit ?? ALL_PAGE_SIZE;
+    const paced = pacedClient(io, client);
     const every = await everyPage(async (page) => {
-      const answer = await list.fetch({ page, limit });
+      const answer = await list.fetch(paced, { page, limit });
       return { ...answer, items: list.rows(answer) };
     });
     if (json) return printJson(io, { [`${list.noun}s`]: every.items, total: every.total });
     list.show(every.items);
     return note(io, plural(every.total, list.noun));
   }
-  const answer = await list.fetch({ page: flags.page, limit: flags.limit });
+  const answer = await list.fetch(client, { page: flags.page, limit: flags.limit });
   if (json) return printJson(io, answer);
   list.show(list.rows(answer));
   pageNote(io, answer, plural(answer.total, list.noun), true);

@@ -1,3 +1,4 @@
+import { count } from './output.js';
 /**
  * Raw error codes (ENOENT, ECONNREFUSED, an OpenSSL reason) turned into sentences that say what
  * is wrong and what to do.
@@ -54,6 +55,24 @@ export function connectionProblem(baseUrl: string, code: string | undefined, mes
   }
 }
 
+/**
+ * The spec's monthly-limit message gives the slots used before the request (`Current: 901/1000`):
+ * said plainly, a request refused with slots left held more conversions than the month has room
+ * for, and a smaller one still fits.
+ */
+function monthlySlots(message: string): string {
+  const match = /Monthly conversion limit reached .* Current: (\d+)\/(\d+)/.exec(message);
+  if (!match) return '';
+  const used = Number(match[1]);
+  const max = Number(match[2]);
+  const left = Math.max(0, max - used);
+  if (left === 0) return `No conversion slot is left this month: all ${count(max)} are used.\n`;
+  return (
+    `The request would pass the monthly limit: ${count(left)} of ${count(max)} conversion slots are left this month ` +
+    `(a request of at most ${count(left)} conversions still fits).\n`
+  );
+}
+
 /** The default plans, smallest first: the next one up is the fix a plan-limit refusal suggests. */
 const PLAN_LADDER = ['free', 'starter', 'pro', 'unlimited'];
 
@@ -67,6 +86,7 @@ export function planLimitFix(message: string, campaign: string | undefined): str
   const at = PLAN_LADDER.indexOf(match[1]);
   const next = at >= 0 && at < PLAN_LADDER.length - 1 ? PLAN_LADDER[at + 1] : 'PLAN';
   return (
+    monthlySlots(message) +
     `To raise the limit, move the campaign to a bigger plan (an operator command, run where the daemon's database is):\n` +
     `  affiliated campaigns update ${campaign ?? 'CAMPAIGN'} --plan ${next}\n` +
     '  (`affiliated plans list` shows each plan’s limits)'

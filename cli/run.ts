@@ -70,6 +70,8 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     if (err instanceof ApiError) {
       const message = err.messages.length === 1 ? (err.messages[0] ?? '') : err.messages;
       const code = failWithBody(err.statusCode, message, `error ${err.statusCode}`);
+      // A single request is not repeated (docs/cli.md "Rate limit"): say when it may be.
+      if (err.statusCode === 429) note(io, retryLater(err.retryAfterSeconds ?? err.rateLimit.resetSeconds));
       if (json) return code;
       const hint = commandHint(err.messages, commandPath(active).replace(/^affiliated /, ''), active.args);
       if (hint) note(io, hint);
@@ -91,6 +93,12 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
       .pop();
     return fail(1, { error: reason, code }, `error: ${reason}${code ? ` (${code})` : ''}`);
   }
+}
+
+/** When a rate-limited command may run again, from the 429's Retry-After (or the window's reset). */
+function retryLater(seconds: number | undefined): string {
+  const when = seconds === undefined ? 'in a minute' : `in ${Math.max(1, seconds)} s`;
+  return `The daemon's rate limit refused this request: run it again ${when}. Commands that page (--all, payouts export, refunds list) wait on their own.`;
 }
 
 /** The public id of the key's campaign, for the fix of a plan-limit refusal; best effort. */

@@ -1,5 +1,6 @@
 import { PIX_KEY_TYPES } from '../../shared/vocabulary.js';
 import type { FormFields, FormResult, PortalUser } from '../services/portal/index.js';
+import type { TermsRate } from '../services/portal/dashboard.js';
 import { noticeOf } from './accountPages.js';
 import { cookiePath, count, day, message, money, type Page, problemTexts, redirect, render } from './page.js';
 import { setSessionCookie } from './security.js';
@@ -40,8 +41,20 @@ export async function showDashboard(page: Page): Promise<void> {
       total: money(page, data.allTime.commissionCents[status]),
     })),
   ];
+  const { terms } = data;
+  const days = (n: number) => t.terms.days(n, count(page, n));
+  const rate = (r: TermsRate) =>
+    r.type === 'percent' ? t.terms.percent(`${count(page, r.value)}%`) : t.terms.fixed(money(page, r.value));
   render(page, 'dashboard', {
     title: t.dashboard.title,
+    terms: {
+      rate: rate(terms.rate),
+      source: t.terms.source[terms.source] ?? terms.source,
+      products: terms.products.map((p) => ({ product: p.product, rate: rate(p.rate) })),
+      cookie: days(terms.cookieDays),
+      minimum: money(page, terms.payoutMinimumCents),
+      hold: terms.holdDays === null ? t.terms.holdManual : t.terms.holdDays(days(terms.holdDays)),
+    },
     nav: 'dashboard',
     notice: noticeOf(page),
     link: data.link,
@@ -73,7 +86,13 @@ export async function showDashboard(page: Page): Promise<void> {
 export async function showPayout(page: Page, id: number): Promise<void> {
   const user = loggedIn(page);
   if (!user) return;
-  const { payout, conversions } = await page.services.portal.payout(user, id);
+  const {
+    payout,
+    conversions,
+    covered,
+    page: pageNumber,
+    pages,
+  } = await page.services.portal.payout(user, id, page.query.page ?? 1);
   const { t } = page;
   render(page, 'payout', {
     title: t.payout.title(payout.id),
@@ -94,8 +113,13 @@ export async function showPayout(page: Page, id: number): Promise<void> {
       commission: money(page, c.commissionCents),
       statusText: t.status[c.status] ?? c.status,
     })),
+    covered: count(page, covered),
+    pages,
+    pageNumber,
   });
 }
+
+/** `?page=N` of a paged view; anything else is the first page. */
 
 /** The settings page, with the values of a form that failed (or the stored ones). */
 function settingsPage(

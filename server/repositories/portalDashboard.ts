@@ -199,24 +199,32 @@ export async function affiliatePayouts(db: Db, affiliateId: number, limit: numbe
   return rows.map(payoutOf);
 }
 
-/** One payout of this affiliate (another's is not found) and the conversions it covered. */
+/**
+ * One payout of this affiliate (another's is not found), how many conversions it covered, and a
+ * page of them (`page` may be past the last: the service clamps it once it knows the count).
+ */
 export async function affiliatePayout(
   db: Db,
   affiliateId: number,
   payoutId: number,
-): Promise<{ payout: PortalPayout; conversions: PortalConversion[] } | undefined> {
+  page: (covered: number) => { limit: number; offset: number },
+): Promise<{ payout: PortalPayout; covered: number; conversions: PortalConversion[] } | undefined> {
   const row = await db('payouts')
     .where({ id: payoutId, affiliate_id: affiliateId })
     .first<PayoutRowRead | undefined>(PAYOUT_COLUMNS);
   if (!row) return undefined;
-  const covered = await db('payout_conversions as pc')
-    .join('conversions as c', 'c.id', 'pc.conversion_id')
-    .where('pc.payout_id', payoutId)
-    .andWhere('c.affiliate_id', affiliateId)
+  const coveredBy = () =>
+    db('payout_conversions as pc')
+      .join('conversions as c', 'c.id', 'pc.conversion_id')
+      .where('pc.payout_id', payoutId)
+      .andWhere('c.affiliate_id', affiliateId);
+  const counted = await coveredBy().count<{ n: number | string }[]>({ n: '*' });
+  const covered = Number(counted[0]?.n ?? 0);
+  const { limit, offset } = page(covered);
+  const rows = await coveredBy()
     .orderBy('c.id')
+    .limit(limit)
+    .offset(offset)
     .select<ConversionRow[]>(...CONVERSION_COLUMNS.map((column) => `c.${column}`));
-  return {
-    payout: payoutOf(row),
-    conversions: covered.map(conversionOf),
-  };
+  return { payout: payoutOf(row), covered, conversions: rows.map(conversionOf) };
 }

@@ -60,6 +60,14 @@ export function createApiClient(options: ClientOptions): ApiClient {
     }) as Promise<Reply<ResponseOf<R>>>;
   }
 
+  return clientFrom(options.baseUrl, request);
+}
+
+/**
+ * A client whose every call goes through `request`: the typed methods of `createApiClient` over
+ * another way of sending (the CLI's `pacedClient` waits out the rate limit around each call).
+ */
+export function clientFrom(baseUrl: string, request: ApiClient['request']): ApiClient {
   const groups = Object.fromEntries(
     Object.entries(contract).map(([groupName, group]) => [
       groupName,
@@ -72,5 +80,5 @@ export function createApiClient(options: ClientOptions): ApiClient {
     ]),
   ) as unknown as { [G in keyof Contract]: ClientGroup<Contract[G]> };
 
-  return { baseUrl: options.baseUrl, request, ...groups };
+  return { baseUrl, request, ...groups };
 }

@@ -6,11 +6,13 @@ import {
   password as passwordSchema,
   type UpdateAffiliateInput,
 } from '../../../shared/schemas/affiliate.js';
+import { toCents } from '../../../shared/money.js';
 import { CommandFailed, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
-import { amountCell, campaignCurrency } from '../../money.js';
+import { amountCell, campaignCurrency, moneyText } from '../../money.js';
 import {
   type GlobalOptions,
+  count,
   type ListFormat,
   note,
   plural,
@@ -20,7 +22,8 @@ import {
   printTable,
 } from '../../output.js';
 import { askNewPassword, confirmOrDecline } from '../../prompts.js';
-import { type Paging, printList } from '../../paging.js';
+import { ALL_PAGE_SIZE, everyPage, type Paging, printList } from '../../paging.js';
+import { pacedClient } from '../../rateLimit.js';
 import { affiliateRuleText, checkRuleAmounts, rateOfOptions, rateText } from '../../ruleOptions.js';
 
 const passwordRule = (value: string) =>
@@ -126,9 +129,9 @@ export async function list(
 ): Promise<void> {
   const filters = { status: flags.status, search: flags.search, groupId: flags.group };
   const currency = options.json ? '' : await campaignCurrency(client);
-  await printList(io, options.json, flags, {
+  await printList(io, client, options.json, flags, {
     noun: 'affiliate',
-    fetch: (paging: Paging) => client.affiliates.list({ query: { ...filters, ...paging } }),
+    fetch: (api, paging: Paging) => api.affiliates.list({ query: { ...filters, ...paging } }),
     rows: (answer) => answer.affiliates,
     show: (rows) => table(io, rows, currency, flags.output),
   });
@@ -226,6 +229,44 @@ export async function update(
   record(io, affiliate, await campaignCurrency(client));
 }
 
+/** What deleting an affiliate erases with it (spec §4.5.1: the delete cascades). */
+interface Erased {
+  conversions: number;
+  payouts: number;
+  paid: number;
+  paidCents: number;
+  /** The payouts' currency (the campaign's). */
+  currency: string;
+}
+
+async function erasedWith(client: ApiClient, affiliate: Affiliate): Promise<Erased> {
+  const payouts = await everyPage(async (page) => {
+    const answer = await client.payouts.list({
+      query: { affiliateId: affiliate.id, page, limit: ALL_PAGE_SIZE },
+    });
+    return { ...answer, items: answer.payouts };
+  });
+  const paid = payouts.items.filter((p) => p.status === 'paid');
+  return {
+    conversions: affiliate.totalConversions,
+    payouts: payouts.items.length,
+    paid: paid.length,
+    paidCents: paid.reduce((sum, p) => sum + toCents(p.amount), 0),
+    currency: paid[0]?.currency ?? 'BRL',
+  };
+}
+
+/** `3 conversions and 2 payouts, 1 of them paid (BRL 25.00)`. */
+function erasedText(erased: Erased): string {
+  const paid =
+    erased.payouts === 0
+      ? ''
+      : erased.paid === 0
+        ? ', none paid'
+        : `, ${count(erased.paid)} of them paid (${moneyText(erased.paidCents / 100, erased.currency)})`;
+  return `${plural(erased.conversions, 'conversion')} and ${plural(erased.payouts, 'payout')}${paid}`;
+}
+
 export async function remove(
   io: Io,
   client: ApiClient,
@@ -233,18 +274,18 @@ export async function remove(
   id: number,
   flags: { yes?: boolean },
 ): Promise<void> {
-  // spec §4.5.1: the delete cascades, so a person confirms; scripts must say --yes. The
-  // affiliate is fetched first: an unknown id fails before any question, and the question
-  // names whom it deletes.
+  // spec §4.5.1: the delete cascades, paid payouts included, so a person is told what goes and
+  // confirms; scripts must say --yes. The affiliate is read first: an unknown id fails before
+  // any question, and what was erased is said afterwards.
+  const paced = pacedClient(io, client);
+  const a = await paced.affiliates.get({ params: { id } });
+  const erased = await erasedWith(paced, a);
   await confirmOrDecline(io, flags, async () => {
-    const a = await client.affiliates.get({ params: { id } });
+    note(io, `To keep its records, make it inactive instead: affiliated affiliates update ${id} --status inactive`);
     const who = `${a.name ?? a.email} <${a.email}>, referral code ${a.referralId}`;
-    return (
-      `Delete affiliate ${id} (${who}) with ${plural(a.totalConversions, 'conversion')}, ` +
-      'its commissions, payouts and events? This cannot be undone.'
-    );
+    return `Delete affiliate ${id} (${who}) with ${erasedText(erased)}, its commissions and events? This cannot be undone.`;
   });
   const result = await client.affiliates.remove({ params: { id } });
   if (options.json) return printJson(io, result);
-  printLine(io, `Affiliate ${id} deleted.`);
+  printLine(io, `Affiliate ${id} deleted, with ${erasedText(erased)}.`);
 }

@@ -104,7 +104,10 @@ export function registerAffiliates(program: Command, io: Io): void {
   withExamples(
     affiliates
       .command('delete')
-      .description('delete an affiliate and everything attached to it (conversions, payouts, events)')
+      .description(
+        'delete an affiliate and everything attached to it (conversions, payouts paid or not, events); ' +
+          '`update ID --status inactive` keeps them',
+      )
       .argument('<id>', 'affiliate id', wholeNumber(1))
       .option('--yes', 'do not ask for confirmation (required when not on a terminal)'),
     ['affiliates delete 42', 'affiliates delete 42 --yes   # in a script'],

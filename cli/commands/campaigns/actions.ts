@@ -3,7 +3,7 @@ import type { Campaign } from '../../../shared/schemas/campaign.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { withServices } from '../../operator.js';
-import { type GlobalOptions, type ListFormat, printJson, printRecord, printTable } from '../../output.js';
+import { type GlobalOptions, type ListFormat, plural, printJson, printRecord, printTable } from '../../output.js';
 import { moneyText } from '../../money.js';
 import {
   checkRuleAmounts,
@@ -28,7 +28,7 @@ function commissionOf(options: { commissionPercent?: number; commissionFixed?: n
 
 /** The campaign's settings as a person reads them (its JSON fields as text). */
 const settingsText = (c: Campaign) => ({
-  autoApproveDays: c.autoApproveDays === null ? 'off (manual approval)' : `${c.autoApproveDays} days`,
+  autoApproveDays: c.autoApproveDays === null ? 'off (manual approval)' : plural(c.autoApproveDays, 'day'),
   payoutMinimum: moneyText(c.payoutMinimum, c.currency),
   recurring: recurringText(c.recurring),
   secondTierPercent: `${c.secondTierPercent}%`,

@@ -12,6 +12,7 @@ import { refundHint } from '../../hints.js';
 import type { Io } from '../../io.js';
 import { amountCell, campaignCurrency } from '../../money.js';
 import {
+  agree,
   type GlobalOptions,
   type ListFormat,
   note,
@@ -87,9 +88,9 @@ export async function list(
   const { affiliate, output, all: _all, flagged, ...rest } = flags;
   const query = { ...rest, affiliateId: affiliate, ...(flagged && { flagged: 'true' as const }) };
   const currency = options.json ? '' : await campaignCurrency(client);
-  await printList(io, options.json, flags, {
+  await printList(io, client, options.json, flags, {
     noun: 'conversion',
-    fetch: (paging: Paging) => client.conversions.list({ query: { ...query, ...paging } }),
+    fetch: (api, paging: Paging) => api.conversions.list({ query: { ...query, ...paging } }),
     rows: (answer) => answer.conversions,
     show: (rows) => table(io, rows, currency, output),
   });
@@ -170,9 +171,10 @@ export async function move(
     }
     printLine(
       io,
-      `${verb} ${outcome.updated} conversion${outcome.updated === 1 ? '' : 's'}` +
+      `${verb} ${outcome.updated} ${agree(outcome.updated, 'conversion', 'conversions')}` +
         ` (${outcome.unchanged} already ${status}, ${outcome.failed} failed).`,
     );
   }
-  if (outcome.failed > 0) throw new AlreadyReported(`${outcome.failed} conversions failed`);
+  if (outcome.failed > 0)
+    throw new AlreadyReported(`${outcome.failed} ${agree(outcome.failed, 'conversion', 'conversions')} failed`);
 }

@@ -3,7 +3,7 @@ import { EVENT_TYPES, MAX_EVENTS_PER_REQUEST } from '../../vocabulary.js';
 import type { Io } from '../../io.js';
 import { clientCommand } from '../../clientCommand.js';
 import { withExamples } from '../../help.js';
-import { choice, decimalNumber, wholeNumber } from '../../options.js';
+import { choice, positiveNumber, wholeNumber } from '../../options.js';
 
 export function registerEvents(program: Command, io: Io): void {
   const events = withExamples(program.command('events').description('send tracking events through the API'), [
@@ -21,11 +21,20 @@ export function registerEvents(program: Command, io: Io): void {
       .option('--campaign <publicId>', 'the campaign’s public id (default: the API key’s campaign)')
       .requiredOption('--affiliate <code>', 'the affiliate’s referral code (affiliate_id)')
       .option('--order-id <id>', 'order id (conversions)')
-      .option('--order-value <value>', "order value in the campaign's currency (conversions)", decimalNumber)
+      .option(
+        '--order-value <value>',
+        "order value in the campaign's currency (conversions): above 0, at least 0.01 once rounded half up, at most 10000000000",
+        positiveNumber,
+      )
+      .option('--product <name>', 'the product sold (properties.product): product commission rules match it')
+      .option('--customer-email <email>', 'the customer (properties.customer_email): recurring limits count it')
+      .option('--timestamp <iso>', 'when it happened, ISO 8601 with Z or an offset (default: now)')
+      .option('--event-id <id>', 'your id for the event: sent again, it is stored once')
       .option('--session <id>', 'session id'),
     [
       'events send --type page_view --affiliate MARIA10',
       'events send --type conversion --affiliate MARIA10 --order-id 1001 --order-value 249.90',
+      'events send --type conversion --affiliate MARIA10 --order-id 1002 --order-value 49.90 --product "Plano Pro"',
     ],
   ).action((flags) => send((a, client, globals) => a.send(io, client, globals, flags)));
 

@@ -12,8 +12,21 @@ export interface SendFlags {
   affiliate: string;
   orderId?: string;
   orderValue?: number;
+  product?: string;
+  customerEmail?: string;
+  timestamp?: string;
+  eventId?: string;
   session?: string;
 }
+
+/** Each property a flag sets, and the flag a validation message about it should name. */
+const PROPERTY_FLAGS = [
+  ['order_id', 'orderId', '--order-id'],
+  ['order_value', 'orderValue', '--order-value'],
+  ['product', 'product', '--product'],
+  ['customer_email', 'customerEmail', '--customer-email'],
+  ['timestamp', 'timestamp', '--timestamp'],
+] as const;
 
 /** `events send`: one event from flags, checked with the server's own schema before it goes. */
 export async function send(io: Io, client: ApiClient, options: GlobalOptions, flags: SendFlags): Promise<void> {
@@ -27,12 +40,14 @@ export async function send(io: Io, client: ApiClient, options: GlobalOptions, fl
     );
   }
   const properties: Record<string, unknown> = {};
-  if (flags.orderId !== undefined) properties.order_id = flags.orderId;
-  if (flags.orderValue !== undefined) properties.order_value = flags.orderValue;
+  for (const [property, flag] of PROPERTY_FLAGS) {
+    if (flags[flag] !== undefined) properties[property] = flags[flag];
+  }
   const event = {
     event_type: flags.type,
     campaign_id: campaign,
     affiliate_id: flags.affiliate,
+    event_id: flags.eventId,
     session_id: flags.session,
     properties: Object.keys(properties).length > 0 ? properties : undefined,
   };
@@ -40,7 +55,10 @@ export async function send(io: Io, client: ApiClient, options: GlobalOptions, fl
   if (!checked.ok) {
     // Name the flags, not the JSON fields, since flags are what the user typed.
     const flagged = checked.messages.map((m) =>
-      m.replace('properties.order_id', '--order-id').replace('properties.order_value', '--order-value'),
+      PROPERTY_FLAGS.reduce(
+        (text, [property, , flag]) => text.replace(`properties.${property}`, flag),
+        m.replace(/^event_id\b/, '--event-id'),
+      ),
     );
     throw new UsageError(`the event is not valid: ${flagged.join('; ')}`);
   }

@@ -18,6 +18,13 @@ type InitOptions = GlobalOptions & {
   baseUrlToSave?: string;
 };
 
+/** The plan of a campaign made without --plan. */
+const DEFAULT_PLAN = 'unlimited';
+/** What plans are for, said when one is chosen. */
+const PLANS_ARE_FOR =
+  'a plan caps affiliates and conversions a month, for a daemon that runs programmes for several merchants; ' +
+  'for your own shop, unlimited';
+
 const limit = (n: number | null, what: string) => (n === null ? `unlimited ${what}` : `${n} ${what}`);
 const planLabel = (p: Plan) =>
   `${p.name} (${limit(p.maxAffiliates, 'affiliates')}, ${limit(p.maxMonthlyConversions, 'conversions a month')})`;
@@ -80,15 +87,19 @@ export async function runInit(io: Io, options: InitOptions): Promise<void> {
     async ({ plans: planService, campaigns, apiKeys }) => {
       const name = options.name ?? (await askText(io, '--name', 'Campaign name', campaignNameRule));
       const plans = await planService.list();
+      // A self-hosted install is one merchant's own programme: its limits are the plan's
+      // business only where one daemon serves several merchants, so unlimited is the default.
       const plan =
         options.plan ??
-        (await askChoice(
-          io,
-          '--plan',
-          'Plan',
-          plans.map((p) => ({ name: planLabel(p), value: p.name })),
-          'free',
-        ));
+        (io.interactive
+          ? await askChoice(
+              io,
+              '--plan',
+              `Plan (${PLANS_ARE_FOR})`,
+              plans.map((p) => ({ name: planLabel(p), value: p.name })),
+              DEFAULT_PLAN,
+            )
+          : DEFAULT_PLAN);
       const campaign = await campaigns.create({ name, plan, publicId: options.id });
       const key = await apiKeys.create({ campaign: campaign.id, name: 'created by affiliated init' });
       return { campaign, key };
@@ -105,6 +116,10 @@ export async function runInit(io: Io, options: InitOptions): Promise<void> {
       profile: `${profile} → ${file}`,
       'base url': baseUrl,
     });
+    note(
+      io,
+      `Plan ${result.campaign.plan}: ${PLANS_ARE_FOR}. Change it with \`affiliated campaigns update ${result.campaign.publicId} --plan NAME\` (\`affiliated plans list\`).`,
+    );
     // Shown whole, once: a backend developer copies it into the shop's settings.
     note(io, '\nAPI key (shown once; it is saved in the profile above, store it where your shop needs it):');
     printLine(io, result.key.key);

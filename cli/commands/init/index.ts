@@ -21,7 +21,11 @@ export function registerInit(program: Command, io: Io): void {
         `the campaign’s public id, 3 to ${OPERATOR_LIMITS.publicId} letters, digits, - or _ (default: from the name, e.g. spring-sale)`,
         publicId,
       )
-      .option('--plan <plan>', 'plan name (asked on a terminal, with each plan’s limits, when left out)')
+      .option(
+        '--plan <plan>',
+        'plan name: caps on affiliates and monthly conversions, for a daemon serving several merchants ' +
+          '(default unlimited; asked on a terminal, with each plan’s limits)',
+      )
       .option('--force', 'replace the profile if it exists (on a terminal you are asked instead)')
       .addOption(new Option('--base-url-to-save <url>', 'same as the global --base-url').hideHelp()),
     [

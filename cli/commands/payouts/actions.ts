@@ -6,6 +6,7 @@ import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { amountCell, campaignCurrency, moneyText } from '../../money.js';
 import {
+  agree,
   type GlobalOptions,
   count,
   type ListFormat,
@@ -17,6 +18,7 @@ import {
   printTable,
 } from '../../output.js';
 import { type Paging, printList } from '../../paging.js';
+import { pacedClient } from '../../rateLimit.js';
 import { ruleText } from '../../ruleOptions.js';
 import { payoutsCsv } from './csv.js';
 
@@ -82,9 +84,9 @@ export async function list(
 ): Promise<void> {
   const { affiliate, output, all: _all, ...rest } = flags;
   const query = { ...rest, affiliateId: affiliate };
-  await printList(io, options.json, flags, {
+  await printList(io, client, options.json, flags, {
     noun: 'payout',
-    fetch: (paging: Paging) => client.payouts.list({ query: { ...query, ...paging } }),
+    fetch: (api, paging: Paging) => api.payouts.list({ query: { ...query, ...paging } }),
     rows: (answer) => answer.payouts,
     show: (rows) => table(io, rows, output),
   });
@@ -135,10 +137,11 @@ export async function settle(
 ): Promise<void> {
   const payout = await client.payouts.update({ params: { id }, body: { status } });
   if (options.json) return printJson(io, payout);
+  const paidCount = payout.conversionIds.length;
   note(
     io,
     status === 'paid'
-      ? `Marked payout ${payout.id} paid: its ${plural(payout.conversionIds.length, 'conversion')} are paid.`
+      ? `Marked payout ${payout.id} paid: its ${plural(paidCount, 'conversion')} ${agree(paidCount, 'is', 'are')} paid.`
       : `Marked payout ${payout.id} failed: its conversions wait for the next payout.`,
   );
   record(io, payout);
@@ -184,9 +187,11 @@ export async function exportPayouts(
   options: GlobalOptions,
   flags: { status: PayoutStatus; format: 'csv' | 'json'; output?: string },
 ): Promise<void> {
-  const payouts = await allOf(client, flags.status);
+  // It pages through payouts and their conversions: it waits out the rate limit rather than fail.
+  const paced = pacedClient(io, client);
+  const payouts = await allOf(paced, flags.status);
   const json = options.json || flags.format === 'json';
-  const text = json ? `${JSON.stringify(payouts, null, 2)}\n` : payoutsCsv(payouts, await rulesOf(client, payouts));
+  const text = json ? `${JSON.stringify(payouts, null, 2)}\n` : payoutsCsv(payouts, await rulesOf(paced, payouts));
   const cents = payouts.reduce((sum, p) => sum + toCents(p.amount), 0);
   const currency = payouts[0]?.currency ?? (await campaignCurrency(client));
   const summary = `${plural(payouts.length, `${flags.status} payout`)}, ${moneyText(fromCents(cents), currency)} in all`;

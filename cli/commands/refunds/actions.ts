@@ -5,6 +5,7 @@ import type { Io } from '../../io.js';
 import { amountCell, amountOption, campaignCurrency, moneyText } from '../../money.js';
 import { type GlobalOptions, type ListFormat, note, plural, printJson, printTable } from '../../output.js';
 import { ALL_PAGE_SIZE, everyPage } from '../../paging.js';
+import { pacedClient } from '../../rateLimit.js';
 import { conversionRecord } from '../conversions/actions.js';
 
 /**
@@ -22,6 +23,9 @@ export async function create(
 ): Promise<void> {
   // `--amount` is read in the campaign's currency (a JPY refund has no decimals), and the notes say it.
   const currency = flags.amount !== undefined || !options.json ? await campaignCurrency(client) : '';
+  // A refund_id sent again changes nothing and is answered like a new one: the sale as it was
+  // before tells the two apart.
+  const before = flags.refundId === undefined ? undefined : await saleOf(client, orderId);
   const conversion = await client.refunds.create({
     body: {
       order_id: orderId,
@@ -32,6 +36,15 @@ export async function create(
   });
   if (options.json) return printJson(io, conversion);
   conversionRecord(io, conversion, currency);
+  if (before !== undefined && unchanged(before, conversion)) {
+    note(
+      io,
+      before.status === 'rejected'
+        ? `Order ${orderId} was already refunded in full: nothing changed.`
+        : `Refund ${flags.refundId ?? ''} was already applied to order ${orderId}: nothing changed.`,
+    );
+    return;
+  }
   if (conversion.status !== 'rejected') return partNote(io, orderId, conversion, currency);
   if (!hasClawback(conversion) || conversion.payoutId === null) {
     note(io, `Refunded order ${orderId}: conversion ${conversion.id} is rejected; no commission had been paid out.`);
@@ -48,6 +61,15 @@ export async function create(
       `is recorded against affiliate ${conversion.affiliateId}; ${when}. \`affiliated refunds list --clawbacks\` lists them.`,
   );
 }
+
+/** The order's sale, as it stands. */
+async function saleOf(client: ApiClient, orderId: string): Promise<Conversion | undefined> {
+  const { conversions } = await client.conversions.list({ query: { orderId, kind: 'sale', limit: 1 } });
+  return conversions[0];
+}
+
+const unchanged = (before: Conversion, after: Conversion) =>
+  before.id === after.id && before.status === after.status && before.refundedAmount === after.refundedAmount;
 
 /**
  * A partial refund leaves the sale standing with a lower commission; what it took off a
@@ -76,8 +98,9 @@ export async function list(
   options: GlobalOptions,
   flags: { affiliate?: number; clawbacks?: boolean; output?: ListFormat },
 ): Promise<void> {
+  const paced = pacedClient(io, client);
   const rejected = await everyPage(async (page) => {
-    const answer = await client.conversions.list({
+    const answer = await paced.conversions.list({
       query: { status: 'rejected', affiliateId: flags.affiliate, page, limit: ALL_PAGE_SIZE },
     });
     return { ...answer, items: answer.conversions };

@@ -11,10 +11,16 @@ const MIN_NAME = 8;
 
 type Counts = AffiliateReport['totals'];
 
-/** What the RATE column is, said under the table (the API's `conversionRate`). */
+/**
+ * What the RATE and COMMISSIONS columns are, said under the table: the API's `conversionRate`,
+ * and `commissions`, which counts every sale of the period as it was priced at intake, unlike
+ * an affiliate's `totalCommissions`.
+ */
 export const RATE_LEGEND =
   'RATE: conversions per page view the tracking tag counted; "-" where there were no page views, ' +
-  'or fewer than conversions (sales whose visits the tag did not see: no rate to give).';
+  'or fewer than conversions (sales whose visits the tag did not see: no rate to give).\n' +
+  'COMMISSIONS: what the period’s sales earned when they arrived, refunded and rejected ones included; ' +
+  'what an affiliate still earns (approved and paid) is its total commissions in `affiliated affiliates get ID`.';
 
 export function bar(value: number, max: number, width: number): string {
   if (max <= 0 || value <= 0) return '';

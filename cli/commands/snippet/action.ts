@@ -2,7 +2,7 @@ import type { ApiClient } from '../../../shared/client/index.js';
 import { baseUrlOf } from '../../client.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
-import { type GlobalOptions, note, printJson, printLine } from '../../output.js';
+import { type GlobalOptions, note, plural, printJson, printLine } from '../../output.js';
 
 const LOOPBACK = /^(localhost|127(\.\d+){3}|\[::1\])$/;
 
@@ -38,7 +38,10 @@ export async function snippet(
     return printJson(io, { tag, src, campaign: campaign.publicId, cookieDays: campaign.cookieDays });
   }
   printLine(io, tag);
-  note(io, `Paste it into every page of your site, before </body>. Referral cookies last ${campaign.cookieDays} days.`);
+  note(
+    io,
+    `Paste it into every page of your site, before </body>. Referral cookies last ${plural(campaign.cookieDays, 'day')}.`,
+  );
   if (LOOPBACK.test(base.hostname)) {
     note(
       io,

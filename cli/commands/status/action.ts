@@ -2,7 +2,7 @@ import { ApiError, ConnectionError, createApiClient } from '../../../shared/clie
 import { baseUrlOf } from '../../client.js';
 import { AlreadyReported } from '../../errors.js';
 import type { Io } from '../../io.js';
-import { type GlobalOptions, printJson, printLine, styled } from '../../output.js';
+import { agree, type GlobalOptions, note, plural, printJson, printLine, styled } from '../../output.js';
 import { maskKey, resolveConnection } from '../../profiles.js';
 import { connectionProblem } from '../../problems.js';
 import { VERSION } from '../../version.js';
@@ -11,6 +11,16 @@ interface Check {
   name: 'daemon' | 'database' | 'apiKey';
   ok: boolean;
   detail: string;
+}
+
+/** How many affiliates applied through the portal and wait (pending); undefined when it cannot be read. */
+async function pendingApplications(baseUrl: string, apiKey: string): Promise<number | undefined> {
+  const client = createApiClient({ baseUrl, apiKey, userAgent: `affiliated-cli/${VERSION}` });
+  try {
+    return (await client.affiliates.list({ query: { status: 'pending', limit: 1 } })).total;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Each check in turn, as far as the previous one allows; nothing is changed anywhere. */
@@ -83,6 +93,7 @@ export async function status(io: Io, options: GlobalOptions): Promise<void> {
     }
   }
   const ok = checks.length === 3 && checks.every((check) => check.ok);
+  const pending = ok ? await pendingApplications(baseUrl, connection.apiKey ?? '') : undefined;
   if (options.json) {
     printJson(io, {
       ok,
@@ -91,6 +102,7 @@ export async function status(io: Io, options: GlobalOptions): Promise<void> {
       sources: connection.sources,
       checks,
       campaign: campaign ?? null,
+      pendingAffiliates: pending ?? null,
     });
   } else {
     printLine(io, `profile:  ${connection.profile}`);
@@ -98,6 +110,14 @@ export async function status(io: Io, options: GlobalOptions): Promise<void> {
     for (const check of checks) {
       const mark = check.ok ? styled('green', 'ok  ') : styled('red', 'FAIL');
       printLine(io, [mark, ` ${check.name.padEnd(8)} ${check.detail}`]);
+    }
+    // Applications arrive through the portal; without SMTP nobody is mailed of them.
+    if (pending !== undefined && pending > 0) {
+      note(
+        io,
+        `${plural(pending, 'affiliate application')} ${agree(pending, 'waits', 'wait')} for approval: ` +
+          '`affiliated affiliates list --status pending`, then `affiliated affiliates approve ID`.',
+      );
     }
   }
   if (!ok) throw new AlreadyReported('status');

@@ -31,7 +31,8 @@ export interface PortalService {
   logIn(campaign: PortalCampaign, fields: FormFields, asker: Asker): Promise<LogInResult>;
   logOut(secret: string): Promise<void>;
   dashboard(campaign: PortalCampaign, user: PortalUser, page: number): Promise<Dashboard>;
-  payout(user: PortalUser, id: number): ReturnType<typeof payout>;
+  /** A payout and one page (from 1) of the conversions it covered. */
+  payout(user: PortalUser, id: number, page?: number): ReturnType<typeof payout>;
   updateProfile(campaign: PortalCampaign, user: PortalUser, fields: FormFields): Promise<FormResult>;
   updatePayoutDetails(campaign: PortalCampaign, user: PortalUser, fields: FormFields): Promise<FormResult>;
   setNotifyPayouts(user: PortalUser, notify: boolean): Promise<void>;
@@ -91,7 +92,7 @@ export function portalService(deps: PortalServiceDeps): PortalService {
     logIn: (campaign, fields, asker) => logIn(accounts, campaign, fields, asker),
     logOut: (secret) => sessions.close(secret),
     dashboard: (campaign, user, page) => dashboard(db, now(), campaign, user, page),
-    payout: (user, id) => payout(db, user, id),
+    payout: (user, id, page) => payout(db, user, id, page),
 
     async updateProfile(campaign, user, fields) {
       const { name, phone, problems } = profileOf(fields, false);

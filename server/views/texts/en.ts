@@ -86,6 +86,26 @@ export const en = {
     clawback: 'Refunds deducted',
     back: 'Back to the dashboard',
     covered: 'Sales in this payout',
+    coveredCount: (n: string) => `${n} in all, oldest first`,
+    previous: 'Previous',
+    next: 'Next',
+  },
+  terms: {
+    title: 'Your terms',
+    commission: 'Commission',
+    percent: (rate: string) => `${rate} of each sale`,
+    fixed: (amount: string) => `${amount} per sale`,
+    source: { affiliate: 'your own rate', group: 'your group’s rate', campaign: 'the programme’s rate' } as Record<
+      string,
+      string
+    >,
+    product: (name: string) => `Sales of ${name}`,
+    cookie: 'Referral cookie',
+    days: (n: number, text: string) => (n === 1 ? `${text} day` : `${text} days`),
+    minimum: 'Payout minimum',
+    hold: 'Hold period',
+    holdDays: (days: string) => `${days}, then a sale is approved`,
+    holdManual: 'the programme approves each sale',
   },
   status: {
     pending: 'pending',

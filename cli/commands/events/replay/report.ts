@@ -1,5 +1,5 @@
 import type { Io } from '../../../io.js';
-import { note, printJson, printLine } from '../../../output.js';
+import { agree, note, printJson, printLine } from '../../../output.js';
 import type { Stopped } from './stop.js';
 import { skippedCount, type Totals } from './totals.js';
 
@@ -59,7 +59,7 @@ export function printSummary(io: Io, summary: ReplaySummary, json: boolean, fix?
       printLine(io, `  ${label.padEnd(9)} ${number(n).padStart(width)}${extra}`);
     printLine(
       io,
-      `${summary.file}: ${number(summary.lines)} lines${summary.dryRun ? ' checked (dry run, nothing sent)' : ''} ` +
+      `${summary.file}: ${number(summary.lines)} ${agree(summary.lines, 'line', 'lines')}${summary.dryRun ? ' checked (dry run, nothing sent)' : ''} ` +
         `in ${(summary.durationMs / 1000).toFixed(1)} s${summary.resumedFromLine > 0 ? `, resumed after line ${number(summary.resumedFromLine)}` : ''}`,
     );
     if (summary.dryRun) row('valid', summary.lines - summary.rejected);

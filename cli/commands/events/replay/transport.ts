@@ -3,14 +3,12 @@ import { contract } from '../../../../shared/contract/index.js';
 import type { EventsResponse } from '../../../../shared/schemas/event.js';
 import type { Clock } from './clock.js';
 import type { Pacer } from './pacer.js';
+import { backoffMs, MAX_RATE_LIMITED_RETRIES, sendPaced } from '../../../rateLimit.js';
 import { StopRun } from './stop.js';
 
-/** spec §7: after a 429 without Retry-After, wait 1 s, 2 s, 4 s ... */
-export const backoffMs = (attempt: number, capMs = 60_000) => Math.min(capMs, 1000 * 2 ** attempt);
+export { backoffMs, MAX_RATE_LIMITED_RETRIES } from '../../../rateLimit.js';
 /** Retries of one request after 5xx or network failures before the run stops. */
 export const MAX_FAILURE_RETRIES = 5;
-/** 429s in a row for one request before the run stops. */
-export const MAX_RATE_LIMITED_RETRIES = 10;
 
 export interface RetryStats {
   requests: number;
@@ -42,36 +40,30 @@ export function retryingTransport(
   const stats: RetryStats = { requests: 0, rateLimited: 0, serverErrors: 0, networkErrors: 0 };
   async function post(bytes: Uint8Array, signal?: AbortSignal): Promise<EventsResponse> {
     const body = new RawJsonBody(bytes);
-    let limited = 0;
     let failures = 0;
+    const waits = {
+      say,
+      signal,
+      onSend: () => stats.requests++,
+      onLimited: () => stats.rateLimited++,
+    };
     for (;;) {
-      await pacer.acquire(signal);
-      stats.requests++;
       try {
-        const reply = await client.request(contract.events.send, { body });
-        pacer.observe(reply.rateLimit);
-        pacer.release();
+        const reply = await sendPaced(pacer, () => client.request(contract.events.send, { body }), waits);
         return reply.body;
       } catch (err) {
-        if (err instanceof ApiError) pacer.observe(err.rateLimit);
-        pacer.release();
+        // Ctrl-C cut a wait for the rate limit short: the batch was not sent.
+        if ((err as Error).name === 'AbortError') throw err;
         if (err instanceof ApiError) {
           const { statusCode, messages } = err;
           if (statusCode === 400 || statusCode === 413) throw err;
           if (statusCode === 429) {
-            stats.rateLimited++;
-            if (++limited > MAX_RATE_LIMITED_RETRIES) {
-              throw new StopRun(
-                'rate_limited',
-                `still rate limited after ${MAX_RATE_LIMITED_RETRIES} waits`,
-                429,
-                messages,
-              );
-            }
-            const waitMs = err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : backoffMs(limited - 1);
-            say(`rate limited (429): waiting ${Math.ceil(waitMs / 1000)} s`);
-            pacer.holdFor(waitMs);
-            continue;
+            throw new StopRun(
+              'rate_limited',
+              `still rate limited after ${MAX_RATE_LIMITED_RETRIES} waits`,
+              429,
+              messages,
+            );
           }
           if (statusCode === 401) throw new StopRun('unauthorized', messages.join('; '), statusCode, messages);
           if (statusCode === 403) throw new StopRun('forbidden', messages.join('; '), statusCode, messages);
