@@ -1,5 +1,6 @@
 import type { ApiClient } from '../../../shared/client/index.js';
 import { formatCents, toCents } from '../../../shared/money.js';
+import type { Clawback } from '../../../shared/schemas/clawback.js';
 import type { Conversion } from '../../../shared/schemas/conversion.js';
 import type { Io } from '../../io.js';
 import { type GlobalOptions, type ListFormat, note, plural, printJson, printTable } from '../../output.js';
@@ -29,7 +30,7 @@ export async function create(
   });
   if (options.json) return printJson(io, conversion);
   conversionRecord(io, conversion);
-  if (conversion.status !== 'rejected') return partNote(io, orderId, conversion);
+  if (conversion.status !== 'rejected') return partNote(io, client, orderId, conversion);
   if (!hasClawback(conversion) || conversion.payoutId === null) {
     note(io, `Refunded order ${orderId}: conversion ${conversion.id} is rejected; no commission had been paid out.`);
     return;
@@ -48,23 +49,53 @@ export async function create(
 
 /**
  * A partial refund leaves the sale standing with a lower commission; what it took off a
- * commission already in a payout is clawed back (docs/commissions.md#partial-refunds).
+ * commission already in a payout is clawed back (docs/commissions.md#partial-refunds). The
+ * clawback is read back from the one list of them (`GET /v1/clawbacks`), so the note names the
+ * amount that list holds.
  */
-function partNote(io: Io, orderId: string, conversion: Conversion): void {
+async function partNote(io: Io, client: ApiClient, orderId: string, conversion: Conversion): Promise<void> {
   const refunded = `Refunded BRL ${brl(conversion.refundedAmount)} of BRL ${brl(conversion.orderValue)} of order ${orderId} so far`;
   const earns = `conversion ${conversion.id} now earns BRL ${brl(conversion.commission)}`;
+  if (conversion.payoutId === null) return note(io, `${refunded}: ${earns}.`);
+  const newest = await client.payouts.clawbacks({ query: { conversionId: conversion.id, limit: 1 } });
+  const clawback = newest.clawbacks[0];
   const clawed =
-    conversion.payoutId === null
-      ? ''
-      : `; what the refund took off its commission, which was in payout ${conversion.payoutId}, is clawed back from affiliate ${conversion.affiliateId}`;
+    clawback === undefined
+      ? `; its commission was in payout ${conversion.payoutId}, and this refund took nothing off it`
+      : `; a clawback of BRL ${brl(clawback.amount)} is recorded against affiliate ${clawback.affiliateId} ` +
+        `(its commission was in payout ${clawback.payoutId}, ${clawback.status}). \`affiliated refunds list --clawbacks\` lists them`;
   note(io, `${refunded}: ${earns}${clawed}.`);
+}
+
+/** Every clawback of the campaign (or of one affiliate), every page: full and partial refunds alike. */
+async function everyClawback(client: ApiClient, affiliateId: number | undefined) {
+  let owedAmount = 0;
+  const all = await everyPage(async (page) => {
+    const answer = await client.payouts.clawbacks({ query: { affiliateId, page, limit: ALL_PAGE_SIZE } });
+    if (page === 1) owedAmount = answer.owedAmount;
+    return { ...answer, items: answer.clawbacks };
+  });
+  return { clawbacks: all.items, owedAmount };
+}
+
+/** What was clawed back: every clawback but those whose payout failed (that money never left). */
+const clawedBack = (clawbacks: readonly Clawback[]) => clawbacks.filter((c) => c.status !== 'void');
+
+/** `affiliate 7 owes back BRL 25.00`, for each affiliate that still owes something. */
+function owedByAffiliate(clawbacks: readonly Clawback[]): string[] {
+  const owed = new Map<number, number>();
+  for (const c of clawbacks) {
+    if (c.status === 'settled' || c.status === 'void') continue;
+    owed.set(c.affiliateId, (owed.get(c.affiliateId) ?? 0) + toCents(c.amount));
+  }
+  return [...owed].map(([affiliate, cents]) => `affiliate ${affiliate} owes back BRL ${formatCents(cents)}`);
 }
 
 /**
  * `refunds list`: the orders refunded in full (rejected conversions with a refund date), newest
- * first, and which of them carry a clawback. The API lists conversions by status; refunds are
- * read from the rejected ones, every page. A partial refund leaves its conversion approved or
- * paid: it shows on the conversion (`refundedAmount`) and in its payout's clawbacks, not here.
+ * first. Clawbacks come from the one list of them (`GET /v1/clawbacks`): `--clawbacks` lists
+ * those instead, partial refunds included, with what each affiliate still owes back; the sums
+ * of both come from it.
  */
 export async function list(
   io: Io,
@@ -79,8 +110,35 @@ export async function list(
     return { ...answer, items: answer.conversions };
   });
   const refunds = rejected.items.filter((c) => c.refundedAt !== null && (!flags.clawbacks || hasClawback(c)));
-  const clawbacks = refunds.filter(hasClawback);
-  if (options.json) return printJson(io, { refunds, total: refunds.length });
+  const { clawbacks, owedAmount } = await everyClawback(client, flags.affiliate);
+  const taken = clawedBack(clawbacks);
+  const cents = taken.reduce((sum, c) => sum + toCents(c.amount), 0);
+  if (options.json) {
+    if (!flags.clawbacks) return printJson(io, { refunds, total: refunds.length });
+    return printJson(io, { refunds, total: refunds.length, clawbacks, owedAmount });
+  }
+  if (flags.clawbacks) {
+    printTable(
+      io,
+      ['clawback', 'affiliate', 'conversion', 'order', 'amount', 'payout', 'status', 'netted by', 'created', 'reason'],
+      clawbacks.map((c) => [
+        c.id,
+        c.affiliateId,
+        c.conversionId,
+        c.orderId,
+        brl(c.amount),
+        c.payoutId,
+        c.status,
+        c.nettedPayoutId,
+        c.createdAt,
+        c.reason,
+      ]),
+      flags.output,
+    );
+    note(io, `${plural(taken.length, 'clawback')}: BRL ${formatCents(cents)} clawed back in all`);
+    for (const line of owedByAffiliate(clawbacks)) note(io, line);
+    return;
+  }
   printTable(
     io,
     ['conversion', 'affiliate', 'order', 'commission', 'clawback', 'payout', 'refunded', 'reason'],
@@ -96,9 +154,11 @@ export async function list(
     ]),
     flags.output,
   );
-  const cents = clawbacks.reduce((sum, c) => sum + toCents(c.commission), 0);
-  const what = flags.clawbacks
-    ? plural(clawbacks.length, 'clawback')
-    : `${plural(refunds.length, 'refund')}, ${plural(clawbacks.length, 'clawback')}`;
-  note(io, `${what}: BRL ${formatCents(cents)} clawed back in all`);
+  note(
+    io,
+    `${plural(refunds.length, 'refund')}, ${plural(taken.length, 'clawback')}: BRL ${formatCents(cents)} clawed back in all`,
+  );
+  if (taken.length > refunds.filter(hasClawback).length) {
+    note(io, 'Partial refunds claw back too: `affiliated refunds list --clawbacks` lists every clawback.');
+  }
 }
