@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDate, money, paginationFields, paginationQuery } from './common.js';
+import { idQuery, isoDate, money, paginationFields, paginationQuery } from './common.js';
 
 /**
  * Where a clawback stands (docs/payouts.md#refunds-and-clawbacks): `waiting` until the payout that
@@ -30,8 +30,8 @@ export const clawbackSchema = z.object({
 export type Clawback = z.infer<typeof clawbackSchema>;
 
 export const listClawbacksQuerySchema = z.strictObject({
-  affiliateId: z.coerce.number().int().min(1).optional(),
-  conversionId: z.coerce.number().int().min(1).optional(),
+  affiliateId: idQuery('Only this affiliate’s clawbacks (decimal digits)'),
+  conversionId: idQuery('Only the clawbacks of this conversion (decimal digits)'),
   status: z.enum(CLAWBACK_STATUSES).optional(),
   ...paginationQuery,
 });
