@@ -14,10 +14,10 @@ export function holdYoungGeneration(): void {
 }
 
 /** How often the old generation is collected during a replay: a few ms of a heap of some 10 MB. */
-const OLD_GENERATION_EVERY_MS = 500;
+const OLD_GENERATION_EVERY_MS = 200;
 
 /**
- * Collects the old generation every half second until the returned function is called. What a
+ * Collects the old generation every 200 ms until the returned function is called. What a
  * replay keeps is bounded (its JS heap holds some 10 MB at any line), but V8 lets garbage that
  * outlived two young collections pile up in the old generation, raising its limit with the rate
  * of allocation: peak RSS then grew with the file (114 MB at 100,000 lines of a real export, 130
