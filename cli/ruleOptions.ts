@@ -46,7 +46,7 @@ export function productOption(value: string, previous: ProductOption[] = []): Pr
   const max = percent ? 100 : MAX_FIXED_COMMISSION;
   if (product === '' || rate === '' || !Number.isFinite(n) || n < 0 || n > max) {
     throw new InvalidArgumentError(
-      `must be NAME=PERCENT% (e.g. "Pro plan=20%") or NAME=AMOUNT in the campaign's currency (e.g. "Pro plan=15"); the name as events send it.`,
+      `must be NAME=PERCENT% (e.g. "Pro plan=20%") or NAME=AMOUNT in the campaign's currency (e.g. "Pro plan=15"); the name as events send it in product, or a Stripe or Paddle product id (product_id).`,
     );
   }
   return [...previous, { product, commissionType: percent ? 'percent' : 'fixed', commissionValue: n }];

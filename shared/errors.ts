@@ -62,6 +62,8 @@ export const MESSAGES = Object.freeze({
   webhookPrivateUrl: (address: string) =>
     `url resolves to ${address}, a private, loopback or link-local address: use a public address ` +
     '(or set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the daemon)',
+  webhookUrlCharacters:
+    'must be an http:// or https:// URL written with URL characters only: percent-encode spaces and anything else (a space is %20)',
   webhookUrlPortZero: 'must not use port 0: give the port your receiver listens on, or none for 80/443',
   webhookUrlCredentials:
     'must not hold a user name or password: they would be stored and listed, and never sent (verify the signature instead)',

@@ -1,5 +1,6 @@
 import { MESSAGES } from '../../shared/errors.js';
-import { formatCents, toCents } from '../../shared/money.js';
+import { formatCents, fromCents, toCents } from '../../shared/money.js';
+import type { ClawbackList, ListClawbacksQuery } from '../../shared/schemas/clawback.js';
 import type {
   BulkCreatePayoutsResponse,
   ListPayoutsQuery,
@@ -11,7 +12,7 @@ import { type Db, inLockingTransaction, type Trx } from '../db/knex.js';
 import { ConflictError, HttpError, NotFoundError } from '../errors.js';
 import { lockAffiliate } from '../repositories/affiliates.js';
 import { payoutMinimumCents } from '../repositories/campaigns.js';
-import { markNetted, nettableClawbackIds, releaseNetted } from '../repositories/clawbacks.js';
+import { listClawbacks, markNetted, nettableClawbackIds, releaseNetted } from '../repositories/clawbacks.js';
 import { findConversions } from '../repositories/conversions.js';
 import {
   findPayout,
@@ -31,6 +32,8 @@ import type { Outbox } from './webhooks/outbox.js';
 
 export interface PayoutService {
   list(campaignId: number, query: ListPayoutsQuery): Promise<PayoutList>;
+  /** `GET /v1/clawbacks`: what refunds took back of commissions in payouts, partial ones included. */
+  clawbacks(campaignId: number, query: ListClawbacksQuery): Promise<ClawbackList>;
   get(campaignId: number, id: number): Promise<Payout>;
   /** `POST /v1/payouts`: every approved conversion of the affiliate in no payout, less clawbacks. */
   create(campaignId: number, affiliateId: number): Promise<Payout>;
@@ -114,6 +117,11 @@ export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox, m
     async list(campaignId, query) {
       const { payouts, total } = await listPayouts(db, campaignId, query);
       return { payouts, ...pageOf(query, total) };
+    },
+
+    async clawbacks(campaignId, query) {
+      const { clawbacks, total, owedCents } = await listClawbacks(db, campaignId, query);
+      return { clawbacks, ...pageOf(query, total), owedAmount: fromCents(owedCents) };
     },
 
     get: (campaignId, id) => load(db, campaignId, id),

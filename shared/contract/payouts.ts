@@ -8,6 +8,7 @@ import {
   payoutSchema,
   updatePayoutSchema,
 } from '../schemas/payout.js';
+import { clawbackListSchema, listClawbacksQuerySchema } from '../schemas/clawback.js';
 import { defineRoute } from './route.js';
 import { MESSAGES } from '../errors.js';
 import {
@@ -43,6 +44,25 @@ export const payoutRoutes = {
     examples: {
       query: { affiliateId: EXAMPLE_ANA.id, status: 'pending', page: 1, limit: 20 },
       response: { payouts: [examplePayout()], total: 1, page: 1, limit: 20, totalPages: 1 },
+    },
+  }),
+  clawbacks: defineRoute({
+    ...common,
+    operationId: 'listClawbacks',
+    method: 'get',
+    path: '/v1/clawbacks',
+    summary: 'List clawbacks, newest first: what refunds, full or partial, took back of commissions in payouts',
+    description:
+      'One clawback per refund and conversion whose commission sat in a payout (a sale’s and its second-tier one). ' +
+      '`status`: `waiting` until that payout is paid, `owed` once it is, `netting` while a pending payout nets it, ' +
+      '`settled` once that payout is paid, `void` when the payout that held the commission failed. `owedAmount` sums ' +
+      'the listed ones neither settled nor void, over every page.',
+    query: listClawbacksQuerySchema,
+    responses: { 200: clawbackListSchema },
+    errors: [400, 401],
+    examples: {
+      query: { affiliateId: EXAMPLE_ANA.id, page: 1, limit: 20 },
+      response: { clawbacks: [], total: 0, page: 1, limit: 20, totalPages: 0, owedAmount: 0 },
     },
   }),
   get: defineRoute({

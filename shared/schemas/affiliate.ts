@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { commissionOverrideSchema } from './commission.js';
-import { isoDate, MAX_ID, money, paginationFields, paginationQuery, trimmed, trimmedText } from './common.js';
+import { idQuery, isoDate, MAX_ID, money, paginationFields, paginationQuery, trimmed, trimmedText } from './common.js';
 
 import { AFFILIATE_FLAGS, AFFILIATE_STATUSES, PAYOUT_METHODS, PIX_KEY_TYPES } from '../vocabulary.js';
 
@@ -88,7 +88,7 @@ export type UpdateAffiliateInput = z.infer<typeof updateAffiliateSchema>;
 export const listAffiliatesQuerySchema = z.strictObject({
   status: affiliateStatus.optional(),
   search: z.string().max(255).optional(),
-  groupId: z.coerce.number().int().min(1).optional().meta({ description: 'Only the affiliates of this group' }),
+  groupId: idQuery('Only the affiliates of this group (decimal digits)'),
   ...paginationQuery,
 });
 export type ListAffiliatesQuery = z.infer<typeof listAffiliatesQuerySchema>;

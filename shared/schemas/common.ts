@@ -32,6 +32,12 @@ const integerParam = (description: string, min: number, max?: number) => {
     .meta({ description });
 };
 
+/**
+ * An id filter of a list (`affiliateId`, `groupId`, ...): decimal digits, as the document's
+ * integer says; `z.coerce.number()` also took `0x10`, `1e1` and ` 5`, which the document refuses.
+ */
+export const idQuery = (description: string) => integerParam(description, 1);
+
 /** `page` and `limit` query parameters (spec §4.2, §10.2). */
 export const paginationQuery = {
   page: integerParam('Page of results, from 1 (decimal digits)', 1).default(1),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { commissionRuleSchema } from './commission.js';
-import { isoDate, money, paginationFields, paginationQuery, trimmedText } from './common.js';
+import { idQuery, isoDate, money, paginationFields, paginationQuery, trimmedText } from './common.js';
 import { MAX_ORDER_VALUE, MIN_ORDER_VALUE } from './orderValue.js';
 
 import { CONVERSION_STATUSES } from '../vocabulary.js';
@@ -21,8 +21,6 @@ export const MAX_BULK_CONVERSIONS = 1000;
 export const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
   error: 'must be an ISO 8601 date or date-time',
 });
-
-const positiveId = z.coerce.number().int().min(1);
 
 /** A sale, or the commission a parent earns on its child's sale (docs/commissions.md#two-tiers). */
 export const CONVERSION_KINDS = ['sale', 'second_tier'] as const;
@@ -59,10 +57,10 @@ export type Conversion = z.infer<typeof conversionSchema>;
 
 export const listConversionsQuerySchema = z.strictObject({
   status: conversionStatus.optional(),
-  affiliateId: positiveId.optional(),
+  affiliateId: idQuery('Only this affiliate’s conversions (decimal digits)'),
   orderId: z.string().min(1).max(255).optional(),
   /** The conversions a pending or paid payout holds. */
-  payoutId: positiveId.optional(),
+  payoutId: idQuery('Only the conversions of this payout (decimal digits)'),
   /** createdAt from, and up to, both included; a date is its whole UTC day (shared/dateRange.ts). */
   from: instant.optional(),
   to: instant.optional(),

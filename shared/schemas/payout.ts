@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currencyCode, isoDate, money, paginationFields, paginationQuery } from './common.js';
+import { currencyCode, idQuery, isoDate, money, paginationFields, paginationQuery } from './common.js';
 
 import { PAYOUT_METHODS, PAYOUT_STATUSES, PIX_KEY_TYPES } from '../vocabulary.js';
 
@@ -37,7 +37,7 @@ export const payoutSchema = z.object({
 export type Payout = z.infer<typeof payoutSchema>;
 
 export const listPayoutsQuerySchema = z.strictObject({
-  affiliateId: z.coerce.number().int().min(1).optional(),
+  affiliateId: idQuery('Only this affiliate’s payouts (decimal digits)'),
   status: payoutStatus.optional(),
   ...paginationQuery,
 });

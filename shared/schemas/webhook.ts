@@ -41,6 +41,9 @@ function parsedUrl(value: string): URL | undefined {
  * ranges). No user name or password (they would be stored and listed, and never sent) and no
  * port 0 (nothing listens there), which the pattern below refuses as well.
  */
+/** RFC 3986's characters, `%` only before two hex digits: what the document's `uri` format allows. */
+const URI_CHARACTERS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+
 export const webhookUrl = trimmed(
   z
     .string()
@@ -53,6 +56,9 @@ export const webhookUrl = trimmed(
         ctx.addIssue({ code: 'custom', message: MESSAGES.webhookUrlCredentials });
       } else if (url.port === '0') {
         ctx.addIssue({ code: 'custom', message: MESSAGES.webhookUrlPortZero });
+      } else if (!URI_CHARACTERS.test(value)) {
+        // The document's `uri` format is RFC 3986, which the URL parser would stretch (it encodes a space).
+        ctx.addIssue({ code: 'custom', message: MESSAGES.webhookUrlCharacters });
       }
     })
     .meta({

@@ -1,5 +1,6 @@
 import type { ApiClient } from '../../../shared/client/index.js';
 import { fromCents, toCents } from '../../../shared/money.js';
+import type { Clawback } from '../../../shared/schemas/clawback.js';
 import type { Conversion } from '../../../shared/schemas/conversion.js';
 import type { Io } from '../../io.js';
 import { amountCell, amountOption, campaignCurrency, moneyText } from '../../money.js';
@@ -45,7 +46,7 @@ export async function create(
     );
     return;
   }
-  if (conversion.status !== 'rejected') return partNote(io, orderId, conversion, currency);
+  if (conversion.status !== 'rejected') return partNote(io, client, orderId, conversion, currency);
   if (!hasClawback(conversion) || conversion.payoutId === null) {
     note(io, `Refunded order ${orderId}: conversion ${conversion.id} is rejected; no commission had been paid out.`);
     return;
@@ -73,24 +74,62 @@ const unchanged = (before: Conversion, after: Conversion) =>
 
 /**
  * A partial refund leaves the sale standing with a lower commission; what it took off a
- * commission already in a payout is clawed back (docs/commissions.md#partial-refunds).
+ * commission already in a payout is clawed back (docs/commissions.md#partial-refunds). The
+ * clawback is read back from the one list of them (`GET /v1/clawbacks`), so the note names the
+ * amount that list holds.
  */
-function partNote(io: Io, orderId: string, conversion: Conversion, currency: string): void {
+async function partNote(
+  io: Io,
+  client: ApiClient,
+  orderId: string,
+  conversion: Conversion,
+  currency: string,
+): Promise<void> {
   const money = (amount: number) => moneyText(amount, currency);
   const refunded = `Refunded ${money(conversion.refundedAmount)} of ${money(conversion.orderValue)} of order ${orderId} so far`;
   const earns = `conversion ${conversion.id} now earns ${money(conversion.commission)}`;
+  if (conversion.payoutId === null) return note(io, `${refunded}: ${earns}.`);
+  const newest = await client.payouts.clawbacks({ query: { conversionId: conversion.id, limit: 1 } });
+  const clawback = newest.clawbacks[0];
   const clawed =
-    conversion.payoutId === null
-      ? ''
-      : `; what the refund took off its commission, which was in payout ${conversion.payoutId}, is clawed back from affiliate ${conversion.affiliateId}`;
+    clawback === undefined
+      ? `; its commission was in payout ${conversion.payoutId}, and this refund took nothing off it`
+      : `; a clawback of ${moneyText(clawback.amount, currency)} is recorded against affiliate ${clawback.affiliateId} ` +
+        `(its commission was in payout ${clawback.payoutId}, ${clawback.status}). \`affiliated refunds list --clawbacks\` lists them`;
   note(io, `${refunded}: ${earns}${clawed}.`);
+}
+
+/** Every clawback of the campaign (or of one affiliate), every page: full and partial refunds alike. */
+async function everyClawback(client: ApiClient, affiliateId: number | undefined) {
+  let owedAmount = 0;
+  const all = await everyPage(async (page) => {
+    const answer = await client.payouts.clawbacks({ query: { affiliateId, page, limit: ALL_PAGE_SIZE } });
+    if (page === 1) owedAmount = answer.owedAmount;
+    return { ...answer, items: answer.clawbacks };
+  });
+  return { clawbacks: all.items, owedAmount };
+}
+
+/** What was clawed back: every clawback but those whose payout failed (that money never left). */
+const clawedBack = (clawbacks: readonly Clawback[]) => clawbacks.filter((c) => c.status !== 'void');
+
+/** `affiliate 7 owes back BRL 25.00` (in the campaign's currency), for each affiliate that still owes something. */
+function owedByAffiliate(clawbacks: readonly Clawback[], currency: string): string[] {
+  const owed = new Map<number, number>();
+  for (const c of clawbacks) {
+    if (c.status === 'settled' || c.status === 'void') continue;
+    owed.set(c.affiliateId, (owed.get(c.affiliateId) ?? 0) + toCents(c.amount));
+  }
+  return [...owed].map(
+    ([affiliate, cents]) => `affiliate ${affiliate} owes back ${moneyText(fromCents(cents), currency)}`,
+  );
 }
 
 /**
  * `refunds list`: the orders refunded in full (rejected conversions with a refund date), newest
- * first, and which of them carry a clawback. The API lists conversions by status; refunds are
- * read from the rejected ones, every page. A partial refund leaves its conversion approved or
- * paid: it shows on the conversion (`refundedAmount`) and in its payout's clawbacks, not here.
+ * first. Clawbacks come from the one list of them (`GET /v1/clawbacks`): `--clawbacks` lists
+ * those instead, partial refunds included, with what each affiliate still owes back; the sums
+ * of both come from it.
  */
 export async function list(
   io: Io,
@@ -106,9 +145,36 @@ export async function list(
     return { ...answer, items: answer.conversions };
   });
   const refunds = rejected.items.filter((c) => c.refundedAt !== null && (!flags.clawbacks || hasClawback(c)));
-  const clawbacks = refunds.filter(hasClawback);
-  if (options.json) return printJson(io, { refunds, total: refunds.length });
-  const currency = await campaignCurrency(client);
+  const { clawbacks, owedAmount } = await everyClawback(paced, flags.affiliate);
+  const taken = clawedBack(clawbacks);
+  const cents = taken.reduce((sum, c) => sum + toCents(c.amount), 0);
+  if (options.json) {
+    if (!flags.clawbacks) return printJson(io, { refunds, total: refunds.length });
+    return printJson(io, { refunds, total: refunds.length, clawbacks, owedAmount });
+  }
+  const currency = await campaignCurrency(paced);
+  if (flags.clawbacks) {
+    printTable(
+      io,
+      ['clawback', 'affiliate', 'conversion', 'order', 'amount', 'payout', 'status', 'netted by', 'created', 'reason'],
+      clawbacks.map((c) => [
+        c.id,
+        c.affiliateId,
+        c.conversionId,
+        c.orderId,
+        amountCell(c.amount, currency, flags.output),
+        c.payoutId,
+        c.status,
+        c.nettedPayoutId,
+        c.createdAt,
+        c.reason,
+      ]),
+      flags.output,
+    );
+    note(io, `${plural(taken.length, 'clawback')}: ${moneyText(fromCents(cents), currency)} clawed back in all`);
+    for (const line of owedByAffiliate(clawbacks, currency)) note(io, line);
+    return;
+  }
   printTable(
     io,
     ['conversion', 'affiliate', 'order', 'commission', 'clawback', 'payout', 'refunded', 'reason'],
@@ -124,9 +190,11 @@ export async function list(
     ]),
     flags.output,
   );
-  const cents = clawbacks.reduce((sum, c) => sum + toCents(c.commission), 0);
-  const what = flags.clawbacks
-    ? plural(clawbacks.length, 'clawback')
-    : `${plural(refunds.length, 'refund')}, ${plural(clawbacks.length, 'clawback')}`;
-  note(io, `${what}: ${moneyText(fromCents(cents), currency)} clawed back in all`);
+  note(
+    io,
+    `${plural(refunds.length, 'refund')}, ${plural(taken.length, 'clawback')}: ${moneyText(fromCents(cents), currency)} clawed back in all`,
+  );
+  if (taken.length > refunds.filter(hasClawback).length) {
+    note(io, 'Partial refunds claw back too: `affiliated refunds list --clawbacks` lists every clawback.');
+  }
 }

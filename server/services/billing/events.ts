@@ -29,7 +29,10 @@ export interface ProviderPayment {
   /** A subscription's renewal rather than its first payment. */
   renewal: boolean;
   attribution: Attribution;
+  /** The provider's product: its name where the payload carries it, else its id (`properties.product`). */
   product?: string;
+  /** The provider's product id (`properties.product_id`): product rules match it as they match the name. */
+  productId?: string;
   customerEmail?: string;
 }
 
@@ -96,6 +99,15 @@ export function amountAt(value: unknown): string | undefined {
 
 export function arrayAt(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
+}
+
+/** A payment's product fields: the name where known, else the id; the id on its own. */
+export function productOf(
+  id: string | undefined,
+  name: string | undefined,
+): Pick<ProviderPayment, 'product' | 'productId'> {
+  const product = name ?? id;
+  return { ...(product !== undefined && { product }), ...(id !== undefined && { productId: id }) };
 }
 
 /** Present strings, each once, in order. */

@@ -103,6 +103,7 @@ function conversionEvent(sale: Sale): TrackingEvent {
       order_value: fromCents(sale.orderValueCents),
       timestamp: sale.occurredAt.toISOString(),
       ...(payment.product !== undefined && { product: payment.product }),
+      ...(payment.productId !== undefined && { product_id: payment.productId }),
       ...(payment.customerEmail !== undefined && { customer_email: payment.customerEmail }),
       ...(payment.attribution.customerId !== null && { customer_id: payment.attribution.customerId }),
       provider,

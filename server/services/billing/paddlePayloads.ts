@@ -6,6 +6,7 @@ import {
   idAt,
   type Json,
   objectAt,
+  productOf,
   type ProviderEvent,
   textAt,
 } from './events.js';
@@ -30,7 +31,10 @@ function transactionCompleted(transaction: Json, base: Omit<ProviderEvent, 'kind
   if (id === undefined || amount === undefined || currency === undefined) {
     return { ...base, kind: 'unreadable', missing: 'id, details.totals.total or currency_code' };
   }
-  const firstLine = objectAt(arrayAt(objectAt(transaction.details)?.line_items)[0]);
+  // A line item carries its product (id and name); `items[].price` only the product's id.
+  const line = objectAt(arrayAt(objectAt(transaction.details)?.line_items)[0]);
+  const price = objectAt(objectAt(arrayAt(transaction.items)[0])?.price);
+  const product = objectAt(line?.product);
   return {
     ...base,
     kind: 'payment',
@@ -45,7 +49,7 @@ function transactionCompleted(transaction: Json, base: Omit<ProviderEvent, 'kind
         couponCodes: distinct([idAt(transaction.discount_id), idAt(objectAt(transaction.discount)?.id)]),
         customerId: idAt(transaction.customer_id) ?? null,
       },
-      product: textAt(objectAt(firstLine?.product)?.name),
+      ...productOf(idAt(product?.id) ?? idAt(price?.product_id), textAt(product?.name)),
     },
   };
 }

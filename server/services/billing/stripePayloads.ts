@@ -8,6 +8,8 @@ import {
   type Json,
   objectAt,
   type ProviderEvent,
+  type ProviderPayment,
+  productOf,
   textAt,
 } from './events.js';
 
@@ -74,6 +76,25 @@ function checkoutSession(session: Json, base: Omit<ProviderEvent, 'kind'>): Prov
   };
 }
 
+/**
+ * The product of an invoice's first line with one. Stripe writes a line's `description` for people
+ * (`1 × Pro (at R$49.90 / month)`), so the product is read where the API keeps it: basil's
+ * `pricing.price_details.product`, before it `price.product` or `plan.product`. Each is an id, or
+ * the product itself when the event was expanded; only then does the payload carry its name.
+ */
+function invoiceProduct(invoice: Json): Pick<ProviderPayment, 'product' | 'productId'> {
+  for (const entry of arrayAt(objectAt(invoice.lines)?.data)) {
+    const line = objectAt(entry);
+    const details = objectAt(objectAt(line?.pricing)?.price_details);
+    const price = objectAt(line?.price) ?? objectAt(details?.price);
+    const product = [price?.product, details?.product, objectAt(line?.plan)?.product].find(
+      (value) => idAt(value) !== undefined,
+    );
+    if (product !== undefined) return productOf(idAt(product), textAt(objectAt(product)?.name));
+  }
+  return {};
+}
+
 /** `tax` before basil; the sum of `total_taxes` from basil on; 0 when neither says. */
 function invoiceTax(invoice: Json): bigint {
   const legacy = amountAt(invoice.tax);
@@ -94,7 +115,6 @@ function invoicePaid(invoice: Json, base: Omit<ProviderEvent, 'kind'>): Provider
   const legacySubscription = objectAt(invoice.subscription_details);
   const payments = arrayAt(objectAt(invoice.payments)?.data).map((entry) => objectAt(objectAt(entry)?.payment));
   const net = BigInt(paid) - invoiceTax(invoice);
-  const firstLine = objectAt(arrayAt(objectAt(invoice.lines)?.data)[0]);
   return {
     ...base,
     kind: 'payment',
@@ -119,7 +139,7 @@ function invoicePaid(invoice: Json, base: Omit<ProviderEvent, 'kind'>): Provider
         couponCodes: couponCodes(invoice),
         customerId: idAt(invoice.customer) ?? null,
       },
-      product: textAt(firstLine?.description),
+      ...invoiceProduct(invoice),
       customerEmail: textAt(invoice.customer_email),
     },
   };

@@ -50,13 +50,21 @@ export const rateCents = (rate: Rate, orderValueCents: number) =>
   rate.type === 'fixed' ? rate.hundredths : shareOf(orderValueCents, rate.hundredths, 10_000);
 
 /**
+ * What a product rule may name a sale's product by: `properties.product`, and `product_id`, which
+ * the billing integrations fill with the provider's product id (docs/commissions.md).
+ */
+function productsOf(event: TrackingEvent): string[] {
+  const properties = event.properties;
+  return [properties?.product, properties?.product_id].filter((value) => typeof value === 'string');
+}
+
+/**
  * The table of precedence (spec §12.2): the affiliate's override beats everything; then its
  * group's product rule, its group's rate; then the campaign's product rule, the campaign's rate.
  * A group decides alone: a campaign's product rule never applies to a member of a group.
  */
-function decide(target: ReferralTarget, product: unknown, campaign: LevelRule, group: LevelRule | undefined) {
-  const match = (level: LevelRule) =>
-    typeof product === 'string' ? level.products.find((rule) => rule.product === product) : undefined;
+function decide(target: ReferralTarget, products: string[], campaign: LevelRule, group: LevelRule | undefined) {
+  const match = (level: LevelRule) => level.products.find((rule) => products.includes(rule.product));
   if (target.override) return decided('affiliate', target.override);
   if (group && target.groupId !== null) {
     const rule = match(group);
@@ -93,7 +101,7 @@ export function earn(
   const campaign = rules.campaigns.get(target.campaignId);
   if (!campaign) throw new Error(`the rules of campaign ${target.campaignId} were not read`);
   const group = target.groupId === null ? undefined : rules.groups.get(target.groupId);
-  const { rate, rule } = decide(target, event.properties?.product, campaign, group);
+  const { rate, rule } = decide(target, productsOf(event), campaign, group);
   return {
     commissionCents: rateCents(rate, orderValueCents),
     rule,

@@ -6,7 +6,7 @@ import { BodyPool } from './body.js';
 import { checkpointSaver, fingerprintOf, type Position } from './checkpoint.js';
 import { type Clock, realClock } from './clock.js';
 import { InOrderCommitter } from './committer.js';
-import { holdYoungGeneration } from './heap.js';
+import { collectOldGeneration, holdYoungGeneration } from './heap.js';
 import { deliver } from './deliver.js';
 import { sendBatches } from './loop.js';
 import { Pacer } from './pacer.js';
@@ -78,6 +78,7 @@ export async function replay(deps: ReplayDeps, options: ReplayOptions): Promise<
   });
 
   let lastLine = from.line;
+  const stopCollecting = collectOldGeneration();
   try {
     let campaign: string | undefined;
     if (client && transport) {
@@ -106,6 +107,7 @@ export async function replay(deps: ReplayDeps, options: ReplayOptions): Promise<
       });
     }
   } finally {
+    stopCollecting();
     progress.finish();
     // A stop between two timed checkpoints still saves every batch acknowledged so far.
     await committer.flush();
