@@ -59,6 +59,15 @@ const PAGES: Record<string, Record<string, unknown>> = {
     pages: 2,
     pageNumber: 1,
     payouts: [{ id: 1, date: '1 Nov', amount: 'R$1.00', status: 'paid', statusText: 'paid', paidAt: '2 Nov' }],
+    // The terms card: a product rule's name is whatever the merchant (or a billing provider) named it.
+    terms: {
+      rate: '10%',
+      source: 'programme',
+      products: [{ product: HOSTILE, rate: '20%' }],
+      cookie: '30 days',
+      minimum: 'R$50.00',
+      hold: '14 days',
+    },
   },
   payout: {
     ...common,
