@@ -80,7 +80,7 @@ describe(`a merchant's first run from the CLI (${ENGINE})`, function () {
     const help = await runCli(['events', 'send', '--help'], { env });
     // Help wraps to the width: read it as one line.
     const text = help.stdout.replace(/\s+/g, ' ');
-    expect(text).to.include('order value in BRL (conversions): above 0, at least 0.01');
+    expect(text).to.include("order value in the campaign's currency (conversions): above 0, at least 0.01");
     const zero = await runCli(['events', 'send', '--type', 'conversion', '--affiliate', 'X', '--order-value', '0'], {
       env,
     });

@@ -128,7 +128,8 @@ export async function list(
   },
 ): Promise<void> {
   const filters = { status: flags.status, search: flags.search, groupId: flags.group };
-  const currency = options.json ? '' : await campaignCurrency(client);
+  // With --all the command waits out the rate limit, the currency's look-up too.
+  const currency = options.json ? '' : await campaignCurrency(flags.all ? pacedClient(io, client) : client);
   await printList(io, client, options.json, flags, {
     noun: 'affiliate',
     fetch: (api, paging: Paging) => api.affiliates.list({ query: { ...filters, ...paging } }),

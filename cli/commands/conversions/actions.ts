@@ -23,6 +23,7 @@ import {
   withSpinner,
 } from '../../output.js';
 import { type Paging, printList } from '../../paging.js';
+import { pacedClient } from '../../rateLimit.js';
 import { ruleText } from '../../ruleOptions.js';
 
 /** Amounts in the campaign's currency: the note under the table names it. */
@@ -87,7 +88,8 @@ export async function list(
   checkRange(flags.from, flags.to);
   const { affiliate, output, all: _all, flagged, ...rest } = flags;
   const query = { ...rest, affiliateId: affiliate, ...(flagged && { flagged: 'true' as const }) };
-  const currency = options.json ? '' : await campaignCurrency(client);
+  // With --all the command waits out the rate limit, the currency's look-up too.
+  const currency = options.json ? '' : await campaignCurrency(flags.all ? pacedClient(io, client) : client);
   await printList(io, client, options.json, flags, {
     noun: 'conversion',
     fetch: (api, paging: Paging) => api.conversions.list({ query: { ...query, ...paging } }),

@@ -193,7 +193,7 @@ export async function exportPayouts(
   const json = options.json || flags.format === 'json';
   const text = json ? `${JSON.stringify(payouts, null, 2)}\n` : payoutsCsv(payouts, await rulesOf(paced, payouts));
   const cents = payouts.reduce((sum, p) => sum + toCents(p.amount), 0);
-  const currency = payouts[0]?.currency ?? (await campaignCurrency(client));
+  const currency = payouts[0]?.currency ?? (await campaignCurrency(paced));
   const summary = `${plural(payouts.length, `${flags.status} payout`)}, ${moneyText(fromCents(cents), currency)} in all`;
   if (flags.output === undefined) {
     io.stdout.write(text);
