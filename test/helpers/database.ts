@@ -100,6 +100,22 @@ const CHILD_TABLES = [
  * claiming rows while this runs; InnoDB then picks one side as a deadlock victim, and the
  * delete is simply tried again.
  */
+/**
+ * For a suite that makes several databases: `database()` makes one (as `createTestDatabase`) and
+ * every one it made is dropped after the suite.
+ */
+export function useTestDatabases(): (options?: { migrate?: boolean }) => Promise<TestDatabase> {
+  const databases: TestDatabase[] = [];
+  after(async () => {
+    for (const t of databases.splice(0)) await t.drop();
+  });
+  return async (options = {}) => {
+    const t = await createTestDatabase(options);
+    databases.push(t);
+    return t;
+  };
+}
+
 export async function cleanTables(db: Db): Promise<void> {
   for (const table of CHILD_TABLES) {
     for (let attempt = 1; ; attempt++) {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { startServe } from '../helpers/cli.js';
 import { daemonUrls, ON_CLUSTER, reachableOnEveryNode } from '../helpers/cluster.js';
 import { startTestDaemon } from '../helpers/daemon.js';
-import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
+import { ENGINE, type TestDatabase, useTestDatabases } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
 import { sleep } from '../helpers/receiver.js';
 
@@ -14,15 +14,7 @@ const lockMigrations = (t: TestDatabase, locked: boolean) =>
  * cluster. None of them may take the others down at start (docs/scaling.md).
  */
 describe(`daemons starting together (${ENGINE})`, () => {
-  const databases: TestDatabase[] = [];
-  const database = async (options: { migrate?: boolean } = {}) => {
-    const t = await createTestDatabase(options);
-    databases.push(t);
-    return t;
-  };
-  after(async () => {
-    for (const t of databases.splice(0)) await t.drop();
-  });
+  const database = useTestDatabases();
 
   it('with nothing to migrate, a daemon starts while another process holds the migration lock', async () => {
     const t = await database();

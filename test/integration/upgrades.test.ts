@@ -8,7 +8,7 @@ import { KNOWN_MIGRATIONS } from '../../server/db/migrations/index.js';
 import { STRIPE_SECRET } from '../helpers/billing.js';
 import { type CliResult, runCli, startServe } from '../helpers/cli.js';
 import { createMerchant } from '../helpers/daemon.js';
-import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase, ENGINE, type TestDatabase, useTestDatabases } from '../helpers/database.js';
 import { addAffiliate } from '../helpers/events.js';
 import { call } from '../helpers/http.js';
 
@@ -41,15 +41,7 @@ async function storeSecret(t: TestDatabase, env: Record<string, string>): Promis
 /** docs/operations.md, "Upgrades": what a daemon checks before it serves. */
 describe(`upgrades: what a daemon refuses at start (${ENGINE})`, function () {
   this.timeout(180_000);
-  const databases: TestDatabase[] = [];
-  const database = async (options: { migrate?: boolean } = {}) => {
-    const t = await createTestDatabase(options);
-    databases.push(t);
-    return t;
-  };
-  after(async () => {
-    for (const t of databases.splice(0)) await t.drop();
-  });
+  const database = useTestDatabases();
 
   it('a schema newer than the build knows: one line naming both versions, exit 1, nothing changed', async () => {
     const t = await database();
