@@ -10,9 +10,19 @@ import type { ListFormat } from './output.js';
  */
 const CLI_LOCALE = 'en-US';
 
+/** One look-up per client: a command that reads an amount and prints a record asks once, not twice. */
+const currencies = new WeakMap<ApiClient, Promise<string>>();
+
 /** The campaign's currency, from the API: what every amount the command shows or takes is in. */
-export async function campaignCurrency(client: ApiClient): Promise<string> {
-  return (await client.campaign.get()).currency;
+export function campaignCurrency(client: ApiClient): Promise<string> {
+  let known = currencies.get(client);
+  if (known === undefined) {
+    known = client.campaign.get().then((campaign) => campaign.currency);
+    // A failed look-up is not kept: the next call asks again.
+    known.catch(() => currencies.delete(client));
+    currencies.set(client, known);
+  }
+  return known;
 }
 
 /** `BRL 1,234.56`, `JPY 1,235`, `KWD 1.235`: an amount in a sentence. */
