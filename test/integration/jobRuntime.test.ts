@@ -79,7 +79,10 @@ describe(`job runtime: leased queues (${ENGINE})`, function () {
     await database.db.transaction((trx) => insertMails(trx, mails));
   }
   const rows = () =>
-    database.db('mail_outbox').orderBy('id').select<{ id: number; status: string; attempt_count: number }[]>('*');
+    database
+      .db('mail_outbox')
+      .orderBy('id')
+      .select<{ id: number; status: string; attempt_count: number; lease_token: string | null }[]>('*');
   async function until(check: () => Promise<boolean>, what: string): Promise<void> {
     for (let i = 0; i < 400; i++) {
       if (await check()) return;
@@ -150,6 +153,10 @@ describe(`job runtime: leased queues (${ENGINE})`, function () {
         { leaseMs: 600, maxInFlight: 1 },
       ),
     );
+    // The other daemon starts once the live runner holds the second: otherwise it could claim
+    // the second first, a fair claim this test is not about.
+    const held = async () => (await rows()).some((row) => Number(row.id) === second && row.lease_token !== null);
+    await until(held, 'the live runner to claim the second item');
     const takenAt = new Map<number, number>();
     run(
       other,
