@@ -84,7 +84,8 @@ export function buildPreviousRelease(commit: string): PreviousRelease {
     renameSync(work, dir);
   } catch (err) {
     rmSync(work, { recursive: true, force: true });
-    throw err;
+    // Another run built the same release meanwhile (its rename came first): take its build.
+    if (!existsSync(path.join(dir, '.built'))) throw err;
   }
   return { commit, cli };
 }
