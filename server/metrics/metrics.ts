@@ -4,7 +4,9 @@ import { type Db, poolUse, type RetryReason, watchTransactionRetries } from '../
 import type { RuntimeFigures } from '../jobs/figures.js';
 import type { Logger } from '../logger.js';
 import type { Observer } from '../services/deps.js';
+import type { PayoutProviders } from '../services/payouts/providers/index.js';
 import { processMetrics } from './process.js';
+import { type ProviderCallCounter, providerCallMetrics } from './providerCalls.js';
 import { registerQueueMetrics } from './queues.js';
 
 /**
@@ -21,6 +23,12 @@ export interface Metrics {
   scrape(): Promise<{ contentType: string; body: string }>;
   /** Reads the job runtime's queues at each scrape from now on (the runtime is built after the metrics). */
   readQueues(runtime: RuntimeFigures): void;
+  /**
+   * The payout provider registry, every call it makes counted by rail, operation and outcome and
+   * timed (server/metrics/providerCalls.ts). The provider metrics appear once a registry is
+   * decorated, so a daemon that makes no provider calls exports none.
+   */
+  payoutProviders(providers: PayoutProviders): PayoutProviders;
 }
 
 export interface MetricsDeps {
@@ -138,6 +146,7 @@ export function createMetrics({ logger, db, runtime }: MetricsDeps): Metrics {
     });
   }
   if (runtime) registerQueueMetrics(registry, runtime, logger);
+  let providerCalls: ProviderCallCounter | undefined;
 
   return {
     observer: {
@@ -160,6 +169,10 @@ export function createMetrics({ logger, db, runtime }: MetricsDeps): Metrics {
     },
     readQueues(figures) {
       registerQueueMetrics(registry, figures, logger);
+    },
+    payoutProviders(providers) {
+      providerCalls ??= providerCallMetrics(registry);
+      return providerCalls(providers);
     },
     async scrape() {
       const [own, processes] = await Promise.all([registry.metrics(), processMetrics().metrics()]);

@@ -28,12 +28,13 @@ export function daemonEnv(databaseUrl: string, extra: Record<string, string> = {
 
 /**
  * `affiliated serve` as a child process (the real, built daemon), on `port` (0: any). Its
- * stderr goes line by line to the recorder. Resolves once it listens.
+ * stderr goes line by line to the recorder. Resolves once it listens. `cli` is another build's
+ * CLI (the previous release, for the rolling upgrade).
  */
-export async function serve(env: Record<string, string>, port = 0): Promise<ServedDaemon> {
+export async function serve(env: Record<string, string>, port = 0, cli = CLI): Promise<ServedDaemon> {
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env, PORT: String(port) };
   delete childEnv.NODE_OPTIONS;
-  const child = spawn(process.execPath, [CLI, 'serve'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'serve'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   // Nothing should be printed on stdout, but whatever is gets scanned too.
   child.stdout?.on('data', (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split('\n')) recorder.log(line);
