@@ -70,7 +70,7 @@ export async function listAuditLog(
   db: Db,
   campaignId: number,
   filter: AuditFilter,
-): Promise<{ entries: AuditEntry[]; total: number }> {
+): Promise<{ changes: AuditEntry[]; total: number }> {
   const base = db('audit_log').where('campaign_id', campaignId);
   if (filter.action) base.andWhere('action', filter.action);
   if (filter.actorType) base.andWhere('actor_type', filter.actorType);
@@ -82,5 +82,5 @@ export async function listAuditLog(
     countRows(base.clone()),
     newestFirstPage(base.clone(), '', filter).select<AuditLogRow[]>('*'),
   ]);
-  return { entries: rows.map(toEntry), total };
+  return { changes: rows.map(toEntry), total };
 }

@@ -114,8 +114,8 @@ export function auditService({ db }: ServiceDeps): AuditService {
       const { from, to, ...filters } = query;
       if (isReversed(from, to)) throw new ValidationError([MESSAGES.rangeReversed(from ?? '', to ?? '')]);
       const { start, end } = rangeBounds(from, to);
-      const { entries, total } = await listAuditLog(db, campaignId, { ...filters, start, end });
-      return { entries, ...pageOf(query, total) };
+      const { changes, total } = await listAuditLog(db, campaignId, { ...filters, start, end });
+      return { changes, ...pageOf(query, total) };
     },
     actingAs,
   };

@@ -36,7 +36,7 @@ export const auditRoutes = {
     errors: [400, 401],
     examples: {
       query: { action: 'group.create', page: 1, limit: 20 },
-      response: { entries: [groupCreated], total: 1, page: 1, limit: 20, totalPages: 1 },
+      response: { changes: [groupCreated], total: 1, page: 1, limit: 20, totalPages: 1 },
     },
   }),
 };

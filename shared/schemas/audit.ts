@@ -52,5 +52,5 @@ export const listAuditLogQuerySchema = z.strictObject({
 });
 export type ListAuditLogQuery = z.infer<typeof listAuditLogQuerySchema>;
 
-export const auditLogSchema = z.object({ entries: z.array(auditEntrySchema), ...paginationFields });
+export const auditLogSchema = z.object({ changes: z.array(auditEntrySchema), ...paginationFields });
 export type AuditLog = z.infer<typeof auditLogSchema>;

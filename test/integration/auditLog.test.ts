@@ -28,15 +28,15 @@ describe(`audit log: every change by a key, GET /v1/audit-log (${ENGINE})`, func
   );
 
   const log = async (query = '', key = t.merchant.key) => {
-    const reply = await call<{ entries: Entry[]; total: number }>(t.url, 'GET', `/v1/audit-log${query}`, { key });
+    const reply = await call<{ changes: Entry[]; total: number }>(t.url, 'GET', `/v1/audit-log${query}`, { key });
     expect(reply.status, reply.text).to.equal(200);
     return reply.body;
   };
   /** The one row of `action`, checked to be the merchant's key's doing from this machine. */
   const only = async (action: string): Promise<Entry> => {
-    const { entries } = await log(`?action=${action}`);
-    expect(entries, action).to.have.length(1);
-    const [entry] = entries as [Entry];
+    const { changes } = await log(`?action=${action}`);
+    expect(changes, action).to.have.length(1);
+    const [entry] = changes as [Entry];
     expect(entry.actor, action).to.deep.equal({
       type: 'key',
       id: String(t.merchant.keyId),
@@ -167,7 +167,7 @@ describe(`audit log: every change by a key, GET /v1/audit-log (${ENGINE})`, func
     expect(taken.status).to.equal(409);
     const missing = await api('PATCH', '/v1/affiliates/999999', { name: 'x' });
     expect(missing.status).to.equal(404);
-    expect((await log('?actorType=key')).entries.map((entry) => entry.action)).to.deep.equal(['affiliate.create']);
+    expect((await log('?actorType=key')).changes.map((entry) => entry.action)).to.deep.equal(['affiliate.create']);
   });
 
   it("a campaign's key sees its own campaign's changes only", async () => {
@@ -180,13 +180,13 @@ describe(`audit log: every change by a key, GET /v1/audit-log (${ENGINE})`, func
     expect(theirs.status, theirs.text).to.equal(201);
     // Each campaign's own making (by the test's services: `system`) comes first, then its key's changes.
     const mine = await log();
-    expect(mine.entries.map((entry) => [entry.action, entry.target.id])).to.deep.equal([
+    expect(mine.changes.map((entry) => [entry.action, entry.target.id])).to.deep.equal([
       ['affiliate.create', String(created.id)],
       ['key.create', String(t.merchant.keyId)],
       ['campaign.create', String(t.merchant.campaignId)],
     ]);
     const their = await log('', other.key);
-    expect(their.entries.map((entry) => [entry.action, entry.actor.type, entry.target.id])).to.deep.equal([
+    expect(their.changes.map((entry) => [entry.action, entry.actor.type, entry.target.id])).to.deep.equal([
       ['group.create', 'key', String(theirs.body.id)],
       ['key.create', 'system', String(other.keyId)],
       ['campaign.create', 'system', String(other.campaignId)],
@@ -199,9 +199,9 @@ describe(`audit log: every change by a key, GET /v1/audit-log (${ENGINE})`, func
       await ok('POST', '/v1/groups', { name: `G${n}`, commissionType: 'fixed', commissionValue: n });
     const page = await call(t.url, 'GET', '/v1/audit-log?actorType=key&limit=2&page=2', { key: t.merchant.key });
     expect(page.body).to.deep.include({ total: 3, page: 2, limit: 2, totalPages: 2 });
-    expect(page.body.entries).to.have.length(1);
-    const [, , oldest] = (await log('?actorType=key')).entries;
-    expect(page.body.entries[0].target.id).to.equal(oldest?.target.id);
+    expect(page.body.changes).to.have.length(1);
+    const [, , oldest] = (await log('?actorType=key')).changes;
+    expect(page.body.changes[0].target.id).to.equal(oldest?.target.id);
     expect(oldest?.target.id).to.not.equal(undefined);
     expect((await log('?actorType=operator')).total).to.equal(0);
     expect((await log('?actorType=key&action=group.create')).total).to.equal(3);
