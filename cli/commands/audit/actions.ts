@@ -4,7 +4,7 @@ import { checkRange } from '../../dates.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
 import { type GlobalOptions, type ListFormat, printTable } from '../../output.js';
-import { type Paging, printList } from '../../paging.js';
+import { type ListFlags, type Paging, printList } from '../../paging.js';
 
 /** `key 3 (afk_Q7x2)`, `operator alice`, `user 12`, `system`. */
 function actorText({ actor }: AuditEntry): string {
@@ -46,11 +46,7 @@ export async function list(
     target?: string;
     from?: string;
     to?: string;
-    page?: number;
-    limit?: number;
-    all?: boolean;
-    output?: ListFormat;
-  },
+  } & ListFlags,
 ): Promise<void> {
   checkRange(flags.from, flags.to);
   if (flags.target !== undefined && flags.targetType === undefined) {
