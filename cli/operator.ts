@@ -43,11 +43,14 @@ export async function withServices<T>(
   options: OperatorOptions,
   work: (services: Services) => Promise<T>,
 ): Promise<T> {
-  const [{ createServices }, { createLogger }] = await Promise.all([
+  const [{ createServices }, { createLogger }, { actingAs, operatorActor }] = await Promise.all([
     import('../server/services/index.js'),
     import('../server/logger.js'),
+    import('../server/services/audit.js'),
   ]);
+  // The audit log names the operator by the shell's user: the only "who" a terminal gives.
+  const operator = operatorActor(io.env.USER ?? io.env.LOGNAME);
   return withDatabase(io, options, (db, config) =>
-    work(createServices({ db, config, logger: createLogger('silent') })),
+    actingAs(operator, () => work(createServices({ db, config, logger: createLogger('silent') }))),
   );
 }

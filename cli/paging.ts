@@ -1,7 +1,7 @@
 import type { ApiClient } from '../shared/client/index.js';
 import { UsageError } from './errors.js';
 import type { Io } from './io.js';
-import { note, pageNote, plural, printJson } from './output.js';
+import { type ListFormat, note, pageNote, plural, printJson } from './output.js';
 import { pacedClient } from './rateLimit.js';
 
 /** One page of a list answer, whatever the resource. */
@@ -41,6 +41,9 @@ export const ALL_PAGE_SIZE = 100;
 
 /** Which page a list request asks for. */
 export type Paging = { page?: number; limit?: number };
+
+/** The flags every list command takes: its page, `--all`, and how rows are printed. */
+export type ListFlags = Paging & { all?: boolean; output?: ListFormat };
 
 /** A page as the API answers it: its rows sit under the noun's plural. */
 type PageAnswer = { page: number; totalPages: number; total: number };

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAffiliates } from './commands/affiliates/index.js';
+import { registerAudit } from './commands/audit/index.js';
 import { registerCampaigns } from './commands/campaigns/index.js';
 import { registerConfig } from './commands/config/index.js';
 import { registerConversions } from './commands/conversions/index.js';
@@ -56,6 +57,7 @@ export function buildProgram(io: Io): Command {
   registerConversions(program, io);
   registerRefunds(program, io);
   registerPayouts(program, io);
+  registerAudit(program, io);
   registerStatus(program, io);
   registerCompletion(program, io);
   withExamples(program, ['init', 'serve', 'affiliates list --status active', 'status']);

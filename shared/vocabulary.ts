@@ -85,3 +85,51 @@ export const AFFILIATE_FLAGS = ['duplicate_payout_identity'] as const;
 /** The mails the daemon sends (docs/portal.md). */
 export const MAIL_KINDS = ['application_received', 'application_approved', 'password_reset', 'payout_paid'] as const;
 export const MAIL_STATUSES = ['pending', 'sent', 'failed'] as const;
+
+/** Who made a change the audit log records (docs/audit.md): an API key, the operator CLI, a dashboard user, scheduled work. */
+export const AUDIT_ACTOR_TYPES = ['key', 'operator', 'user', 'system'] as const;
+/** What the audit log records, as `<target type>.<verb>` (docs/audit.md). */
+export const AUDIT_ACTIONS = [
+  'affiliate.create',
+  'affiliate.update',
+  'affiliate.delete',
+  'affiliate.approve',
+  'conversion.approve',
+  'conversion.reject',
+  'refund.create',
+  'payout.create',
+  'payout.mark_paid',
+  'payout.mark_failed',
+  'group.create',
+  'group.update',
+  'group.delete',
+  'webhook.create',
+  'webhook.update',
+  'webhook.delete',
+  'webhook.rotate_secret',
+  'webhook.retry_delivery',
+  'webhook.test',
+  'integration.configure',
+  'integration.remove',
+  'coupon.create',
+  'coupon.delete',
+  'key.create',
+  'key.revoke',
+  'campaign.create',
+  'campaign.update',
+  'plan.create',
+] as const;
+/** The kinds of thing an audit row names as its target: the first word of its action. */
+export const AUDIT_TARGET_TYPES = [
+  'affiliate',
+  'conversion',
+  'refund',
+  'payout',
+  'group',
+  'webhook',
+  'integration',
+  'coupon',
+  'key',
+  'campaign',
+  'plan',
+] as const;

@@ -10,6 +10,7 @@ import { jsonBody, noBody, rawBody } from '../middleware/body.js';
 import { allowBrowsers } from '../middleware/cors.js';
 import { methodGate } from '../middleware/methods.js';
 import type { RateLimit } from '../middleware/rateLimit.js';
+import { actingAs, keyActor } from '../services/audit.js';
 import type { AuthenticatedCampaign, ApiKeyAuthenticator } from '../services/auth.js';
 import type { Services } from '../services/index.js';
 import { contractPaths, routerPath } from './routeTable.js';
@@ -116,7 +117,10 @@ function handle(route: RouteSpec, handler: Handler<RouteSpec>, services: Service
       requestHeader: (name) => ctx.get(name),
       setHeader: (name, value) => ctx.set(name, value),
     };
-    const answer = await run(input, services, reply);
+    // What the handler changes is recorded as the key's doing, from this client's address.
+    const answer = input.auth
+      ? await actingAs(keyActor(input.auth, ctx.ip), async () => run(input, services, reply))
+      : await run(input, services, reply);
     ctx.status = status;
     if (contentType) ctx.type = contentType;
     ctx.body = answer;

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { Db } from '../db/knex.js';
 import { isRetryableTxError } from '../db/knex.js';
 import { errorSite, type Logger } from '../logger.js';
@@ -109,15 +110,19 @@ export function queueRunner<Item extends LeasedItem, Result extends AttemptOutco
   let again = false;
   let stopped = true;
 
+  /** The context the queue was made in (createServices): every poll runs in it. */
+  const home = new AsyncResource('affiliated.queue');
+
   function schedule(delayMs: number): void {
     if (stopped) return;
     const due = Date.now() + delayMs;
     if (timer && timerDue <= due) return;
     clearTimeout(timer);
     timerDue = due;
+    // A wake from a request must not carry the request's context (its audit actor) into polls.
     timer = setTimeout(() => {
       timer = undefined;
-      void poll();
+      void home.runInAsyncScope(poll);
     }, delayMs);
   }
 

@@ -59,7 +59,7 @@ export async function findApiKey(db: Db | Trx, id: number): Promise<ApiKeyInfo |
  * key lookup a daemon may keep for API_KEY_CACHE_MS.
  */
 export interface KeyWithCampaign {
-  key: { id: number; status: ApiKeyRow['status']; lastUsedAt: Date | null };
+  key: { id: number; prefix: string; status: ApiKeyRow['status']; lastUsedAt: Date | null };
   campaign: {
     id: number;
     publicId: string;
@@ -74,6 +74,7 @@ type KeyWithCampaignRow = Pick<CampaignRow, 'id' | 'public_id'> & {
   max_affiliates: number | null;
   max_monthly_conversions: number | null;
   key_id: number;
+  key_prefix: string;
   key_status: ApiKeyRow['status'];
   key_last_used_at: ApiKeyRow['last_used_at'];
 };
@@ -91,6 +92,7 @@ export async function findApiKeyByHash(db: Db | Trx, hash: string): Promise<KeyW
       'plans.max_affiliates',
       'plans.max_monthly_conversions',
       'api_keys.id as key_id',
+      'api_keys.prefix as key_prefix',
       'api_keys.status as key_status',
       'api_keys.last_used_at as key_last_used_at',
     );
@@ -98,6 +100,7 @@ export async function findApiKeyByHash(db: Db | Trx, hash: string): Promise<KeyW
   return {
     key: {
       id: Number(row.key_id),
+      prefix: row.key_prefix,
       status: row.key_status,
       lastUsedAt: row.key_last_used_at === null ? null : toDate(row.key_last_used_at),
     },

@@ -1,6 +1,7 @@
 import type { Contract } from '../../shared/contract/index.js';
 import type { Handlers } from '../http/register.js';
 import { affiliateHandlers } from './affiliates.js';
+import { auditHandlers } from './audit.js';
 import { campaignHandlers } from './campaign.js';
 import { conversionHandlers, refundHandlers } from './conversions.js';
 import { eventHandlers } from './events.js';
@@ -27,4 +28,5 @@ export const handlers: { [G in keyof Contract]: Handlers<Contract[G]> } = {
   webhooks: webhookHandlers,
   integrations: integrationHandlers,
   coupons: couponHandlers,
+  audit: auditHandlers,
 };

@@ -29,6 +29,8 @@ import {
 import { deleteSessionsOf } from '../repositories/portalSessions.js';
 import { rateOf } from '../repositories/ruleColumns.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
+import { erasureOf } from '../repositories/affiliateErasure.js';
+import { fieldsOf, recordAudit } from './audit.js';
 import { ChainMoved, checkGroup, checkParent, referenceError, referenceIssues } from './affiliateRules.js';
 import { affiliateUsage, releaseAffiliateSlot, reserveAffiliateSlot } from '../repositories/usage.js';
 import type { ServiceDeps } from './deps.js';
@@ -172,7 +174,11 @@ export function affiliateService(
       status: input.status ?? 'active',
       ...ruleFieldsOf(input),
     };
-    return insertUnderLimit(campaignId, fields, passwordHash, async () => undefined);
+    return insertUnderLimit(campaignId, fields, passwordHash, (trx, affiliate) =>
+      recordAudit(trx, now(), [
+        { campaignId, action: 'affiliate.create', targetId: affiliate.id, fields: fieldsOf(input) },
+      ]),
+    );
   }
 
   async function signUp(campaignId: number, input: SignUpInput): Promise<SignUpOutcome> {
@@ -221,6 +227,7 @@ export function affiliateService(
       { campaignId, type: 'affiliate.approved', data: affiliate },
     ]);
     await mail.record(trx, [{ kind: 'application_approved', affiliateId: id }]);
+    await recordAudit(trx, now(), [{ campaignId, action: 'affiliate.approve', targetId: id }]);
     return affiliate;
   }
 
@@ -286,6 +293,9 @@ export function affiliateService(
           await updateAffiliate(trx, campaignId, id, fields, passwordHash, now());
           // A new password or `inactive` ends the affiliate's portal sessions.
           if (passwordHash !== undefined || fields.status === 'inactive') await deleteSessionsOf(trx, id);
+          await recordAudit(trx, now(), [
+            { campaignId, action: 'affiliate.update', targetId: id, fields: fieldsOf(input) },
+          ]);
           if (approving) return reportApproval(trx, campaignId, id);
           const affiliate = await withTotals(trx, { ...current, ...fields });
           await outbox.record(trx, [{ campaignId, type: 'affiliate.updated', data: affiliate }]);
@@ -304,10 +314,21 @@ export function affiliateService(
       const current = await lockAffiliate(trx, campaignId, id);
       if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
       const affiliate = await withTotals(trx, current);
+      // spec §4.5 cascades to paid payouts too: the audit row keeps what went, as figures only.
+      const erased = await erasureOf(trx, campaignId, id);
       const deleted = await deleteAffiliate(trx, campaignId, id);
       if (deleted === 0) throw new NotFoundError(MESSAGES.affiliateNotFound);
       await releaseAffiliateSlot(trx, campaignId);
       await outbox.record(trx, [{ campaignId, type: 'affiliate.deleted', data: affiliate }]);
+      await recordAudit(trx, now(), [
+        {
+          campaignId,
+          action: 'affiliate.delete',
+          targetId: id,
+          figures: { conversions: erased.conversions, paidPayouts: erased.paidPayouts },
+          money: { paidPayoutsTotal: erased.paidPayoutsTotal },
+        },
+      ]);
     });
   }
 

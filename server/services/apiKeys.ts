@@ -4,6 +4,8 @@ import { characters, OPERATOR_LIMITS } from '../../shared/vocabulary.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { findApiKey, insertApiKey, listApiKeys, revokeApiKey } from '../repositories/apiKeys.js';
 import { findCampaign } from '../repositories/campaigns.js';
+import { inTransaction } from '../db/knex.js';
+import { recordAudit } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { randomBase62 } from './random.js';
 
@@ -26,7 +28,7 @@ export interface ApiKeyService {
 const campaignNotFound = (ref: string | number) =>
   new NotFoundError(`Campaign ${ref} not found: see \`affiliated campaigns list\``);
 
-export function apiKeyService({ db }: ServiceDeps): ApiKeyService {
+export function apiKeyService({ db, now }: ServiceDeps): ApiKeyService {
   return {
     async create(input) {
       const found = await findCampaign(db, input.campaign);
@@ -37,21 +39,32 @@ export function apiKeyService({ db }: ServiceDeps): ApiKeyService {
         throw new ValidationError(`key name must be at most ${OPERATOR_LIMITS.keyName} characters long`);
       }
       const key = API_KEY_PREFIX + randomBase62(32);
-      const info = await insertApiKey(db, {
-        campaignId: found.campaign.id,
-        name,
-        hash: hashApiKey(key),
-        prefix: key.slice(0, API_KEY_PREFIX.length + 4),
-        lastFour: key.slice(-4),
+      const campaignId = found.campaign.id;
+      const info = await inTransaction(db, async (trx) => {
+        const inserted = await insertApiKey(trx, {
+          campaignId,
+          name,
+          hash: hashApiKey(key),
+          prefix: key.slice(0, API_KEY_PREFIX.length + 4),
+          lastFour: key.slice(-4),
+        });
+        // The key's id names it; the key itself never reaches the log.
+        await recordAudit(trx, now(), [{ campaignId, action: 'key.create', targetId: inserted.id }]);
+        return inserted;
       });
       return { ...info, key };
     },
 
     async revoke(id) {
-      await revokeApiKey(db, id);
-      const info = await findApiKey(db, id);
-      if (!info) throw new NotFoundError(`API key ${id} not found: see \`affiliated keys list\``);
-      return info;
+      return inTransaction(db, async (trx) => {
+        const revoked = await revokeApiKey(trx, id);
+        const info = await findApiKey(trx, id);
+        if (!info) throw new NotFoundError(`API key ${id} not found: see \`affiliated keys list\``);
+        // Revoking a revoked key changes nothing, and records nothing.
+        if (revoked)
+          await recordAudit(trx, now(), [{ campaignId: info.campaignId, action: 'key.revoke', targetId: id }]);
+        return info;
+      });
     },
 
     async list(campaign) {

@@ -3,6 +3,8 @@ import type { ServiceDeps } from './deps.js';
 
 export interface AuthenticatedCampaign {
   keyId: number;
+  /** The key's public prefix (`afk_` and 4 characters), as lists show it: the audit log names the key by it. */
+  keyPrefix: string;
   campaignId: number;
   publicId: string;
   planName: string;
@@ -77,5 +79,5 @@ function toLookup(found: KeyWithCampaign | undefined): KeyLookup {
   if (!found) return { state: 'unknown' };
   if (found.key.status !== 'active') return { state: 'revoked' };
   const { id: campaignId, ...campaign } = found.campaign;
-  return { state: 'active', auth: { keyId: found.key.id, campaignId, ...campaign } };
+  return { state: 'active', auth: { keyId: found.key.id, keyPrefix: found.key.prefix, campaignId, ...campaign } };
 }

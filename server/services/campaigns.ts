@@ -30,6 +30,8 @@ import { findPlanByName } from '../repositories/plans.js';
 import { productRatesOf } from '../repositories/ruleColumns.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
 import { countLiveAffiliates } from '../repositories/usage.js';
+import { inTransaction } from '../db/knex.js';
+import { fieldsOf, recordAudit } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import type { MonthlyUsage } from './events/index.js';
 import { publicIdCandidate } from './slug.js';
@@ -210,16 +212,23 @@ export function campaignService({ db, now }: ServiceDeps, monthly: MonthlyUsage)
     for (let attempt = 0; ; attempt++) {
       const publicId = input.publicId ?? publicIdCandidate(name, attempt);
       try {
-        const id = await insertCampaign(db, {
-          publicId,
-          name,
-          planId: plan.id,
-          commissionType: commission.type,
-          commissionHundredths: toCents(commission.value),
-          cookieDays,
-          createdAt: now(),
+        const id = await inTransaction(db, async (trx) => {
+          const at = now();
+          const created = await insertCampaign(trx, {
+            publicId,
+            name,
+            planId: plan.id,
+            commissionType: commission.type,
+            commissionHundredths: toCents(commission.value),
+            cookieDays,
+            createdAt: at,
+          });
+          await recordAudit(trx, at, [
+            { campaignId: created, action: 'campaign.create', targetId: created, fields: fieldsOf(input) },
+          ]);
+          return created;
         });
-        return get(id);
+        return await get(id);
       } catch (err) {
         if (!(err instanceof UniqueConflict)) throw err;
         if (input.publicId !== undefined) throw new ConflictError(`Public id "${publicId}" is already used`);
@@ -256,7 +265,12 @@ export function campaignService({ db, now }: ServiceDeps, monthly: MonthlyUsage)
         'nothing to update: give a plan, a commission, a hold period, a payout minimum, a recurring limit, a second-tier percent, product rules, a portal setting or a currency',
       );
     }
-    await updateCampaign(db, campaign.id, changes);
+    await inTransaction(db, async (trx) => {
+      await updateCampaign(trx, campaign.id, changes);
+      await recordAudit(trx, now(), [
+        { campaignId: campaign.id, action: 'campaign.update', targetId: campaign.id, fields: fieldsOf(input) },
+      ]);
+    });
     return get(campaign.id);
   }
 

@@ -23,6 +23,7 @@ import {
 } from '../repositories/conversions.js';
 import { judgeTransition } from './conversionRules.js';
 import { followSales, type SaleChange } from './followers.js';
+import { recordAudit } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { pageOf } from './pages.js';
 import type { Outbox, OutboxEvent } from './webhooks/outbox.js';
@@ -45,6 +46,7 @@ export interface ConversionService {
 const PER_TRANSACTION = 500;
 
 const eventOf = { approved: 'conversion.approved', rejected: 'conversion.rejected' } as const;
+const auditOf = { approved: 'conversion.approve', rejected: 'conversion.reject' } as const;
 
 export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbox): ConversionService {
   /**
@@ -100,6 +102,11 @@ export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbo
       );
     }
     await outbox.record(trx, [...changes, ...followed]);
+    await recordAudit(
+      trx,
+      at,
+      [...moved].map((id) => ({ campaignId, action: auditOf[to], targetId: id, fields: ['status'] })),
+    );
     return results;
   }
 
@@ -168,6 +175,7 @@ export function conversionService({ db, now: clock }: ServiceDeps, outbox: Outbo
           if (changed > 0) {
             const followers = await followSales(trx, campaignId, new Map([[id, { kind: to }]]), at);
             await outbox.record(trx, [{ type: eventOf[to], campaignId, data: conversion }, ...followers]);
+            await recordAudit(trx, at, [{ campaignId, action: auditOf[to], targetId: id, fields: ['status'] }]);
             return conversion;
           }
           const judgement = judgeTransition(conversion, to);

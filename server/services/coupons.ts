@@ -4,6 +4,8 @@ import { ConflictError, NotFoundError } from '../errors.js';
 import { findAffiliate } from '../repositories/affiliates.js';
 import { type Coupon, deleteCoupon, insertCoupon, listCoupons } from '../repositories/coupons.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
+import { inTransaction } from '../db/knex.js';
+import { type AuditChange, recordAudit } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 
 export interface CouponService {
@@ -17,6 +19,11 @@ export interface CouponService {
  * Codes are unique per campaign whatever the case (a unique index decides), and go with their
  * affiliate when it is deleted (spec §4.5.1).
  */
+/** A coupon's code may be a person's name (an influencer's): the audit log names its affiliate instead. */
+function couponChange(campaignId: number, action: 'coupon.create' | 'coupon.delete', affiliateId: number): AuditChange {
+  return { campaignId, action, targetId: null, fields: ['code'], figures: { affiliateId } };
+}
+
 export function couponService({ db, now }: ServiceDeps): CouponService {
   async function affiliateOf(campaignId: number, affiliateId: number): Promise<void> {
     if (!(await findAffiliate(db, campaignId, affiliateId))) throw new NotFoundError(MESSAGES.affiliateNotFound);
@@ -31,10 +38,13 @@ export function couponService({ db, now }: ServiceDeps): CouponService {
     async create(campaignId, affiliateId, input) {
       await affiliateOf(campaignId, affiliateId);
       try {
-        const coupon = await insertCoupon(db, { campaignId, affiliateId, code: input.code, createdAt: now() });
-        // Deleted between the check and the insert: as if it never existed.
-        if (!coupon) throw new NotFoundError(MESSAGES.affiliateNotFound);
-        return coupon;
+        return await inTransaction(db, async (trx) => {
+          const coupon = await insertCoupon(trx, { campaignId, affiliateId, code: input.code, createdAt: now() });
+          // Deleted between the check and the insert: as if it never existed.
+          if (!coupon) throw new NotFoundError(MESSAGES.affiliateNotFound);
+          await recordAudit(trx, now(), [couponChange(campaignId, 'coupon.create', affiliateId)]);
+          return coupon;
+        });
       } catch (err) {
         if (err instanceof UniqueConflict) throw new ConflictError(MESSAGES.couponTaken);
         throw err;
@@ -43,9 +53,12 @@ export function couponService({ db, now }: ServiceDeps): CouponService {
 
     async remove(campaignId, affiliateId, code) {
       await affiliateOf(campaignId, affiliateId);
-      if ((await deleteCoupon(db, campaignId, affiliateId, code)) === 0) {
-        throw new NotFoundError(MESSAGES.couponNotFound);
-      }
+      await inTransaction(db, async (trx) => {
+        if ((await deleteCoupon(trx, campaignId, affiliateId, code)) === 0) {
+          throw new NotFoundError(MESSAGES.couponNotFound);
+        }
+        await recordAudit(trx, now(), [couponChange(campaignId, 'coupon.delete', affiliateId)]);
+      });
     },
   };
 }

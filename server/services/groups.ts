@@ -22,6 +22,7 @@ import {
 } from '../repositories/groups.js';
 import { productRatesOf, rateOf } from '../repositories/ruleColumns.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
+import { fieldsOf, recordAudit } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { pageOf } from './pages.js';
 import type { Outbox } from './webhooks/outbox.js';
@@ -58,7 +59,13 @@ export function groupService({ db, now }: ServiceDeps, outbox: Outbox): GroupSer
         },
       };
       try {
-        const id = await inTransaction(db, (trx) => insertGroup(trx, campaignId, fields, now()));
+        const id = await inTransaction(db, async (trx) => {
+          const created = await insertGroup(trx, campaignId, fields, now());
+          await recordAudit(trx, now(), [
+            { campaignId, action: 'group.create', targetId: created, fields: fieldsOf(input) },
+          ]);
+          return created;
+        });
         return await load(campaignId, id);
       } catch (err) {
         throw taken(err) ?? err;
@@ -105,6 +112,9 @@ export function groupService({ db, now }: ServiceDeps, outbox: Outbox): GroupSer
             },
             now(),
           );
+          await recordAudit(trx, now(), [
+            { campaignId, action: 'group.update', targetId: id, fields: fieldsOf(input) },
+          ]);
         });
       } catch (err) {
         throw taken(err) ?? err;
@@ -122,6 +132,9 @@ export function groupService({ db, now }: ServiceDeps, outbox: Outbox): GroupSer
           trx,
           affiliates.map((affiliate) => ({ campaignId, type: 'affiliate.updated' as const, data: affiliate })),
         );
+        await recordAudit(trx, now(), [
+          { campaignId, action: 'group.delete', targetId: id, figures: { affiliates: members.length } },
+        ]);
       });
     },
   };

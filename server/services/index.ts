@@ -4,6 +4,7 @@ import { type JobRuntime, jobRuntime } from '../jobs/runtime.js';
 import type { Logger } from '../logger.js';
 import { type AffiliateService, affiliateService } from './affiliates.js';
 import { type ApiKeyService, apiKeyService } from './apiKeys.js';
+import { type AuditService, auditService } from './audit.js';
 import { type ApiKeyAuthenticator, apiKeyAuthenticator } from './auth.js';
 import { autoApproveJob } from './autoApprove.js';
 import { billingLedger } from './billing/ledger.js';
@@ -60,6 +61,8 @@ export interface Services {
   coupons: CouponService;
   portal: PortalService;
   mail: MailService;
+  /** The audit log: its list, and `actingAs` for callers that know who acts (docs/architecture.md). */
+  audit: AuditService;
   /** The daemon's address for links in mails; the daemon says where it listens. */
   site: Site;
   /** The job runtime every queue and periodic job runs on; `jobs.figures()` is what metrics read. */
@@ -118,6 +121,7 @@ export function createServices(options: {
     payouts: payoutService(deps, outbox, mail),
     portal: portalService({ ...deps, affiliates, mail, hasher, wakeMail: mailQueue.wake }),
     mail: mailService(deps),
+    audit: auditService(deps),
     site,
     // The intake writer's requests are answered before the pool they write through closes.
     jobs,

@@ -25,6 +25,7 @@ import {
   settlePayout,
   takeApprovedConversions,
 } from '../repositories/payouts.js';
+import { recordAudit } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 import { pageOf } from './pages.js';
 import type { MailOutbox } from './mail/outbox.js';
@@ -41,6 +42,15 @@ export interface PayoutService {
   createMany(campaignId: number, affiliateIds?: readonly number[]): Promise<BulkCreatePayoutsResponse>;
   /** `PATCH /v1/payouts/{id}`: `pending → paid | failed`. */
   update(campaignId: number, id: number, to: UpdatePayoutInput['status']): Promise<Payout>;
+}
+
+/** What the audit log keeps of a payout: its affiliate's id, its size and amount, nothing personal. */
+function payoutFigures(payout: Payout) {
+  return {
+    fields: ['status'],
+    figures: { affiliateId: payout.affiliateId, conversions: payout.conversionIds.length },
+    money: { amount: toCents(payout.amount) },
+  };
 }
 
 export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox, mail: MailOutbox): PayoutService {
@@ -79,6 +89,7 @@ export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox, m
       await setPayoutAmounts(trx, id, { commission: taken.commissionCents, clawback: clawbackCents });
       const payout = await load(trx, campaignId, id);
       await outbox.record(trx, [{ type: 'payout.created', campaignId, data: payout }]);
+      await recordAudit(trx, now, [{ campaignId, action: 'payout.create', targetId: id, ...payoutFigures(payout) }]);
       return payout;
     });
   }
@@ -103,12 +114,18 @@ export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox, m
         await mail.record(trx, [
           { kind: 'payout_paid', affiliateId: payout.affiliateId, payoutId: id, amountCents: toCents(payout.amount) },
         ]);
+        await recordAudit(trx, now, [
+          { campaignId, action: 'payout.mark_paid', targetId: id, ...payoutFigures(payout) },
+        ]);
         return payout;
       }
       await releaseConversions(trx, id, now);
       await releaseNetted(trx, id);
       const payout = await load(trx, campaignId, id);
       await outbox.record(trx, [{ type: 'payout.failed', campaignId, data: payout }]);
+      await recordAudit(trx, now, [
+        { campaignId, action: 'payout.mark_failed', targetId: id, ...payoutFigures(payout) },
+      ]);
       return payout;
     });
   }

@@ -3,6 +3,8 @@ import { OPERATOR_LIMITS } from '../../shared/vocabulary.js';
 import { ConflictError, ValidationError } from '../errors.js';
 import { insertPlan, listPlans } from '../repositories/plans.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
+import { inTransaction } from '../db/knex.js';
+import { recordAudit } from './audit.js';
 import type { ServiceDeps } from './deps.js';
 
 export interface PlanService {
@@ -10,7 +12,7 @@ export interface PlanService {
   list(): Promise<Plan[]>;
 }
 
-export function planService({ db }: ServiceDeps): PlanService {
+export function planService({ db, now }: ServiceDeps): PlanService {
   return {
     async create(input) {
       const name = input.name.trim();
@@ -25,7 +27,12 @@ export function planService({ db }: ServiceDeps): PlanService {
         }
       }
       try {
-        return await insertPlan(db, { ...input, name });
+        return await inTransaction(db, async (trx) => {
+          const plan = await insertPlan(trx, { ...input, name });
+          // A plan belongs to no campaign: its row is the operator's, listed by none of them.
+          await recordAudit(trx, now(), [{ campaignId: null, action: 'plan.create', targetId: plan.name }]);
+          return plan;
+        });
       } catch (err) {
         if (err instanceof UniqueConflict) throw new ConflictError(`A plan named "${name}" already exists`);
         throw err;

@@ -15,6 +15,7 @@ import {
 import { hasRefundKey, insertRefund } from '../repositories/refunds.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
 import type { ServiceDeps } from './deps.js';
+import { recordAudit } from './audit.js';
 import { followSales, type SaleChange } from './followers.js';
 import type { Outbox, OutboxEvent } from './webhooks/outbox.js';
 
@@ -143,6 +144,15 @@ export async function refundOrder(
   const events: OutboxEvent[] = [{ type: 'conversion.refunded', campaignId, data: conversion }];
   if (next.full) events.push({ type: 'conversion.rejected', campaignId, data: conversion });
   await outbox.record(trx, [...events, ...followers]);
+  await recordAudit(trx, at, [
+    {
+      campaignId,
+      action: 'refund.create',
+      targetId: refundId,
+      figures: { conversionId: sale.id },
+      money: { amount: next.amountCents, commissionRemoved: removedCents },
+    },
+  ]);
   return { conversion, changed: true };
 }
 

@@ -1,4 +1,5 @@
 import { affiliateRoutes } from './affiliates.js';
+import { auditRoutes } from './audit.js';
 import { campaignRoutes } from './campaign.js';
 import { conversionRoutes, refundRoutes } from './conversions.js';
 import { eventRoutes } from './events.js';
@@ -29,6 +30,7 @@ export const contract = {
   webhooks: webhookRoutes,
   integrations: integrationRoutes,
   coupons: couponRoutes,
+  audit: auditRoutes,
 };
 
 export type Contract = typeof contract;

@@ -61,6 +61,7 @@ export async function createTestDatabase(
 }
 
 const CHILD_TABLES = [
+  'audit_log',
   'mail_outbox',
   'portal_sessions',
   'portal_reset_tokens',

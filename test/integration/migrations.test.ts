@@ -23,6 +23,7 @@ const TABLES = [
   'portal_counters',
   'portal_login_slots',
   'mail_outbox',
+  'audit_log',
   'payout_conversions',
   'clawbacks',
   'affiliate_groups',
@@ -52,6 +53,7 @@ const MIGRATIONS = [
   '20261127100000_counter_shards',
   '20261127110000_dedupe_keys_without_null',
   '20261128400000_dedupe_keys_for_older_daemons',
+  '20261129400000_audit_log',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

@@ -16,6 +16,8 @@ import {
   listIntegrations,
   saveIntegrationSecret,
 } from '../../repositories/billingIntegrations.js';
+import { inTransaction } from '../../db/knex.js';
+import { recordAudit } from '../audit.js';
 import type { ServiceDeps } from '../deps.js';
 import { pageOf } from '../pages.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
@@ -71,7 +73,19 @@ export function integrationService({ db, now: clock }: ServiceDeps, box: SecretB
     async put({ campaignId, publicId }, provider, input) {
       const now = clock();
       const sealed = await box.seal(input.signingSecret);
-      await saveIntegrationSecret(db, campaignId, provider, sealed, new Date(now.getTime() + ROTATION_GRACE_MS), now);
+      await inTransaction(db, async (trx) => {
+        await saveIntegrationSecret(
+          trx,
+          campaignId,
+          provider,
+          sealed,
+          new Date(now.getTime() + ROTATION_GRACE_MS),
+          now,
+        );
+        await recordAudit(trx, now, [
+          { campaignId, action: 'integration.configure', targetId: provider, fields: ['signingSecret'] },
+        ]);
+      });
       const record = await findIntegration(db, campaignId, provider);
       if (!record) throw new NotFoundError(MESSAGES.integrationNotFound);
       const [integration] = await describe(publicId, [record], campaignId);
@@ -80,9 +94,12 @@ export function integrationService({ db, now: clock }: ServiceDeps, box: SecretB
     },
 
     async remove(campaignId, provider) {
-      if ((await deleteIntegration(db, campaignId, provider)) === 0) {
-        throw new NotFoundError(MESSAGES.integrationNotFound);
-      }
+      await inTransaction(db, async (trx) => {
+        if ((await deleteIntegration(trx, campaignId, provider)) === 0) {
+          throw new NotFoundError(MESSAGES.integrationNotFound);
+        }
+        await recordAudit(trx, clock(), [{ campaignId, action: 'integration.remove', targetId: provider }]);
+      });
     },
 
     async events(campaignId, query) {

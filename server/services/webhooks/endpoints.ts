@@ -12,6 +12,7 @@ import type {
 } from '../../../shared/schemas/webhook.js';
 import { generateSecret } from '../../../shared/webhooks/signature.js';
 import { inTransaction } from '../../db/knex.js';
+import { fieldsOf, recordAudit } from '../audit.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors.js';
 import { findDelivery, listDeliveries, retryDelivery } from '../../repositories/webhookDeliveryHistory.js';
 import {
@@ -82,6 +83,7 @@ export function webhookService(
       secretEnc: await box.seal(secret),
       createdAt: clock(),
       maxEndpoints,
+      fields: fieldsOf(input),
     });
     return { ...webhook, secret };
   }
@@ -99,13 +101,20 @@ export function webhookService(
       changes.disabledReason = null;
       changes.failingSince = null;
     }
-    const updated = await inTransaction(db, (trx) => updateEndpoint(trx, campaignId, id, changes));
-    if (updated === 0) throw new NotFoundError(MESSAGES.webhookNotFound);
+    await inTransaction(db, async (trx) => {
+      if ((await updateEndpoint(trx, campaignId, id, changes)) === 0) throw new NotFoundError(MESSAGES.webhookNotFound);
+      await recordAudit(trx, changes.updatedAt, [
+        { campaignId, action: 'webhook.update', targetId: id, fields: fieldsOf(input) },
+      ]);
+    });
     return endpoint(campaignId, id);
   }
 
   async function remove(campaignId: number, id: number): Promise<void> {
-    if ((await deleteEndpoint(db, campaignId, id)) === 0) throw new NotFoundError(MESSAGES.webhookNotFound);
+    await inTransaction(db, async (trx) => {
+      if ((await deleteEndpoint(trx, campaignId, id)) === 0) throw new NotFoundError(MESSAGES.webhookNotFound);
+      await recordAudit(trx, clock(), [{ campaignId, action: 'webhook.delete', targetId: id }]);
+    });
   }
 
   async function rotateSecret(campaignId: number, id: number): Promise<WebhookWithSecret> {
@@ -134,14 +143,23 @@ export function webhookService(
 
   async function retry(campaignId: number, id: number, deliveryId: number): Promise<Delivery> {
     await enabledEndpoint(campaignId, id);
-    if ((await retryDelivery(db, id, deliveryId, clock())) === 0) throw new NotFoundError(MESSAGES.deliveryNotFound);
+    await inTransaction(db, async (trx) => {
+      const at = clock();
+      if ((await retryDelivery(trx, id, deliveryId, at)) === 0) throw new NotFoundError(MESSAGES.deliveryNotFound);
+      await recordAudit(trx, at, [
+        { campaignId, action: 'webhook.retry_delivery', targetId: id, figures: { deliveryId } },
+      ]);
+    });
     wake?.();
     return delivery(id, { id: deliveryId });
   }
 
   async function sendTest(campaignId: number, id: number): Promise<Delivery> {
     const webhook = await enabledEndpoint(campaignId, id);
-    const messageId = await inTransaction(db, (trx) => outbox.recordTest(trx, campaignId, webhook.id));
+    const messageId = await inTransaction(db, async (trx) => {
+      await recordAudit(trx, clock(), [{ campaignId, action: 'webhook.test', targetId: webhook.id }]);
+      return outbox.recordTest(trx, campaignId, webhook.id);
+    });
     wake?.();
     return delivery(id, { messageId });
   }

@@ -1,6 +1,7 @@
 import { MESSAGES } from '../../../shared/errors.js';
 import type { Webhook, WebhookEventType } from '../../../shared/schemas/webhook.js';
 import { type Db, inTransaction, isRetryableTxError } from '../../db/knex.js';
+import { recordAudit } from '../audit.js';
 import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../errors.js';
 import { UniqueConflict } from '../../repositories/uniqueConflict.js';
 import { insertEndpoint, takenSlots } from '../../repositories/webhookEndpoints.js';
@@ -37,6 +38,8 @@ export async function registerEndpoint(
     secretEnc: string;
     createdAt: Date;
     maxEndpoints: number;
+    /** The fields the request set, for the audit log. */
+    fields: readonly string[];
   },
 ): Promise<Webhook> {
   for (let attempt = 1; attempt <= TRIES; attempt++) {
@@ -45,7 +48,11 @@ export async function registerEndpoint(
         const { endpoints, slots } = await takenSlots(trx, endpoint.campaignId);
         const slot = endpoints >= endpoint.maxEndpoints ? undefined : freeSlot(slots, endpoint.maxEndpoints);
         if (slot === undefined) throw new ConflictError(MESSAGES.webhookEndpointLimit(endpoint.maxEndpoints));
-        return insertEndpoint(trx, { ...endpoint, slot });
+        const webhook = await insertEndpoint(trx, { ...endpoint, slot });
+        await recordAudit(trx, endpoint.createdAt, [
+          { campaignId: endpoint.campaignId, action: 'webhook.create', targetId: webhook.id, fields: endpoint.fields },
+        ]);
+        return webhook;
       });
     } catch (err) {
       // Another registration took the slot (or, on MySQL, deadlocked on it): look again.
@@ -83,6 +90,7 @@ export async function rotateEndpointSecret(
           expiresAt: new Date(now.getTime() + ROTATION_GRACE_MS),
           now,
         });
+        await recordAudit(trx, now, [{ campaignId, action: 'webhook.rotate_secret', targetId: id }]);
       });
       return;
     } catch (err) {
