@@ -116,7 +116,7 @@ export function createServices(options: {
     integrations: integrationService(deps, box),
     coupons: couponService(deps),
     payouts: payoutService(deps, outbox, mail),
-    portal: portalService({ ...deps, affiliates, mail, hasher, wakeMail: mailQueue.wake }),
+    portal: portalService({ ...deps, affiliates, mail, hasher, wakeMail: mailQueue.wake, site }),
     mail: mailService(deps),
     site,
     // The intake writer's requests are answered before the pool they write through closes.
