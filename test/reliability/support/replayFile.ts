@@ -10,10 +10,8 @@ export interface ReplayFile {
 }
 
 /**
- * An NDJSON file of `lines` events for the campaign, shaped as a real export: half conversions
- * (one in twenty repeats an earlier order id on another line, as exports do), each with its
- * session, product, customer and page, the rest page views and leads, over the affiliates of
- * `codes`. Lines carry
+ * An NDJSON file of `lines` events for the campaign: half conversions (one in twenty repeats an
+ * earlier order id on another line, as exports do), the rest page views and leads. Lines carry
  * no event_id: the replay derives one from each line, which is what makes its retries safe.
  * Order ids start with `orderPrefix`, so that several files for one campaign hold distinct orders.
  */
@@ -41,15 +39,7 @@ export async function writeReplayFile(
         event_type: 'conversion',
         campaign_id: campaign,
         affiliate_id: affiliate,
-        session_id: `s-${Math.floor(random() * 1e9)}`,
-        properties: {
-          order_id: orderId,
-          order_value: value,
-          product: `Plan ${Math.floor(random() * 200)}`,
-          customer_email: `customer-${orderId}@shop.example`,
-          url: `https://shop.example/checkout/${orderId}`,
-          line: n,
-        },
+        properties: { order_id: orderId, order_value: value, line: n },
       });
     }
     pageViewsAndLeads++;
