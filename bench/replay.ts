@@ -3,8 +3,9 @@
  * daemon child: events/s beside the daemon's best batched intake in the same run (batches of
  * 500, as many in flight as serve it best, found each run), and the replay's peak RSS at
  * BENCH_REPLAY_LINES_SMALL, BENCH_REPLAY_LINES and BENCH_REPLAY_LINES_LARGE lines (100,000,
- * 400,000 and 1,000,000), which must stay flat. The lines are what an export holds (an
- * event_id and a session each); the baseline sends the same kind.
+ * 400,000 and 1,000,000), which must stay flat. The lines are what an export holds (each its
+ * own event_id, order id, session, customer, page, value, one of many products, over every
+ * affiliate of the campaign); the baseline sends the same kind.
  *
  * Run alone (after `npm run build`): `node --import tsx bench/replay.ts [sqlite|mysql]`.
  */
@@ -42,20 +43,40 @@ interface ReplayRun {
   memory: string;
 }
 
+/** Products of the shop the file's sales are of: enough that product rules' look-ups vary. */
+const PRODUCTS = 500;
+
 /**
- * A line as an export holds it: a conversion with its own event_id (which the intake dedupes
- * on, so it reads back which rows were new) and a session; order ids unique to `tag`.
+ * A line as a real export holds it (issue 36 §10: a file of one shape hid what the replay kept
+ * per line): a conversion with its own event_id (which the intake dedupes on, so it reads back
+ * which rows were new), order id, session, customer, page and value, of one of PRODUCTS
+ * products, spread over every affiliate of the campaign; order ids unique to `tag`.
  */
 function exportedConversion(publicId: string, codes: readonly string[], tag: string, n: number) {
-  return { ...conversionEvent(publicId, codes, tag, n), event_id: `${tag}-e${n}`, session_id: `s-${tag}-${n % 9973}` };
+  const event = conversionEvent(publicId, codes, tag, n);
+  return {
+    ...event,
+    properties: {
+      ...event.properties,
+      order_value: orderValue(n),
+      product: `Plano ${n % PRODUCTS}`,
+      customer_email: `c${n}@${tag}.example`,
+      url: `https://shop.example/checkout/${tag}-${n}?utm_source=${event.affiliate_id ?? ''}`,
+    },
+    event_id: `${tag}-e${n}`,
+    session_id: `s-${tag}-${n}`,
+  };
 }
+
+/** 1.00 to 999.99, varying from line to line: whole cents over 100, so JSON writes two decimals at most. */
+const orderValue = (n: number) => (((n * 7919) % 99_900) + 100) / 100;
 
 /**
  * Writes `lines` of exportedConversion as JSON, a megabyte at a time. The lines are written from
  * a template rather than by JSON.stringify of each object, which took 4 s per 400,000 lines (40 s
- * of a full run); the first line is checked against JSON.stringify, so the two cannot drift apart.
+ * of a full run); the first lines are checked against JSON.stringify, so the two cannot drift apart.
  */
-async function writeConversionFile(
+export async function writeConversionFile(
   file: string,
   lines: number,
   publicId: string,
@@ -64,11 +85,19 @@ async function writeConversionFile(
 ) {
   const campaign = JSON.stringify(publicId);
   const quoted = codes.map((code) => JSON.stringify(code));
-  const line = (n: number) =>
-    `{"event_type":"conversion","campaign_id":${campaign},"affiliate_id":${quoted[n % quoted.length]},` +
-    `"properties":{"order_id":"${tag}-${n}","order_value":49.9},"event_id":"${tag}-e${n}","session_id":"s-${tag}-${n % 9973}"}`;
-  if (line(1) !== JSON.stringify(exportedConversion(publicId, codes, tag, 1))) {
-    throw new Error('the replay file template no longer writes exportedConversion: update one to match the other');
+  const line = (n: number) => {
+    const code = quoted[n % quoted.length] ?? '""';
+    return (
+      `{"event_type":"conversion","campaign_id":${campaign},"affiliate_id":${code},` +
+      `"properties":{"order_id":"${tag}-${n}","order_value":${orderValue(n)},"product":"Plano ${n % PRODUCTS}",` +
+      `"customer_email":"c${n}@${tag}.example","url":"https://shop.example/checkout/${tag}-${n}?utm_source=${code.slice(1, -1)}"},` +
+      `"event_id":"${tag}-e${n}","session_id":"s-${tag}-${n}"}`
+    );
+  };
+  for (const n of [1, 2, 3, 7]) {
+    if (line(n) !== JSON.stringify(exportedConversion(publicId, codes, tag, n))) {
+      throw new Error('the replay file template no longer writes exportedConversion: update one to match the other');
+    }
   }
   const out = await fs.open(file, 'w');
   try {

@@ -55,17 +55,23 @@ export function connectionProblem(baseUrl: string, code: string | undefined, mes
   }
 }
 
+/** The month's conversion slots a monthly-limit refusal names (`Current: 901/1000`): 99 left of 1000. */
+export function monthlyRoom(message: string): { left: number; max: number } | undefined {
+  const match = /Monthly conversion limit reached .* Current: (\d+)\/(\d+)/.exec(message);
+  if (!match) return undefined;
+  const max = Number(match[2]);
+  return { left: Math.max(0, max - Number(match[1])), max };
+}
+
 /**
  * The spec's monthly-limit message gives the slots used before the request (`Current: 901/1000`):
  * said plainly, a request refused with slots left held more conversions than the month has room
  * for, and a smaller one still fits.
  */
 function monthlySlots(message: string): string {
-  const match = /Monthly conversion limit reached .* Current: (\d+)\/(\d+)/.exec(message);
-  if (!match) return '';
-  const used = Number(match[1]);
-  const max = Number(match[2]);
-  const left = Math.max(0, max - used);
+  const room = monthlyRoom(message);
+  if (!room) return '';
+  const { left, max } = room;
   if (left === 0) return `No conversion slot is left this month: all ${count(max)} are used.\n`;
   return (
     `The request would pass the monthly limit: ${count(left)} of ${count(max)} conversion slots are left this month ` +

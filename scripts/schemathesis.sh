@@ -43,8 +43,10 @@ export HOME=$work DATABASE_URL=sqlite:$work/fuzz.sqlite3 PORT=3999 HOST=127.0.0.
 export RATE_LIMIT_DEFAULT_PER_MIN=1000000 RATE_LIMIT_EVENTS_PER_MIN=1000000 RATE_LIMIT_SDK_PER_MIN=1000000
 cli=(node "$root/dist/cli/main.js")
 "${cli[@]}" db migrate >/dev/null 2>&1
-"${cli[@]}" campaigns create --name fuzz --plan unlimited --json >/dev/null 2>&1
-key=$("${cli[@]}" keys create --campaign fuzz --name fuzz --json 2>/dev/null | node -e \
+# The document's examples name the campaign acme-store: the fuzzed daemon's campaign is that one,
+# so an example's campaign_id is the key's campaign, as the document means it.
+"${cli[@]}" campaigns create --name "Acme Store" --id acme-store --plan unlimited --json >/dev/null 2>&1
+key=$("${cli[@]}" keys create --campaign acme-store --name fuzz --json 2>/dev/null | node -e \
   'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>console.log(JSON.parse(s).key))')
 "${cli[@]}" serve --no-migrate >"$work/daemon.log" 2>&1 &
 daemon=$!

@@ -81,6 +81,10 @@ export const MESSAGES = Object.freeze({
       : 'Not a Paddle notification: the body must be a JSON object with an "event_id" and an "event_type"',
   integrationNotFound: 'Integration not found: set one with PUT /v1/integrations/{provider}',
   couponNotFound: 'Coupon not found',
+  inviteNeedsPortal: (publicId: string) =>
+    `The campaign's affiliate portal is off, and an invitation's link points there: turn it on first (affiliated campaigns update ${publicId} --portal on)`,
+  inviteInactive: (id: number) =>
+    `Affiliate ${id} is inactive and cannot log in: make it active first (PATCH its status), then invite it`,
   failedMailNotFound: (id: number) =>
     `Mail ${id} is not a failed mail: only failed mails are retried (affiliated mail list --status failed lists them)`,
   couponTaken: 'Coupon code is not available',

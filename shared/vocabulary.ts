@@ -83,7 +83,13 @@ export const PIX_KEY_TYPES = ['cpf', 'cnpj', 'email', 'phone', 'random'] as cons
 /** Flags the daemon sets on an affiliate. */
 export const AFFILIATE_FLAGS = ['duplicate_payout_identity'] as const;
 /** The mails the daemon sends (docs/portal.md). */
-export const MAIL_KINDS = ['application_received', 'application_approved', 'password_reset', 'payout_paid'] as const;
+export const MAIL_KINDS = [
+  'application_received',
+  'application_approved',
+  'password_reset',
+  'portal_invite',
+  'payout_paid',
+] as const;
 export const MAIL_STATUSES = ['pending', 'sent', 'failed'] as const;
 
 /** Who made a change the audit log records (docs/audit.md): an API key, the operator CLI, a dashboard user, scheduled work. */

@@ -19,4 +19,5 @@ export const affiliateHandlers: Handlers<typeof contract.affiliates> = {
   },
   approve: ({ auth, params }, { affiliates }) => affiliates.approve(auth.campaignId, params.id),
   approvePending: ({ auth }, { affiliates }) => affiliates.approvePending(auth.campaignId),
+  invite: ({ auth, params }, { portal }) => portal.invite(auth.campaignId, params.id),
 };

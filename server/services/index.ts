@@ -119,7 +119,7 @@ export function createServices(options: {
     integrations: integrationService(deps, box),
     coupons: couponService(deps),
     payouts: payoutService(deps, outbox, mail),
-    portal: portalService({ ...deps, affiliates, mail, hasher, wakeMail: mailQueue.wake }),
+    portal: portalService({ ...deps, affiliates, mail, hasher, wakeMail: mailQueue.wake, site }),
     mail: mailService(deps),
     audit: auditService(deps),
     site,

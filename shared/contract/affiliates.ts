@@ -5,7 +5,7 @@ import {
   listAffiliatesQuerySchema,
   updateAffiliateSchema,
 } from '../schemas/affiliate.js';
-import { approvePendingResponseSchema } from '../schemas/affiliate.js';
+import { approvePendingResponseSchema, inviteResponseSchema } from '../schemas/affiliate.js';
 import { deleteResponseSchema, idParams } from '../schemas/common.js';
 import { defineRoute } from './route.js';
 import { EXAMPLE_ANA, EXAMPLE_BRUNO, EXAMPLE_DANI, EXAMPLE_TIMES, exampleAffiliate } from './examples.js';
@@ -149,6 +149,33 @@ export const affiliateRoutes = {
     responses: { 200: approvePendingResponseSchema },
     errors: [401],
     examples: { response: { approved: [dani({ status: 'active' })], remaining: 0 } },
+  }),
+  invite: defineRoute({
+    ...common,
+    operationId: 'inviteAffiliate',
+    method: 'post',
+    path: '/v1/affiliates/{id}/invite',
+    summary: 'Invite an affiliate to choose its portal password',
+    description:
+      "A link to the affiliate portal's set-your-password page, for an affiliate the merchant created. When the daemon " +
+      'sends mail, the link is mailed to the affiliate (`mailed: true`, `link: null`: only the mail holds it) and works ' +
+      'for 7 days from the mail; otherwise it is answered here (`mailed: false`) for the merchant to pass on, and works ' +
+      "for 7 days from now. Using it sets the password, spends the affiliate's other links and ends its sessions. " +
+      "`409` when the campaign's portal is off or the affiliate is `inactive`.",
+    params: idParams,
+    responses: { 200: inviteResponseSchema },
+    errors: [400, 401, 404, 409],
+    examples: {
+      params: { id: EXAMPLE_ANA.id },
+      response: {
+        affiliateId: EXAMPLE_ANA.id,
+        email: EXAMPLE_ANA.email,
+        mailed: false,
+        link: 'https://affiliates.acme.example/portal/acme-store/reset?token=q6v0tO5bX7mJc2Wc4n1r8YVb0k3sL9aPzQeUu2yHf1g',
+        // Seven days after the example world's time of writing.
+        expiresAt: '2026-12-01T09:30:00.000Z',
+      },
+    },
   }),
 };
 

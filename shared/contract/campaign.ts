@@ -26,7 +26,7 @@ export const campaignRoutes = {
         products: [],
         currency: 'BRL',
         portal: {
-          enabled: false,
+          enabled: true,
           signup: 'open',
           approveAffiliates: 'manual',
           contactEmail: null,

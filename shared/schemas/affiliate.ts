@@ -130,3 +130,19 @@ export const approvePendingResponseSchema = z.object({
   remaining: z.number().int(),
 });
 export type ApprovePendingResponse = z.infer<typeof approvePendingResponseSchema>;
+
+/**
+ * `POST /v1/affiliates/{id}/invite` (docs/portal.md#inviting-affiliates): a set-your-password
+ * link, mailed when the daemon sends mail (its token is made as the mail goes out), else
+ * answered here for the merchant to pass on.
+ */
+export const inviteResponseSchema = z.object({
+  affiliateId: z.number().int(),
+  email: z.string(),
+  mailed: z.boolean(),
+  /** The link when it was not mailed; null when it was (only the mail holds it). */
+  link: z.string().nullable(),
+  /** When the answered link stops working; null when mailed (7 days after the mail goes). */
+  expiresAt: isoDate.nullable(),
+});
+export type InviteResponse = z.infer<typeof inviteResponseSchema>;

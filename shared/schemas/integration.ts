@@ -25,7 +25,11 @@ export const receivingParams = z.strictObject({
 export const putIntegrationSchema = z.strictObject({
   signingSecret: z
     .string()
-    .regex(/^\S{8,255}$/, { error: 'must be 8 to 255 characters without spaces (paste the secret as shown)' })
+    // Printable ASCII, spelt as a range: `\S` is not one set in every regex dialect (JavaScript's
+    // counts U+00A0 as a space, an ASCII-only reading of the document's pattern does not).
+    .regex(/^[!-~]{8,255}$/, {
+      error: 'must be 8 to 255 printable ASCII characters without spaces (paste the secret as shown)',
+    })
     .meta({
       description: 'The endpoint’s signing secret from the provider’s dashboard; stored encrypted, never shown again',
     }),

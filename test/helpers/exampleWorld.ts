@@ -33,6 +33,8 @@ export async function buildExampleWorld(db: Db, url: string): Promise<string> {
     publicId: EXAMPLE_CAMPAIGN.publicId,
   });
   expectId('campaign', campaign.id, EXAMPLE_CAMPAIGN.id);
+  // Its affiliate portal is on: an invitation's link points there.
+  await services.campaigns.update(campaign.id, { portal: true });
   const { key } = await services.apiKeys.create({ campaign: campaign.id, name: 'examples' });
   const send = async (method: string, path: string, body: unknown, status: number) => {
     const reply = await call<{ id: number }>(url, method, path, { key, body });

@@ -1,11 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import type { ApiClient } from '../../../shared/client/index.js';
 import {
   type Affiliate,
   type AffiliateStatus,
   type CreateAffiliateInput,
+  type InviteResponse,
   password as passwordSchema,
   type UpdateAffiliateInput,
 } from '../../../shared/schemas/affiliate.js';
+import { MESSAGES } from '../../../shared/errors.js';
 import { toCents } from '../../../shared/money.js';
 import { CommandFailed, UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
@@ -189,15 +192,55 @@ export async function create(
   io: Io,
   client: ApiClient,
   options: GlobalOptions,
-  flags: FieldFlags & { email: string; password?: string },
+  flags: FieldFlags & { email: string; password?: string; invite?: boolean },
 ): Promise<void> {
-  const password = flags.password ?? (await askNewPassword(io, '--password', 'Password', passwordRule));
+  // An invited affiliate chooses its own password through the link: the one the API requires
+  // is random, and nobody ever sees it.
+  if (flags.invite) await checkPortalOn(client);
+  const password =
+    flags.password ??
+    (flags.invite
+      ? randomBytes(24).toString('base64url')
+      : await askNewPassword(io, '--password', 'Password', passwordRule));
   const input: CreateAffiliateInput = { ...fieldsOf(flags), email: flags.email, password };
   await checkRuleAmounts(flags, () => campaignCurrency(client));
   const affiliate = await client.affiliates.create({ body: input });
-  if (options.json) return printJson(io, affiliate);
+  const invitation = flags.invite ? await client.affiliates.invite({ params: { id: affiliate.id } }) : undefined;
+  if (options.json) return printJson(io, invitation ? { ...affiliate, invitation } : affiliate);
   note(io, `Created affiliate ${affiliate.id} with referral code ${affiliate.referralId}.`);
   record(io, affiliate, await campaignCurrency(client));
+  if (invitation) printInvitation(io, invitation);
+}
+
+/** `--invite` needs the portal the link points to: said before the affiliate is created, not after. */
+async function checkPortalOn(client: ApiClient): Promise<void> {
+  const campaign = await client.campaign.get();
+  if (!campaign.portal.enabled) throw new UsageError(`--invite: ${MESSAGES.inviteNeedsPortal(campaign.publicId)}`);
+}
+
+/** `affiliates invite ID`: the link goes by mail, or is printed (stdout) for the merchant to pass on. */
+export async function invite(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
+  const invitation = await client.affiliates.invite({ params: { id } });
+  if (options.json) return printJson(io, invitation);
+  printInvitation(io, invitation);
+}
+
+function printInvitation(io: Io, invitation: InviteResponse): void {
+  if (invitation.mailed || invitation.link === null) {
+    note(
+      io,
+      `Invitation mailed to ${invitation.email}: its link lets the affiliate choose a password in the portal, ` +
+        'once, within 7 days (`affiliated mail list` shows the mail).',
+    );
+    return;
+  }
+  printLine(io, invitation.link);
+  note(
+    io,
+    `This daemon sends no mail (no SMTP_URL): give the link above to ${invitation.email} yourself. ` +
+      `It lets the affiliate choose a password in the portal, once, until ${invitation.expiresAt ?? 'it expires'}; ` +
+      'anyone who has it can, so send it only to them.',
+  );
 }
 
 export async function update(

@@ -60,13 +60,28 @@ export function registerAffiliates(program: Command, io: Io): void {
         .option('--name <name>', 'full name')
         .option('--phone <phone>', 'phone number')
         .option('--referral-id <code>', 'referral code, letters and digits (default: generated)')
-        .addOption(choice('--status <status>', 'initial status (default active)', AFFILIATE_STATUSES)),
+        .addOption(choice('--status <status>', 'initial status (default active)', AFFILIATE_STATUSES))
+        .option(
+          '--invite',
+          'then invite it to choose its own password in the portal (as `affiliates invite ID`); no password asked for',
+        ),
     ),
     [
       'affiliates create --email maria@example.com --name "Maria Silva" --referral-id MARIA10',
       'affiliates create --email bia@example.com --group 3 --parent 42',
+      'affiliates create --email leo@example.com --name "Leo Lima" --invite',
     ],
   ).action((flags) => run((a, client, globals) => a.create(io, client, globals, flags)));
+  withExamples(
+    affiliates
+      .command('invite')
+      .description(
+        'mail an affiliate a link to choose its portal password (printed instead when the daemon sends no mail); ' +
+          'the link works once, for 7 days',
+      )
+      .argument('<id>', 'affiliate id', wholeNumber(1)),
+    ['affiliates invite 42', 'affiliates invite 42 --json'],
+  ).action((id: number) => run((a, client, globals) => a.invite(io, client, globals, id)));
   withExamples(
     ruleOptions(
       affiliates

@@ -49,6 +49,11 @@ export function mailContent(
       lines = [greeting, t.passwordReset.body];
       after = [t.passwordReset.ignore];
       break;
+    case 'portal_invite':
+      subject = t.portalInvite.subject(campaign);
+      lines = [greeting, t.portalInvite.body(campaign, text(mail.data.email))];
+      after = [t.portalInvite.after];
+      break;
     case 'payout_paid':
       subject = t.payoutPaid.subject(campaign);
       // A mail stored before it kept its campaign's currency was BRL, the only one then shown.

@@ -10,6 +10,7 @@ export type MailRequest =
   | { kind: 'application_received'; affiliateId: number; status: AffiliateStatus }
   | { kind: 'application_approved'; affiliateId: number }
   | { kind: 'password_reset'; affiliateId: number }
+  | { kind: 'portal_invite'; affiliateId: number }
   | { kind: 'payout_paid'; affiliateId: number; payoutId: number; amountCents: number };
 
 /**
@@ -44,6 +45,9 @@ function mailFor(request: MailRequest, to: MailAddressee, campaignId: number, at
     case 'application_approved':
     case 'password_reset':
       return { ...base, kind: request.kind, to: to.email, data: about(to) };
+    case 'portal_invite':
+      // The address to log in with is the one the mail goes to: the mail says it.
+      return { ...base, kind: request.kind, to: to.email, data: { ...about(to), email: to.email } };
     case 'payout_paid':
       if (!to.notifyPayouts) return undefined;
       return {

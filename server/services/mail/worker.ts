@@ -1,15 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import type { LeasedItem, QueueJob } from '../../jobs/queue.js';
 import { type ClaimedMail, claimMails, MAIL_QUEUE, settleMail } from '../../repositories/mailOutbox.js';
-import { insertResetToken } from '../../repositories/portalSessions.js';
 import type { ServiceDeps } from '../deps.js';
-import { hashSecret } from '../secretHash.js';
 import type { Site } from '../site.js';
 import { mailContent } from './content.js';
+import { INVITE_LINK_MS, portalUrl, RESET_LINK_MS, setPasswordLink } from './links.js';
 import { type MailTransport, type SendResult, smtpTransport } from './transport.js';
 
-/** docs/portal.md: a reset link works for one hour after its mail is sent. */
-export const RESET_LINK_MS = 60 * 60 * 1000;
+export { RESET_LINK_MS } from './links.js';
 
 export interface MailWorkerOptions extends ServiceDeps {
   site: Site;
@@ -32,25 +29,27 @@ export function mailDeliveryJob(options: MailWorkerOptions): QueueJob<ClaimedMai
   const config = options.config.mail;
   let transport: MailTransport | undefined;
 
-  /** The portal page the mail points to; a reset link with a new single-use token. */
+  /** The portal page the mail points to; a reset or invitation link with a new single-use token. */
   async function linkOf(mail: ClaimedMail): Promise<string | undefined> {
-    const portal = `${site.url()}/portal/${encodeURIComponent(String(mail.data.publicId))}`;
+    const publicId = String(mail.data.publicId);
+    const portal = portalUrl(site, publicId);
     switch (mail.kind) {
       case 'application_approved':
         return `${portal}/`;
       case 'payout_paid':
         return `${portal}/payouts/${Number(mail.data.payoutId)}`;
-      case 'password_reset': {
+      case 'password_reset':
+      case 'portal_invite': {
         if (mail.affiliateId === null) return undefined;
-        const token = randomBytes(32).toString('base64url');
-        const at = clock();
-        await insertResetToken(db, {
-          tokenHash: hashSecret(token),
+        const lifetimeMs = mail.kind === 'portal_invite' ? INVITE_LINK_MS : RESET_LINK_MS;
+        const link = await setPasswordLink(db, {
+          site,
+          publicId,
           affiliateId: mail.affiliateId,
-          now: at,
-          expiresAt: new Date(at.getTime() + RESET_LINK_MS),
+          now: clock(),
+          lifetimeMs,
         });
-        return `${portal}/reset?token=${token}`;
+        return link.url;
       }
       default:
         return undefined;

@@ -6,9 +6,11 @@ import type { AffiliateService } from '../affiliates.js';
 import type { ServiceDeps } from '../deps.js';
 import type { MailOutbox } from '../mail/outbox.js';
 import type { PasswordHasher } from '../passwordHasher.js';
+import type { Site } from '../site.js';
 import { type AccountDeps, logIn, referrerOf, signUp } from './accounts.js';
 import { type Dashboard, dashboard, payout } from './dashboard.js';
 import { type FieldProblems, type FormFields, passwordProblem, payoutOf, profileOf } from './forms.js';
+import { invite, type InviteDeps } from './invite.js';
 import { requestReset, type ResetDeps, resetLink, resetPassword } from './reset.js';
 import { portalSessions } from './sessions.js';
 import { portalThrottle } from './throttle.js';
@@ -46,6 +48,8 @@ export interface PortalService {
   requestReset(campaign: PortalCampaign, fields: FormFields, asker: Asker): ReturnType<typeof requestReset>;
   resetLink(campaign: PortalCampaign, token: string | undefined): Promise<ResetLink>;
   resetPassword(campaign: PortalCampaign, fields: FormFields, asker: Asker): ReturnType<typeof resetPassword>;
+  /** `POST /v1/affiliates/{id}/invite`: a set-your-password link, mailed or answered. */
+  invite(campaignId: number, id: number): ReturnType<typeof invite>;
 }
 
 export interface PortalServiceDeps extends ServiceDeps {
@@ -54,6 +58,7 @@ export interface PortalServiceDeps extends ServiceDeps {
   hasher: PasswordHasher;
   redis?: RedisClient;
   wakeMail: () => void;
+  site: Site;
 }
 
 export function portalService(deps: PortalServiceDeps): PortalService {
@@ -63,6 +68,7 @@ export function portalService(deps: PortalServiceDeps): PortalService {
   const sessions = portalSessions(db);
   const accounts: AccountDeps = { db, now, affiliates: deps.affiliates, hasher: deps.hasher, sessions, throttle };
   const resets: ResetDeps = { db, now, mail: deps.mail, hasher: deps.hasher, throttle, wake: deps.wakeMail };
+  const invites: InviteDeps = { db, now, mail: deps.mail, site: deps.site, wake: deps.wakeMail };
 
   return {
     mailEnabled: deps.mail.enabled,
@@ -133,5 +139,6 @@ export function portalService(deps: PortalServiceDeps): PortalService {
     requestReset: (campaign, fields, asker) => requestReset(resets, campaign, fields, asker),
     resetLink: (campaign, token) => resetLink(resets, campaign, token),
     resetPassword: (campaign, fields, asker) => resetPassword(resets, campaign, fields, asker),
+    invite: (campaignId, id) => invite(invites, campaignId, id),
   };
 }

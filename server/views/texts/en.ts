@@ -213,6 +213,12 @@ export const en = {
       body: 'Someone asked to reset the password of your affiliate account. To choose a new one, open this link within one hour:',
       ignore: 'If you did not ask for this, ignore this mail: your password stays as it is.',
     },
+    portalInvite: {
+      subject: (campaign: string) => `Your affiliate account at ${campaign}`,
+      body: (campaign: string, email: string) =>
+        `${campaign} made you an affiliate account; you log in with ${email}. To choose your password, open this link within 7 days:`,
+      after: 'The link works once. If it has expired, ask the programme for a new invitation.',
+    },
     payoutPaid: {
       subject: (campaign: string) => `You were paid by ${campaign}`,
       body: (amount: string) => `A payout of ${amount} was paid to you. Its details are in the portal:`,

@@ -208,6 +208,12 @@ export const ptBR: Texts = {
       body: 'Alguém pediu para redefinir a senha da sua conta de afiliado. Para escolher uma nova, abra este link em até uma hora:',
       ignore: 'Se não foi você, ignore este e-mail: sua senha continua a mesma.',
     },
+    portalInvite: {
+      subject: (campaign: string) => `Sua conta de afiliado em ${campaign}`,
+      body: (campaign: string, email: string) =>
+        `${campaign} criou uma conta de afiliado para você; você entra com ${email}. Para escolher sua senha, abra este link em até 7 dias:`,
+      after: 'O link funciona uma vez. Se expirou, peça um novo convite ao programa.',
+    },
     payoutPaid: {
       subject: (campaign: string) => `Você recebeu um pagamento de ${campaign}`,
       body: (amount: string) => `Um pagamento de ${amount} foi feito para você. Os detalhes estão no portal:`,

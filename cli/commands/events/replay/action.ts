@@ -1,7 +1,7 @@
 import type { ApiClient } from '../../../../shared/client/index.js';
 import { AlreadyReported } from '../../../errors.js';
 import type { Io } from '../../../io.js';
-import type { GlobalOptions } from '../../../output.js';
+import { count, type GlobalOptions, plural } from '../../../output.js';
 import { planLimitFix } from '../../../problems.js';
 import { printSummary, type ReplaySummary } from './report.js';
 import { type ReplayOptions, replay } from './run.js';
@@ -26,7 +26,8 @@ function interruptSignal(io: Io): { signal: AbortSignal; release: () => void } {
 
 /**
  * The way out of a stop the operator can lift: the plan's monthly conversion limit (403), as
- * `events send` says it. The campaign is asked of the daemon, best effort.
+ * `events send` says it, and what of the refused batch fitted and was sent (limit.ts). The
+ * campaign is asked of the daemon, best effort.
  */
 async function fixFor(summary: ReplaySummary, client: ApiClient | undefined): Promise<string | undefined> {
   const stopped = summary.stopped;
@@ -35,7 +36,13 @@ async function fixFor(summary: ReplaySummary, client: ApiClient | undefined): Pr
     (own) => own.publicId,
     () => undefined,
   );
-  return planLimitFix(stopped.messages.join(' '), campaign);
+  const fix = planLimitFix(stopped.messages.join(' '), campaign);
+  const sent = stopped.sentOfBatch ?? 0;
+  if (sent === 0) return fix;
+  const fitted =
+    `The replay sent what fit: the first ${plural(sent, 'event')} of that batch (lines up to ` +
+    `${count(stopped.checkpointLine)}); line ${count(stopped.line)} holds the first conversion past the limit.`;
+  return fix === undefined ? fitted : `${fix}\n${fitted}`;
 }
 
 /**

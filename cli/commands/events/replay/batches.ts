@@ -1,5 +1,5 @@
 import { BatchEvents, BodyPool, MAX_BATCH_BODY_BYTES } from './body.js';
-import { judgeLine } from './judge.js';
+import { judge } from './judge.js';
 import { LineReader } from './lines.js';
 import type { RejectedLine } from './rejects.js';
 
@@ -63,7 +63,7 @@ export async function* readBatches(options: BatchOptions): AsyncGenerator<Batch>
     do {
       while (reader.next()) {
         const { line, text } = reader;
-        const judged = judgeLine(line, text, judging);
+        const judged = judge(line, text, judging);
         if (judged.kind === 'event') {
           const added = judged.json.length - text.length;
           // The line's bytes bound what its text takes in the body (its line break, the comma).
@@ -72,7 +72,7 @@ export async function* readBatches(options: BatchOptions): AsyncGenerator<Batch>
             yield batch;
             batch = fresh();
           }
-          batch.events.add(line, judged.json, added);
+          batch.events.add(line, judged.json, added, reader.end - reader.bytes, judged.conversion);
         } else if (judged.kind === 'rejected') {
           batch.localRejects.push({ line, reasons: judged.reasons, raw: text });
         }

@@ -7,14 +7,18 @@ const COMMA = 0x2c;
 /** A pooled buffer holds any batch of several events: they are cut at MAX_BATCH_BODY_BYTES. */
 const POOLED_BYTES = MAX_BATCH_BODY_BYTES + HEAD.length + TAIL.length;
 
-/** Per event, in a batch's index: its line number, where its JSON starts and ends, the id bytes written in. */
-const FIELDS = 4;
-const [LINE, START, END, ADDED] = [0, 1, 2, 3];
+/**
+ * Per event, in a batch's index: its line number, where its JSON starts and ends, the id bytes
+ * written in, the file offset its line starts at (a stop inside the batch checkpoints there; a
+ * double holds any file size), and 1 for a conversion (what the monthly limit counts).
+ */
+const FIELDS = 6;
+const [LINE, START, END, ADDED, FROM, CONVERSION] = [0, 1, 2, 3, 4, 5];
 
 /** What a batch is written into: the body's bytes, and an index of its events. */
 interface Slot {
   bytes: Buffer;
-  index: Int32Array;
+  index: Float64Array;
 }
 
 /**
@@ -34,7 +38,7 @@ export class BodyPool {
     return (
       this.free.pop() ?? {
         bytes: Buffer.allocUnsafeSlow(POOLED_BYTES),
-        index: new Int32Array(this.maxEvents * FIELDS),
+        index: new Float64Array(this.maxEvents * FIELDS),
       }
     );
   }
@@ -70,8 +74,11 @@ export class BatchEvents {
     return this.length + TAIL.length;
   }
 
-  /** Appends an event: its JSON text, and how many bytes of it are an `event_id` written in. */
-  add(line: number, json: string, addedBytes: number): void {
+  /**
+   * Appends an event: its JSON text, how many bytes of it are an `event_id` written in, where its
+   * line starts in the file, and whether it is a conversion.
+   */
+  add(line: number, json: string, addedBytes: number, from = 0, conversion = false): void {
     const comma = this.events > 0 ? 1 : 0;
     // A UTF-16 code unit takes at most 3 bytes in UTF-8: measure only when it might not fit.
     if (this.length + comma + json.length * 3 + TAIL.length > this.slot.bytes.length) {
@@ -86,11 +93,22 @@ export class BatchEvents {
     this.length += bytes.write(json, this.length, 'utf8');
     index[at + END] = this.length;
     index[at + ADDED] = addedBytes;
+    index[at + FROM] = from;
+    index[at + CONVERSION] = conversion ? 1 : 0;
     this.events++;
   }
 
   lineOf(event: number): number {
     return this.field(event, LINE);
+  }
+
+  /** The file offset the event's line starts at. */
+  fromOf(event: number): number {
+    return this.field(event, FROM);
+  }
+
+  isConversion(event: number): boolean {
+    return this.field(event, CONVERSION) === 1;
   }
 
   /** The request body: every event (the buffer itself, no copy), or those at `events` (a copy). */
@@ -122,7 +140,7 @@ export class BatchEvents {
   /** The buffers go back to the pool: the batch is recorded, and nothing reads it any more. */
   release(): void {
     this.pool.give(this.slot);
-    this.slot = { bytes: Buffer.alloc(0), index: new Int32Array(0) };
+    this.slot = { bytes: Buffer.alloc(0), index: new Float64Array(0) };
     this.events = 0;
   }
 
@@ -141,7 +159,7 @@ export class BatchEvents {
   }
 
   private growIndex(): void {
-    const larger = new Int32Array(Math.max(FIELDS, this.slot.index.length * 2));
+    const larger = new Float64Array(Math.max(FIELDS, this.slot.index.length * 2));
     larger.set(this.slot.index);
     this.slot = { bytes: this.slot.bytes, index: larger };
   }

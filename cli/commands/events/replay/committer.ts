@@ -3,7 +3,7 @@ import type { Position, SaveCheckpoint } from './checkpoint.js';
 import type { Clock } from './clock.js';
 import type { Delivery } from './deliver.js';
 import type { RejectedLine } from './rejects.js';
-import type { StopReason, Stopped, StopRun } from './stop.js';
+import type { SentPart, StopReason, Stopped, StopRun } from './stop.js';
 import type { Totals } from './totals.js';
 
 /** How the request of one batch ended. */
@@ -136,14 +136,30 @@ export class InOrderCommitter {
         this.failed = { error };
       }
     } else if (outcome.kind === 'stopped') {
-      const { reason, message, statusCode, messages } = outcome.stop;
-      this.stop(reason, message, batch.firstLine, statusCode, messages);
+      const { reason, message, statusCode, messages, partial } = outcome.stop;
+      if (partial) {
+        try {
+          await this.commitPart(batch, partial);
+        } catch (error) {
+          this.failed = { error };
+          return;
+        }
+      }
+      const line = partial ? batch.events.lineOf(partial.events) : batch.firstLine;
+      this.stop(reason, message, line, statusCode, messages, partial?.events);
     } else if (outcome.kind === 'interrupted') this.stop('interrupted', 'interrupted', batch.firstLine);
     else this.failed = { error: outcome.error };
   }
 
   /** Ends the run at `line` (0: the line after the checkpoint); the first reason given is the one kept. */
-  stop(reason: StopReason, message: string, line: number, statusCode?: number, messages: string[] = []): void {
+  stop(
+    reason: StopReason,
+    message: string,
+    line: number,
+    statusCode?: number,
+    messages: string[] = [],
+    sentOfBatch = 0,
+  ): void {
     this.stoppedAt ??= {
       reason,
       message,
@@ -151,6 +167,7 @@ export class InOrderCommitter {
       messages,
       line: line || this.at.line + 1,
       checkpointLine: this.at.line,
+      ...(sentOfBatch > 0 ? { sentOfBatch } : {}),
     };
   }
 
@@ -165,17 +182,40 @@ export class InOrderCommitter {
 
   /** Rejects first (flushed), then the counts, then perhaps the checkpoint: a crash loses no row. */
   private async commit(batch: Batch, delivery: Delivery, sent: number): Promise<void> {
-    const { totals, rejects, clock } = this.deps;
     const rows = rejectedRows(batch, delivery);
+    await this.commitLines(rows, batch.lines, sent, delivery, { line: batch.lastLine, bytes: batch.end }, batch.last);
+  }
+
+  /**
+   * The lines of a batch before the first event it did not send (the monthly limit's stop,
+   * limit.ts): the checkpoint moves to just before that event's line.
+   */
+  private async commitPart(batch: Batch, part: SentPart): Promise<void> {
+    const stopLine = batch.events.lineOf(part.events);
+    const rows = rejectedRows(batch, part.delivery).filter((row) => row.line < stopLine);
+    const lines = part.events + batch.localRejects.filter((row) => row.line < stopLine).length;
+    const at = { line: stopLine - 1, bytes: batch.events.fromOf(part.events) };
+    await this.commitLines(rows, lines, part.events, part.delivery, at, false);
+  }
+
+  private async commitLines(
+    rows: RejectedLine[],
+    lines: number,
+    sent: number,
+    delivery: Delivery,
+    at: Position,
+    last: boolean,
+  ): Promise<void> {
+    const { totals, rejects, clock } = this.deps;
     await rejects.write(rows);
-    totals.lines += batch.lines;
+    totals.lines += lines;
     totals.sent += sent;
     totals.accepted += delivery.accepted;
     for (const skip of delivery.skipped) totals.skipped[skip.reason]++;
     totals.rejected += rows.length;
-    this.at = { line: batch.lastLine, bytes: batch.end };
+    this.at = at;
     this.dirty = true;
-    if (batch.last || clock.now() - this.savedAt >= CHECKPOINT_EVERY_MS) await this.save(batch.last);
+    if (last || clock.now() - this.savedAt >= CHECKPOINT_EVERY_MS) await this.save(last);
     this.deps.onCommit?.(this.acknowledged, totals);
   }
 

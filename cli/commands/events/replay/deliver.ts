@@ -17,7 +17,7 @@ export interface Delivery {
 /** What a batch with nothing to send comes back with. */
 export const emptyDelivery = (): Delivery => ({ accepted: 0, skipped: [], rejected: [] });
 
-function merge(a: Delivery, b: Delivery): Delivery {
+export function merge(a: Delivery, b: Delivery): Delivery {
   return {
     accepted: a.accepted + b.accepted,
     skipped: [...a.skipped, ...b.skipped],

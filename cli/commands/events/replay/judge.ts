@@ -59,6 +59,18 @@ export function withEventId(text: string, eventId: string): string {
  * daemon's own zod schemas and messages.
  */
 export function judgeLine(line: number, text: string, options: JudgeOptions = {}): JudgedLine {
+  const judged = judge(line, text, options);
+  return judged.kind === 'event' ? { kind: 'event', json: judged.json } : judged;
+}
+
+/** What a line becomes, as `judgeLine` says, and for an event whether it is a conversion. */
+export type JudgedEvent = Exclude<JudgedLine, { kind: 'event' }> | { kind: 'event'; json: string; conversion: boolean };
+
+/**
+ * `judgeLine`, with what the batch keeps of an event beside its text: whether the monthly
+ * conversion limit counts it (a batch refused by that limit sends the events that fit).
+ */
+export function judge(line: number, text: string, options: JudgeOptions = {}): JudgedEvent {
   // Nearly every line starts with its `{`: the blank test then costs nothing.
   if (text.charCodeAt(0) !== 0x7b && text.trim() === '') return { kind: 'blank' };
   let value: unknown;
@@ -89,5 +101,5 @@ export function judgeLine(line: number, text: string, options: JudgeOptions = {}
   }
   // An id makes the line idempotent: a re-run or a resume stores nothing twice.
   const json = event.event_id === undefined ? withEventId(text, deriveEventId(line, text)) : text;
-  return { kind: 'event', json };
+  return { kind: 'event', json, conversion: event.event_type === 'conversion' };
 }

@@ -7,7 +7,7 @@ import { checkpointSaver, fingerprintOf, type Position } from './checkpoint.js';
 import { type Clock, realClock } from './clock.js';
 import { InOrderCommitter } from './committer.js';
 import { collectOldGeneration, holdYoungGeneration } from './heap.js';
-import { deliver } from './deliver.js';
+import { deliverWithinLimit } from './limit.js';
 import { sendBatches } from './loop.js';
 import { Pacer } from './pacer.js';
 import { Progress } from './progress.js';
@@ -103,7 +103,7 @@ export async function replay(deps: ReplayDeps, options: ReplayOptions): Promise<
       lastLine = await sendBatches(batches, committer, {
         concurrency,
         signal,
-        send: transport && ((events, abort) => deliver(events, transport, abort)),
+        send: transport && ((events, abort) => deliverWithinLimit(events, transport, abort)),
       });
     }
   } finally {

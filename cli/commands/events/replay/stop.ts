@@ -1,3 +1,5 @@
+import type { Delivery } from './deliver.js';
+
 /** Why a replay ended before the end of the file. */
 export type StopReason =
   | 'interrupted'
@@ -9,9 +11,17 @@ export type StopReason =
   | 'api_error'
   | 'unexpected_response';
 
+/** What a batch sent of itself before its stop: its first `events` events, and their answers. */
+export interface SentPart {
+  events: number;
+  delivery: Delivery;
+}
+
 /** Thrown by the transport when going on would be pointless or harmful; the run saves and ends. */
 export class StopRun extends Error {
   override name = 'StopRun';
+  /** Set when the batch's first events were sent before it stopped (limit.ts): they are recorded. */
+  partial: SentPart | undefined;
   constructor(
     readonly reason: StopReason,
     message: string,
@@ -32,4 +42,6 @@ export interface Stopped {
   line: number;
   /** Every line up to this one is done; `--resume` continues after it. */
   checkpointLine: number;
+  /** Events of the stopping batch sent before it stopped (those that fit the monthly limit), when any were. */
+  sentOfBatch?: number;
 }
