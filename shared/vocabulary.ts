@@ -83,5 +83,13 @@ export const PIX_KEY_TYPES = ['cpf', 'cnpj', 'email', 'phone', 'random'] as cons
 /** Flags the daemon sets on an affiliate. */
 export const AFFILIATE_FLAGS = ['duplicate_payout_identity'] as const;
 /** The mails the daemon sends (docs/portal.md). */
-export const MAIL_KINDS = ['application_received', 'application_approved', 'password_reset', 'payout_paid'] as const;
+export const MAIL_KINDS = [
+  'application_received',
+  'application_approved',
+  'password_reset',
+  'payout_paid',
+  'dashboard_invitation',
+] as const;
+/** The merchant dashboard's roles, most powerful first (docs/dashboard.md#users-and-roles). */
+export const DASHBOARD_ROLES = ['owner', 'admin', 'viewer'] as const;
 export const MAIL_STATUSES = ['pending', 'sent', 'failed'] as const;

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { LeasedItem, QueueJob } from '../../jobs/queue.js';
 import { type ClaimedMail, claimMails, MAIL_QUEUE, settleMail } from '../../repositories/mailOutbox.js';
+import { insertDashboardToken } from '../../repositories/dashboardSessions.js';
 import { insertResetToken } from '../../repositories/portalSessions.js';
+import { SETUP_LINK_MS, setupAddress } from '../dashboard/users.js';
 import type { ServiceDeps } from '../deps.js';
 import { hashSecret } from '../secretHash.js';
 import type { Site } from '../site.js';
@@ -51,6 +53,18 @@ export function mailDeliveryJob(options: MailWorkerOptions): QueueJob<ClaimedMai
           expiresAt: new Date(at.getTime() + RESET_LINK_MS),
         });
         return `${portal}/reset?token=${token}`;
+      }
+      case 'dashboard_invitation': {
+        // The set-up link's token exists only in the mail; the database keeps its SHA-256.
+        const token = randomBytes(32).toString('base64url');
+        const at = clock();
+        await insertDashboardToken(db, {
+          tokenHash: hashSecret(token),
+          userId: Number(mail.data.userId),
+          now: at,
+          expiresAt: new Date(at.getTime() + SETUP_LINK_MS),
+        });
+        return setupAddress(site, String(mail.data.publicId), token);
       }
       default:
         return undefined;
