@@ -1,4 +1,7 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createLogger } from '../../server/logger.js';
@@ -12,6 +15,13 @@ import { call } from '../helpers/http.js';
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp.js';
 
 const CACHE_MS = 1000;
+/**
+ * `UPDATE_SCREENSHOTS=1` writes the pages docs/dashboard.md shows into docs/dashboard/; otherwise
+ * the screenshots go to a temporary folder, so a test run changes no file of the repository.
+ */
+const SHOTS = process.env.UPDATE_SCREENSHOTS
+  ? resolve('docs/dashboard')
+  : mkdtempSync(join(tmpdir(), 'dashboard-shots-'));
 const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 /** axe-core's verdict on a page, as the page runs it (the callback runs in the browser). */
@@ -333,6 +343,7 @@ describe(`the merchant dashboard in Chromium (${ENGINE})`, function () {
       storageState: await context.storageState(),
     });
     const fresh = await browser.newContext({ bypassCSP: true, locale: 'en-GB' });
+    mkdirSync(SHOTS, { recursive: true });
     try {
       const owner = await checking.newPage();
       for (const path of ['/overview', '/affiliates', '/conversions', '/payouts', '/settings/keys', '/users']) {
@@ -340,6 +351,7 @@ describe(`the merchant dashboard in Chromium (${ENGINE})`, function () {
         // The page itself, not the log-in page it would redirect to without the owner's session.
         expect(owner.url()).to.equal(dash(path));
         await accessible(owner, path);
+        await owner.screenshot({ path: join(SHOTS, `${path.split('/').pop()}.png`), fullPage: true });
       }
       const stranger = await fresh.newPage();
       await stranger.goto(dash('/'));
