@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { Router, RouterEvents } from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type { Config } from '../config.js';
-import { isDatabaseUnavailable } from '../db/knex.js';
-import { HttpError, StartupError, TooManyRequestsError } from '../errors.js';
-import { type Logger, errorSite } from '../logger.js';
-import { FormRefused, readForm } from '../portal/forms.js';
+import { HttpError, StartupError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { pageError } from '../portal/errorPage.js';
+import { readForm } from '../portal/forms.js';
 import type { Services } from '../services/index.js';
 import type { FormFields } from '../services/portal/index.js';
 import { renderView } from '../views/engine.js';
@@ -208,37 +208,16 @@ export function dashboard(deps: { services: Services; config: Readonly<Config>; 
   };
 }
 
-/** Errors are pages too: the status, a sentence that says what to do, never a stack. */
+/** Errors are pages too: the portal's error path, and the dashboard's refusals of a role or a transition. */
 function errorPage(ctx: Context, err: unknown, locale: 'en' | 'pt-BR', logger: Logger): void {
-  const all = textsFor(locale);
-  const t = all.errors;
-  if (err instanceof FormRefused) {
-    if (err.status === 413) return bare(ctx, 413, t.tooLargeTitle, t.tooLarge, locale);
-    return bare(ctx, err.status, t.unsupportedTitle, t.unsupported, locale);
-  }
-  if (err instanceof TooManyRequestsError) {
-    ctx.set('Retry-After', String(err.retryAfterSeconds));
-    return bare(ctx, 429, t.throttledTitle, t.throttled(Math.ceil(err.retryAfterSeconds / 60)), locale);
-  }
-  if (err instanceof HttpError && err.status === 404) return bare(ctx, 404, t.notFoundTitle, t.notFound, locale);
+  const texts = textsFor(locale);
+  const page = (status: number, title: string, text: string) => bare(ctx, status, title, text, locale);
   if (err instanceof HttpError && err.status === 403) {
-    return bare(ctx, 403, all.dash.errors.forbiddenTitle, all.dash.errors.forbidden, locale);
+    return page(403, texts.dash.errors.forbiddenTitle, texts.dash.errors.forbidden);
   }
   if (err instanceof HttpError && (err.status === 409 || err.status === 400)) {
     // A transition the API would refuse (an affiliate no longer pending, a payout already paid): its own words.
-    return bare(ctx, err.status, t.formTitle, err.message, locale);
+    return page(err.status, texts.errors.formTitle, err.message);
   }
-  if (isDatabaseUnavailable(err)) {
-    logger.error('database unavailable', { method: ctx.method, path: ctx.path, code: (err as { code?: string }).code });
-    ctx.set('Retry-After', '1');
-    return bare(ctx, 503, t.unavailableTitle, t.unavailable, locale);
-  }
-  logger.error('dashboard request failed', {
-    method: ctx.method,
-    path: ctx.path,
-    error: (err as { name?: string }).name,
-    code: (err as { code?: string }).code,
-    thrownAt: errorSite(err),
-  });
-  bare(ctx, 500, t.serverTitle, t.server, locale);
+  pageError(ctx, err, texts, logger, page, 'dashboard');
 }

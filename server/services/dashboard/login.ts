@@ -122,27 +122,35 @@ export async function checkTotp(
   code: string,
   oldSecret: string,
 ): Promise<FactorResult> {
-  const ticket = await deps.throttle.loginAttempt(actor.campaignId, factorBucket(actor.userId), deps.now());
-  const user = await findDashboardUser(deps.db, actor.userId);
-  const step = user?.totpSecret ? totpStep(user.totpSecret, code, deps.now()) : undefined;
-  if (step === undefined || !(await takeTotpStep(deps.db, actor.userId, step))) {
-    await deps.throttle.failed(ticket, deps.now());
-    return { state: 'refused' };
-  }
-  await deps.throttle.succeeded(ticket);
-  return { state: 'in', secret: await promote(deps, actor, oldSecret) };
+  return factorAttempt(deps, actor, oldSecret, async () => {
+    const user = await findDashboardUser(deps.db, actor.userId);
+    const step = user?.totpSecret ? totpStep(user.totpSecret, code, deps.now()) : undefined;
+    return step !== undefined && takeTotpStep(deps.db, actor.userId, step);
+  });
 }
 
 /** A recovery code instead of TOTP: each works once. */
-export async function checkRecoveryCode(
+export function checkRecoveryCode(
   deps: LoginDeps,
   actor: DashboardActor,
   code: string,
   oldSecret: string,
 ): Promise<FactorResult> {
-  const ticket = await deps.throttle.loginAttempt(actor.campaignId, factorBucket(actor.userId), deps.now());
   const normalised = code.replace(/[\s-]+/g, '').toLowerCase();
-  if (!(await spendRecoveryCode(deps.db, actor.userId, hashSecret(normalised), deps.now()))) {
+  return factorAttempt(deps, actor, oldSecret, () =>
+    spendRecoveryCode(deps.db, actor.userId, hashSecret(normalised), deps.now()),
+  );
+}
+
+/** One guess at the second factor, holding one of its five places until judged (as a password's). */
+async function factorAttempt(
+  deps: LoginDeps,
+  actor: DashboardActor,
+  oldSecret: string,
+  accepted: () => Promise<boolean>,
+): Promise<FactorResult> {
+  const ticket = await deps.throttle.loginAttempt(actor.campaignId, factorBucket(actor.userId), deps.now());
+  if (!(await accepted())) {
     await deps.throttle.failed(ticket, deps.now());
     return { state: 'refused' };
   }
