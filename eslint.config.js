@@ -97,12 +97,32 @@ const walls = [
     },
   },
   {
+    files: ['server/dashboard/**/*.ts'],
+    rules: {
+      'no-restricted-imports': refuse(
+        'The dashboard is HTTP: its pages call the dashboard service, never the database.',
+        databasePackages.slice(0, 3),
+        [
+          // db/knex.ts only for what an error is (database unreachable: 503).
+          ['/repositories/|/db/(?!knex(\\.js)?$)', 'Dashboard pages call services; queries live in repositories.'],
+          ['/(routes|http)/', 'The dashboard is not the /v1 API: it shares services, not its routes.'],
+          outsideIntake,
+        ],
+      ),
+    },
+  },
+  {
     files: ['server/views/**/*.ts'],
     rules: {
       'no-restricted-imports': refuse(
         'Views render what they are given: no HTTP, no database.',
         [...httpPackages, ...databasePackages],
-        [['/(services|repositories|db|http|middleware|routes|portal)/', 'Views know neither rules nor queries.']],
+        [
+          [
+            '/(services|repositories|db|http|middleware|routes|portal|dashboard)/',
+            'Views know neither rules nor queries.',
+          ],
+        ],
       ),
     },
   },

@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
 import type { Ora } from 'ora';
-import { csvLines } from './csv.js';
+import { csvLines } from '../shared/csv.js';
 import type { Io } from './io.js';
 
 export interface GlobalOptions {

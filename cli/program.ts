@@ -20,6 +20,7 @@ import { registerWebhooks } from './commands/webhooks/index.js';
 import { registerIntegrations } from './commands/integrations/index.js';
 import { registerCompletion } from './commands/completion/index.js';
 import { registerStatus } from './commands/status/index.js';
+import { registerUsers } from './commands/users/index.js';
 import { commandPath, withExamples } from './help.js';
 import type { Io } from './io.js';
 import { VERSION } from './version.js';
@@ -44,6 +45,7 @@ export function buildProgram(io: Io): Command {
   registerPlans(program, io);
   registerCampaigns(program, io);
   registerKeys(program, io);
+  registerUsers(program, io);
   registerMail(program, io);
   registerInit(program, io);
   registerConfig(program, io);

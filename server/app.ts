@@ -12,6 +12,7 @@ import { httpMetrics } from './middleware/httpMetrics.js';
 import { metricsEndpoint } from './middleware/metricsEndpoint.js';
 import { type RateLimit, rateLimiter } from './middleware/rateLimit.js';
 import { requestLog } from './middleware/requestLog.js';
+import { dashboard } from './dashboard/index.js';
 import { portal } from './portal/index.js';
 import { handlers } from './routes/index.js';
 import type { Services } from './services/index.js';
@@ -36,8 +37,8 @@ export interface AppDeps {
 }
 
 /**
- * createApp(deps): request log (and request id), metrics, the affiliate portal (its own pages and
- * errors), error handler, `/metrics`, then the contract's router: per path its method gate (405,
+ * createApp(deps): request log (and request id), metrics, the affiliate portal and the merchant
+ * dashboard (their own pages and errors), error handler, `/metrics`, then the contract's router: per path its method gate (405,
  * OPTIONS), per route its chain (CORS, rate limit, key, body, validation: http/register.ts).
  */
 export function createApp(deps: AppDeps): Koa {
@@ -52,6 +53,8 @@ export function createApp(deps: AppDeps): Koa {
   if (deps.metrics) app.use(httpMetrics(deps.metrics));
   // The affiliate portal answers HTML, its errors too: it claims /portal/… before the API's JSON error path.
   app.use(portal(deps));
+  // The merchant dashboard likewise claims /dashboard/… (docs/dashboard.md).
+  app.use(dashboard(deps));
   app.use(errorHandler(deps.logger));
   // Before the router's CORS and rate limit: a scraper is neither a browser nor counted.
   if (deps.metrics) app.use(metricsEndpoint(deps.metrics, deps.config.metrics));

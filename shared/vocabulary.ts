@@ -89,7 +89,10 @@ export const MAIL_KINDS = [
   'password_reset',
   'portal_invite',
   'payout_paid',
+  'dashboard_invitation',
 ] as const;
+/** The merchant dashboard's roles, most powerful first (docs/dashboard.md#users-and-roles). */
+export const DASHBOARD_ROLES = ['owner', 'admin', 'viewer'] as const;
 export const MAIL_STATUSES = ['pending', 'sent', 'failed'] as const;
 
 /** Who made a change the audit log records (docs/audit.md): an API key, the operator CLI, a dashboard user, scheduled work. */

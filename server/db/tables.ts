@@ -41,6 +41,12 @@ import type {
   PortalSessionRow,
 } from './portalRows.js';
 import type { AuditLogRow } from './auditRows.js';
+import type {
+  DashboardRecoveryCodeRow,
+  DashboardSessionRow,
+  DashboardTokenRow,
+  DashboardUserRow,
+} from './dashboardRows.js';
 
 /**
  * Knex's table map (its documented `knex/types/tables` augmentation, `.js` under ESM resolution): `db('affiliates')` is typed
@@ -72,6 +78,10 @@ declare module 'knex/types/tables.js' {
     portal_counters: PortalCounterRow;
     portal_login_slots: PortalLoginSlotRow;
     mail_outbox: MailOutboxRow;
+    dashboard_users: DashboardUserRow;
+    dashboard_sessions: DashboardSessionRow;
+    dashboard_tokens: DashboardTokenRow;
+    dashboard_recovery_codes: DashboardRecoveryCodeRow;
     affiliate_groups: AffiliateGroupRow;
     campaign_customers: CampaignCustomerRow;
     refunds: RefundRow;

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Router, RouterEvents } from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type { Config } from '../config.js';
-import { isDatabaseUnavailable } from '../db/knex.js';
-import { HttpError, StartupError, TooManyRequestsError } from '../errors.js';
-import { type Logger, errorSite } from '../logger.js';
+import { StartupError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { pageError } from './errorPage.js';
 import type { Services } from '../services/index.js';
 import { renderView } from '../views/engine.js';
 import { negotiateLocale } from '../views/locale.js';
@@ -19,7 +19,7 @@ import {
   showSettings,
 } from './accountArea.js';
 import { postLogin, postLogout, postSignup, showLogin, showSignup } from './accountPages.js';
-import { FormRefused, readForm } from './forms.js';
+import { readForm } from './forms.js';
 import type { Page } from './page.js';
 import { parsePortalQuery, payoutIdParam } from './query.js';
 import { postReset, showReset } from './resetPages.js';
@@ -160,27 +160,12 @@ export function portal(deps: { services: Services; config: Readonly<Config>; log
 
 /** Errors are pages too: the status, a sentence that says what to do, never a stack. */
 function errorPage(ctx: Context, err: unknown, locale: 'en' | 'pt-BR', logger: Logger): void {
-  const t = textsFor(locale).errors;
-  if (err instanceof FormRefused) {
-    if (err.status === 413) return bare(ctx, 413, t.tooLargeTitle, t.tooLarge, locale);
-    return bare(ctx, err.status, t.unsupportedTitle, t.unsupported, locale);
-  }
-  if (err instanceof TooManyRequestsError) {
-    ctx.set('Retry-After', String(err.retryAfterSeconds));
-    return bare(ctx, 429, t.throttledTitle, t.throttled(Math.ceil(err.retryAfterSeconds / 60)), locale);
-  }
-  if (err instanceof HttpError && err.status === 404) return bare(ctx, 404, t.notFoundTitle, t.notFound, locale);
-  if (isDatabaseUnavailable(err)) {
-    logger.error('database unavailable', { method: ctx.method, path: ctx.path, code: (err as { code?: string }).code });
-    ctx.set('Retry-After', '1');
-    return bare(ctx, 503, t.unavailableTitle, t.unavailable, locale);
-  }
-  logger.error('portal request failed', {
-    method: ctx.method,
-    path: ctx.path,
-    error: (err as { name?: string }).name,
-    code: (err as { code?: string }).code,
-    thrownAt: errorSite(err),
-  });
-  bare(ctx, 500, t.serverTitle, t.server, locale);
+  pageError(
+    ctx,
+    err,
+    textsFor(locale),
+    logger,
+    (status, title, text) => bare(ctx, status, title, text, locale),
+    'portal',
+  );
 }

@@ -44,7 +44,7 @@ export function clearSessionCookie(ctx: Context, path: string): void {
 }
 
 /** A form's token: an HMAC of the campaign keyed by a cookie only this browser has (no state kept). */
-function tokenFor(key: string, publicId: string): string {
+export function tokenFor(key: string, publicId: string): string {
   return createHmac('sha256', key).update(`csrf:${publicId}`).digest('base64url');
 }
 
@@ -63,7 +63,7 @@ export function csrfToken(ctx: Context, path: string, publicId: string): string 
   return tokenFor(key, publicId);
 }
 
-const same = (a: string, b: string) => {
+export const same = (a: string, b: string) => {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);

@@ -41,10 +41,10 @@ export async function listApiKeys(db: Db | Trx, campaignId?: number): Promise<Ap
 }
 
 /** Atomic: revoking an already revoked key changes nothing and reports false. */
-export async function revokeApiKey(db: Db | Trx, id: number): Promise<boolean> {
-  const changed = await db('api_keys')
-    .where({ id, status: 'active' })
-    .update({ status: 'revoked', revoked_at: new Date() });
+export async function revokeApiKey(db: Db | Trx, id: number, campaignId?: number): Promise<boolean> {
+  const query = db('api_keys').where({ id, status: 'active' });
+  if (campaignId !== undefined) query.andWhere({ campaign_id: campaignId });
+  const changed = await query.update({ status: 'revoked', revoked_at: new Date() });
   return changed > 0;
 }
 

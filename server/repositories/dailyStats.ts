@@ -124,3 +124,42 @@ export async function affiliateTotals(
     commissionCents: Number(row.commission_cents),
   }));
 }
+
+/** A campaign's sums of one day. */
+export interface DayTotals {
+  day: string;
+  pageViews: number;
+  leads: number;
+  conversions: number;
+  commissionCents: number;
+}
+
+/**
+ * The campaign's sums per day over `[fromDay, toDay]` (the dashboard's overview): one range scan
+ * of the primary key (campaign_id, day, …), grouped by day. Days without activity are absent.
+ */
+export async function campaignDayTotals(
+  db: Db,
+  campaignId: number,
+  fromDay: string,
+  toDay: string,
+): Promise<DayTotals[]> {
+  const rows: { day: string; page_views: number; leads: number; conversions: number; commission_cents: number }[] =
+    await db('affiliate_daily_stats')
+      .where('campaign_id', campaignId)
+      .whereBetween('day', [fromDay, toDay])
+      .groupBy('day')
+      .orderBy('day')
+      .select('day')
+      .sum({ page_views: 'page_views' })
+      .sum({ leads: 'leads' })
+      .sum({ conversions: 'conversions' })
+      .sum({ commission_cents: 'commission_cents' });
+  return rows.map((row) => ({
+    day: String(row.day).slice(0, 10),
+    pageViews: Number(row.page_views),
+    leads: Number(row.leads),
+    conversions: Number(row.conversions),
+    commissionCents: Number(row.commission_cents),
+  }));
+}

@@ -19,8 +19,8 @@ export function hashApiKey(key: string): string {
 export interface ApiKeyService {
   /** Creates a key for a campaign (by id or public id). The key itself is returned once, here only. */
   create(input: { campaign: string | number; name?: string | null }): Promise<ApiKeyInfo & { key: string }>;
-  /** Revoking a revoked key is fine (idempotent); an unknown id is not. */
-  revoke(id: number): Promise<ApiKeyInfo>;
+  /** Revoking a revoked key is fine (idempotent); an unknown id is not, nor one of another campaign than `campaignId`. */
+  revoke(id: number, campaignId?: number): Promise<ApiKeyInfo>;
   /** Every key, or a campaign's (by id or public id). */
   list(campaign?: string | number): Promise<ApiKeyInfo[]>;
 }
@@ -55,11 +55,12 @@ export function apiKeyService({ db, now }: ServiceDeps): ApiKeyService {
       return { ...info, key };
     },
 
-    async revoke(id) {
+    async revoke(id, campaignId) {
       return inTransaction(db, async (trx) => {
-        const revoked = await revokeApiKey(trx, id);
+        const revoked = await revokeApiKey(trx, id, campaignId);
         const info = await findApiKey(trx, id);
-        if (!info) throw new NotFoundError(`API key ${id} not found: see \`affiliated keys list\``);
+        if (!info || (campaignId !== undefined && info.campaignId !== campaignId))
+          throw new NotFoundError(`API key ${id} not found: see \`affiliated keys list\``);
         // Revoking a revoked key changes nothing, and records nothing.
         if (revoked)
           await recordAudit(trx, now(), [{ campaignId: info.campaignId, action: 'key.revoke', targetId: id }]);

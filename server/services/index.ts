@@ -29,6 +29,7 @@ import { type MailService, mailService } from './mail/service.js';
 import { mailOutbox } from './mail/outbox.js';
 import { mailDeliveryJob } from './mail/worker.js';
 import { passwordHasher } from './passwordHasher.js';
+import { type DashboardService, dashboardService } from './dashboard/index.js';
 import { type PortalService, portalService } from './portal/index.js';
 import { portalHousekeeping } from './portal/housekeeping.js';
 import { type Site, site as publicSite } from './site.js';
@@ -60,6 +61,8 @@ export interface Services {
   integrations: IntegrationService;
   coupons: CouponService;
   portal: PortalService;
+  /** The merchant dashboard's users, sessions and role checks (docs/dashboard.md). */
+  dashboard: DashboardService;
   mail: MailService;
   /** The audit log: its list, and `actingAs` for callers that know who acts (docs/architecture.md). */
   audit: AuditService;
@@ -98,6 +101,9 @@ export function createServices(options: {
   const usage = monthlyUsage(deps.db);
   const events = eventService(deps, outbox, usage);
   const affiliates = affiliateService(deps, outbox, mail, hasher);
+  const payouts = payoutService(deps, outbox, mail);
+  const reports = reportService(deps);
+  const apiKeys = apiKeyService(deps);
   jobs.periodic(autoApproveJob(deps, conversions));
   jobs.periodic(portalHousekeeping(deps));
   return {
@@ -106,19 +112,20 @@ export function createServices(options: {
     groups: groupService(deps, outbox),
     events,
     campaigns: campaignService(deps, usage),
-    apiKeys: apiKeyService(deps),
+    apiKeys,
     plans: planService(deps),
     health: healthService(deps),
     reference: referenceService(),
     webhooks: webhookService({ ...deps, box, wake: webhookQueue.wake }, outbox),
-    reports: reportService(deps),
+    reports,
     sdk: sdkService(deps),
     conversions,
     refunds: refundService(deps, outbox),
     billing: billingReceiver(deps, box, billingLedger(outbox, saleRecorder(outbox)), usage),
     integrations: integrationService(deps, box),
     coupons: couponService(deps),
-    payouts: payoutService(deps, outbox, mail),
+    payouts,
+    dashboard: dashboardService({ ...deps, affiliates, conversions, payouts, reports, apiKeys, mail, hasher, site }),
     portal: portalService({ ...deps, affiliates, mail, hasher, wakeMail: mailQueue.wake, site }),
     mail: mailService(deps),
     audit: auditService(deps),

@@ -3,12 +3,14 @@ import { MESSAGES } from '../../shared/errors.js';
 import { fromCents } from '../../shared/money.js';
 import type { AffiliateReport, AffiliateReportQuery, AffiliateReportRow } from '../../shared/schemas/report.js';
 import { ValidationError } from '../errors.js';
-import { affiliateTotals, utcDay } from '../repositories/dailyStats.js';
+import { affiliateTotals, campaignDayTotals, type DayTotals, utcDay } from '../repositories/dailyStats.js';
 import type { ServiceDeps } from './deps.js';
 
 export interface ReportService {
   /** `GET /v1/reports/affiliates`: per-affiliate activity of a campaign over a range of days. */
   affiliates(campaignId: number, query: AffiliateReportQuery): Promise<AffiliateReport>;
+  /** The campaign's sums per UTC day over `[from, to]` (`YYYY-MM-DD`), days without activity absent: the dashboard's overview. */
+  days(campaignId: number, from: string, to: string): Promise<DayTotals[]>;
 }
 
 /** The default range: the last 30 days up to today, both ends included. */
@@ -64,6 +66,8 @@ function reportRange(query: AffiliateReportQuery, now: Date): { from: string; to
  */
 export function reportService({ db, now }: ServiceDeps): ReportService {
   return {
+    days: (campaignId, from, to) => campaignDayTotals(db, campaignId, from, to),
+
     async affiliates(campaignId, query) {
       const { from, to } = reportRange(query, now());
       const rows = await affiliateTotals(db, campaignId, from, to);

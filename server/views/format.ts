@@ -1,5 +1,5 @@
 import { DEFAULT_CURRENCY } from '../../shared/currency.js';
-import { formatMoney as moneyText, moneyOfHundredths } from '../../shared/money.js';
+import { formatMoney as moneyText, moneyOfAmount, moneyOfHundredths } from '../../shared/money.js';
 import type { Locale } from './locale.js';
 
 const dates = new Map<Locale, Intl.DateTimeFormat>([
@@ -20,6 +20,11 @@ const NUMBER_LOCALES: Readonly<Record<Locale, string>> = { 'pt-BR': 'pt-BR', en:
  */
 export function formatMoney(hundredths: number, locale: Locale, currency = DEFAULT_CURRENCY): string {
   return moneyText(moneyOfHundredths(hundredths, currency), NUMBER_LOCALES[locale] ?? 'en-US');
+}
+
+/** An amount as the API answers it (a number of `currency`'s unit), as the reader writes money. */
+export function formatAmount(amount: number, locale: Locale, currency: string): string {
+  return moneyText(moneyOfAmount(amount, currency), NUMBER_LOCALES[locale] ?? 'en-US');
 }
 
 /** A day as the reader writes it, in Brasília's time (the programme's). */

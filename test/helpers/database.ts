@@ -61,6 +61,10 @@ export async function createTestDatabase(
 }
 
 const CHILD_TABLES = [
+  'dashboard_recovery_codes',
+  'dashboard_tokens',
+  'dashboard_sessions',
+  'dashboard_users',
   'audit_log',
   'mail_outbox',
   'portal_sessions',

@@ -37,6 +37,10 @@ const TABLES = [
   'billing_pending_refunds',
   'billing_held_payments',
   'affiliate_count_shards',
+  'dashboard_users',
+  'dashboard_sessions',
+  'dashboard_tokens',
+  'dashboard_recovery_codes',
 ];
 const MIGRATIONS = [
   '20261121100000_initial_schema',
@@ -53,6 +57,7 @@ const MIGRATIONS = [
   '20261127100000_counter_shards',
   '20261127110000_dedupe_keys_without_null',
   '20261128400000_dedupe_keys_for_older_daemons',
+  '20261129300000_dashboard_users',
   '20261129400000_audit_log',
 ];
 

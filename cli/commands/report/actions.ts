@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../../shared/client/index.js';
 import { affiliateReportQuerySchema, type AffiliateReport } from '../../../shared/schemas/report.js';
-import { csvLines } from '../../csv.js';
+import { csvLines } from '../../../shared/csv.js';
 import { checkRange } from '../../dates.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';

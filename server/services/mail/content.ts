@@ -65,6 +65,16 @@ export function mailContent(
       ];
       after = [t.payoutPaid.optOut];
       break;
+    case 'dashboard_invitation':
+      subject = t.dashboardInvitation.subject(campaign);
+      lines = [
+        t.dashboardInvitation.body(
+          campaign,
+          textsFor(locale).dashboardRoles[text(mail.data.role)] ?? text(mail.data.role),
+        ),
+      ];
+      after = [t.dashboardInvitation.expires];
+      break;
     default:
       throw new Error(`unknown mail kind ${mail.kind}`);
   }

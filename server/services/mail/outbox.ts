@@ -11,7 +11,20 @@ export type MailRequest =
   | { kind: 'application_approved'; affiliateId: number }
   | { kind: 'password_reset'; affiliateId: number }
   | { kind: 'portal_invite'; affiliateId: number }
-  | { kind: 'payout_paid'; affiliateId: number; payoutId: number; amountCents: number };
+  | { kind: 'payout_paid'; affiliateId: number; payoutId: number; amountCents: number }
+  /** To a merchant's new dashboard user (docs/dashboard.md): the set-up link is made at send time. */
+  | {
+      kind: 'dashboard_invitation';
+      campaignId: number;
+      userId: number;
+      campaignName: string;
+      publicId: string;
+      to: string;
+      role: string;
+      locale: string;
+    };
+
+type AffiliateMail = Exclude<MailRequest, { kind: 'dashboard_invitation' }>;
 
 /**
  * How a service sends mail: from inside the transaction of the change the mail reports, so
@@ -30,7 +43,7 @@ function about(to: MailAddressee) {
 }
 
 /** The row for one request, or undefined when this mail is not sent (no address, turned off). */
-function mailFor(request: MailRequest, to: MailAddressee, campaignId: number, at: Date): NewMail | undefined {
+function mailFor(request: AffiliateMail, to: MailAddressee, campaignId: number, at: Date): NewMail | undefined {
   const base = { campaignId, affiliateId: to.affiliateId, locale: localeOf(to.locale), createdAt: at };
   switch (request.kind) {
     case 'application_received':
@@ -75,18 +88,38 @@ export function mailOutbox({ config, now }: { config: Readonly<Config>; now: () 
     enabled,
     async record(trx, requests) {
       if (!enabled || requests.length === 0) return;
-      const addressees = await mailAddressees(
-        trx,
-        requests.map((request) => request.affiliateId),
-      );
       const at = now();
-      const mails = requests.flatMap((request) => {
+      const toAffiliates = requests.filter((r): r is AffiliateMail => r.kind !== 'dashboard_invitation');
+      // A dashboard user is no affiliate: the invitation names its own address and language.
+      const invitations: NewMail[] = requests.flatMap((r) =>
+        r.kind === 'dashboard_invitation'
+          ? [
+              {
+                campaignId: r.campaignId,
+                affiliateId: null,
+                kind: r.kind,
+                to: r.to,
+                locale: localeOf(r.locale),
+                data: { userId: r.userId, role: r.role, campaignName: r.campaignName, publicId: r.publicId },
+                createdAt: at,
+              },
+            ]
+          : [],
+      );
+      const addressees =
+        toAffiliates.length === 0
+          ? new Map<number, MailAddressee>()
+          : await mailAddressees(
+              trx,
+              toAffiliates.map((request) => request.affiliateId),
+            );
+      const mails = toAffiliates.flatMap((request) => {
         const to = addressees.get(request.affiliateId);
         if (!to?.portalEnabled) return [];
         const mail = mailFor(request, to, to.campaignId, at);
         return mail ? [mail] : [];
       });
-      await insertMails(trx, mails);
+      await insertMails(trx, [...mails, ...invitations]);
     },
   };
 }

@@ -1,6 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import type { LeasedItem, QueueJob } from '../../jobs/queue.js';
 import { type ClaimedMail, claimMails, MAIL_QUEUE, settleMail } from '../../repositories/mailOutbox.js';
+import { insertDashboardToken } from '../../repositories/dashboardSessions.js';
+import { SETUP_LINK_MS, setupAddress } from '../dashboard/users.js';
 import type { ServiceDeps } from '../deps.js';
+import { hashSecret } from '../secretHash.js';
 import type { Site } from '../site.js';
 import { mailContent } from './content.js';
 import { INVITE_LINK_MS, portalUrl, RESET_LINK_MS, setPasswordLink } from './links.js';
@@ -50,6 +54,18 @@ export function mailDeliveryJob(options: MailWorkerOptions): QueueJob<ClaimedMai
           lifetimeMs,
         });
         return link.url;
+      }
+      case 'dashboard_invitation': {
+        // The set-up link's token exists only in the mail; the database keeps its SHA-256.
+        const token = randomBytes(32).toString('base64url');
+        const at = clock();
+        await insertDashboardToken(db, {
+          tokenHash: hashSecret(token),
+          userId: Number(mail.data.userId),
+          now: at,
+          expiresAt: new Date(at.getTime() + SETUP_LINK_MS),
+        });
+        return setupAddress(site, String(mail.data.publicId), token);
       }
       default:
         return undefined;

@@ -1,4 +1,5 @@
 import type { PeriodicJob } from '../../jobs/periodic.js';
+import { deleteExpiredDashboardRows } from '../../repositories/dashboardSessions.js';
 import { deleteExpiredSessions, deleteOldResetTokens } from '../../repositories/portalSessions.js';
 import { deleteStaleThrottleRows } from '../../repositories/portalThrottle.js';
 import type { ServiceDeps } from '../deps.js';
@@ -8,7 +9,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Deletes what the portal no longer needs, every 10 minutes (a periodic job of the job
- * runtime): expired sessions, reset tokens a day past their hour, throttling counts a day old.
+ * runtime): expired sessions, reset tokens a day past their hour, throttling counts a day old,
+ * and the merchant dashboard's expired sessions and set-up links.
  * Expired rows are never trusted anyway (every read checks the time): this only keeps the
  * tables small. Any daemon may do it, several at once harmlessly.
  */
@@ -24,6 +26,7 @@ export function portalHousekeeping({ db, now }: ServiceDeps): PeriodicJob<void> 
       await deleteExpiredSessions(db, at);
       await deleteOldResetTokens(db, dayAgo);
       await deleteStaleThrottleRows(db, dayAgo);
+      await deleteExpiredDashboardRows(db, at);
     },
   };
 }

@@ -1,3 +1,5 @@
+import { dashboardEn } from './dashboardEn.js';
+
 /** The portal's and the mails' words in English; every language has the same keys (texts/index.ts). */
 export const en = {
   lang: 'en',
@@ -224,7 +226,15 @@ export const en = {
       body: (amount: string) => `A payout of ${amount} was paid to you. Its details are in the portal:`,
       optOut: 'You can turn these mails off in the portal’s settings.',
     },
+    dashboardInvitation: {
+      subject: (campaign: string) => `You are invited to the ${campaign} dashboard`,
+      body: (campaign: string, role: string) =>
+        `You were invited to the merchant dashboard of ${campaign} as ${role}. Choose your password with this link:`,
+      expires: 'The link works once, within 24 hours. If you did not expect this, ignore this mail.',
+    },
   },
+  dashboardRoles: { owner: 'owner', admin: 'admin', viewer: 'viewer' } as Record<string, string>,
+  dash: dashboardEn,
 };
 
 export type Texts = typeof en;

@@ -1,3 +1,4 @@
+import { dashboardPtBR } from './dashboardPtBR.js';
 import type { Texts } from './en.js';
 
 /** As palavras do portal e dos e-mails em português do Brasil. */
@@ -219,5 +220,13 @@ export const ptBR: Texts = {
       body: (amount: string) => `Um pagamento de ${amount} foi feito para você. Os detalhes estão no portal:`,
       optOut: 'Você pode desligar estes e-mails nas configurações do portal.',
     },
+    dashboardInvitation: {
+      subject: (campaign: string) => `Você foi convidado ao painel de ${campaign}`,
+      body: (campaign: string, role: string) =>
+        `Você foi convidado ao painel do lojista de ${campaign} como ${role}. Escolha sua senha por este link:`,
+      expires: 'O link funciona uma vez, em até 24 horas. Se você não esperava isto, ignore este e-mail.',
+    },
   },
+  dashboardRoles: { owner: 'proprietário', admin: 'administrador', viewer: 'leitor' },
+  dash: dashboardPtBR,
 };

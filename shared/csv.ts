@@ -1,5 +1,5 @@
 /**
- * The one CSV writer of the CLI (`--output csv` on list commands, `payouts export`).
+ * The one CSV writer: the CLI's (`--output csv` on list commands, `payouts export`) and the dashboard's payouts export.
  *
  * RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled; lines end
  * in CRLF. A text field that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, CR

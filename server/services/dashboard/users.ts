@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import { inTransaction, type Db } from '../../db/knex.js';
+import { findCampaign } from '../../repositories/campaigns.js';
+import { insertDashboardToken } from '../../repositories/dashboardSessions.js';
+import {
+  type DashboardUser,
+  deleteDashboardUser,
+  findDashboardUser,
+  insertDashboardUser,
+  listDashboardUsers,
+  setDashboardRole,
+  setDashboardTotp,
+} from '../../repositories/dashboardUsers.js';
+import { UniqueConflict } from '../../repositories/uniqueConflict.js';
+import { NotFoundError } from '../../errors.js';
+import type { MailOutbox } from '../mail/outbox.js';
+import { emailProblem } from '../portal/forms.js';
+import { hashSecret } from '../secretHash.js';
+import type { Site } from '../site.js';
+import type { DashboardSessions } from './sessions.js';
+import { DASHBOARD_ROLES, type DashboardRole } from './types.js';
+
+/** docs/dashboard.md: a set-up link (the first owner's, an invitation's) works once, for 24 hours. */
+export const SETUP_LINK_MS = 24 * 60 * 60 * 1000;
+
+export interface UserDeps {
+  db: Db;
+  now: () => Date;
+  site: Site;
+  mail: MailOutbox;
+  sessions: DashboardSessions;
+}
+
+/** Why a new user was refused: a key of the dashboard's texts and of the CLI's messages. */
+export type NewUserProblem = 'email' | 'role' | 'taken';
+
+export type NewUserResult =
+  | { state: 'created'; user: DashboardUser; publicId: string; link: string | undefined }
+  | { state: 'invalid'; problem: NewUserProblem };
+
+const isRole = (role: string): role is DashboardRole => (DASHBOARD_ROLES as readonly string[]).includes(role);
+
+/** The set-up page's address with a new token (its hash is stored). */
+export const setupAddress = (site: Site, publicId: string, token: string) =>
+  `${site.url()}/dashboard/${encodeURIComponent(publicId)}/setup?token=${token}`;
+
+/**
+ * A new user of a campaign (by id or public id). `invite` is how the link reaches the person: the
+ * operator's `users create` prints it (`link`), an owner's invitation mails it when the daemon has
+ * SMTP (the token is then made at send time, as the portal's reset links) and shows it otherwise.
+ */
+export async function createUser(
+  deps: UserDeps,
+  input: { campaign: string | number; email: string; role: string; invite: 'print' | 'mail'; locale?: string },
+): Promise<NewUserResult> {
+  const found = await findCampaign(deps.db, input.campaign);
+  if (!found) throw new NotFoundError(`Campaign ${input.campaign} not found: see \`affiliated campaigns list\``);
+  const { campaign } = found;
+  const email = input.email.trim();
+  if (emailProblem(email)) return { state: 'invalid', problem: 'email' };
+  if (!isRole(input.role)) return { state: 'invalid', problem: 'role' };
+  const role = input.role;
+  const mailed = input.invite === 'mail' && deps.mail.enabled;
+  try {
+    return await inTransaction(deps.db, async (trx) => {
+      const now = deps.now();
+      const user = await insertDashboardUser(trx, { campaignId: campaign.id, email, role, now });
+      if (mailed) {
+        await deps.mail.record(trx, [
+          {
+            kind: 'dashboard_invitation',
+            campaignId: campaign.id,
+            userId: user.id,
+            campaignName: campaign.name,
+            publicId: campaign.publicId,
+            to: email,
+            role,
+            locale: input.locale ?? 'en',
+          },
+        ]);
+        return { state: 'created' as const, user, publicId: campaign.publicId, link: undefined };
+      }
+      const token = randomBytes(32).toString('base64url');
+      const expiresAt = new Date(now.getTime() + SETUP_LINK_MS);
+      await insertDashboardToken(trx, { tokenHash: hashSecret(token), userId: user.id, now, expiresAt });
+      return {
+        state: 'created' as const,
+        user,
+        publicId: campaign.publicId,
+        link: setupAddress(deps.site, campaign.publicId, token),
+      };
+    });
+  } catch (err) {
+    if (err instanceof UniqueConflict) return { state: 'invalid', problem: 'taken' };
+    throw err;
+  }
+}
+
+export async function listUsers(db: Db, campaign?: string | number): Promise<DashboardUser[]> {
+  if (campaign === undefined) return listDashboardUsers(db);
+  const found = await findCampaign(db, campaign);
+  if (!found) throw new NotFoundError(`Campaign ${campaign} not found: see \`affiliated campaigns list\``);
+  return listDashboardUsers(db, found.campaign.id);
+}
+
+const userNotFound = (id: number) => new NotFoundError(`User ${id} not found: see \`affiliated users list\``);
+
+/** Removes a user (of `campaignId` when given); its sessions and links go with it. */
+export async function removeUser(deps: UserDeps, id: number, campaignId?: number): Promise<DashboardUser> {
+  return inTransaction(deps.db, async (trx) => {
+    const user = await findDashboardUser(trx, id);
+    if (!user || (campaignId !== undefined && user.campaignId !== campaignId)) throw userNotFound(id);
+    await deps.sessions.closeAll(trx, id);
+    if (!(await deleteDashboardUser(trx, id, user.campaignId))) throw userNotFound(id);
+    return user;
+  });
+}
+
+/** Clears the user's second factor and recovery codes and ends its sessions: the next log-in enrols again. */
+export async function resetTwoFactor(deps: UserDeps, id: number): Promise<DashboardUser> {
+  return inTransaction(deps.db, async (trx) => {
+    const user = await findDashboardUser(trx, id);
+    if (!user) throw userNotFound(id);
+    await setDashboardTotp(trx, id, null, deps.now());
+    await deps.sessions.closeAll(trx, id);
+    return user;
+  });
+}
+
+/** A new role ends the user's sessions: what it may do is decided again at its next log-in. */
+export async function changeRole(deps: UserDeps, campaignId: number, id: number, role: string): Promise<boolean> {
+  if (!isRole(role)) return false;
+  return inTransaction(deps.db, async (trx) => {
+    const changed = await setDashboardRole(trx, campaignId, id, role, deps.now());
+    if (changed) await deps.sessions.closeAll(trx, id);
+    return changed;
+  });
+}
