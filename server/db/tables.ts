@@ -40,6 +40,7 @@ import type {
   PortalResetTokenRow,
   PortalSessionRow,
 } from './portalRows.js';
+import type { ClickRow } from './analyticsRows.js';
 
 /**
  * Knex's table map (its documented `knex/types/tables` augmentation, `.js` under ESM resolution): `db('affiliates')` is typed
@@ -81,5 +82,6 @@ declare module 'knex/types/tables.js' {
     billing_orders: BillingOrderRow;
     billing_pending_refunds: BillingPendingRefundRow;
     billing_held_payments: BillingHeldPaymentRow;
+    clicks: ClickRow;
   }
 }

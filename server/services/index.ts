@@ -10,6 +10,7 @@ import { billingLedger } from './billing/ledger.js';
 import { type IntegrationService, integrationService } from './billing/integrations.js';
 import { type BillingReceiver, billingReceiver } from './billing/receive.js';
 import { type CampaignService, campaignService } from './campaigns.js';
+import { type ClickService, clickService } from './clicks/index.js';
 import { type CouponService, couponService } from './coupons.js';
 import { type ConversionService, conversionService } from './conversions.js';
 import type { Observer, ServiceDeps, Worker } from './deps.js';
@@ -51,6 +52,8 @@ export interface Services {
   webhooks: WebhookService;
   reports: ReportService;
   sdk: SdkService;
+  /** Referral links and their clicks (docs/analytics.md). */
+  clicks: ClickService;
   conversions: ConversionService;
   refunds: RefundService;
   payouts: PayoutService;
@@ -95,6 +98,7 @@ export function createServices(options: {
   const usage = monthlyUsage(deps.db);
   const events = eventService(deps, outbox, usage);
   const affiliates = affiliateService(deps, outbox, mail, hasher);
+  const clicks = clickService(deps);
   jobs.periodic(autoApproveJob(deps, conversions));
   jobs.periodic(portalHousekeeping(deps));
   return {
@@ -110,6 +114,7 @@ export function createServices(options: {
     webhooks: webhookService({ ...deps, box, wake: webhookQueue.wake }, outbox),
     reports: reportService(deps),
     sdk: sdkService(deps),
+    clicks,
     conversions,
     refunds: refundService(deps, outbox),
     billing: billingReceiver(deps, box, billingLedger(outbox, saleRecorder(outbox)), usage),
@@ -121,6 +126,6 @@ export function createServices(options: {
     site,
     // The intake writer's requests are answered before the pool they write through closes.
     jobs,
-    workers: [...jobs.workers, events.worker],
+    workers: [...jobs.workers, events.worker, clicks.worker],
   };
 }

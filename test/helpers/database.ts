@@ -80,6 +80,7 @@ const CHILD_TABLES = [
   'webhook_subscriptions',
   'webhook_endpoints',
   'affiliate_daily_stats',
+  'clicks',
   'clawbacks',
   'refunds',
   'campaign_customers',

@@ -36,6 +36,7 @@ const TABLES = [
   'billing_pending_refunds',
   'billing_held_payments',
   'affiliate_count_shards',
+  'clicks',
 ];
 const MIGRATIONS = [
   '20261121100000_initial_schema',
@@ -52,6 +53,7 @@ const MIGRATIONS = [
   '20261127100000_counter_shards',
   '20261127110000_dedupe_keys_without_null',
   '20261128400000_dedupe_keys_for_older_daemons',
+  '20261129200000_clicks',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

@@ -1,0 +1,21 @@
+import type { DbDate } from './rows.js';
+
+/** One click on a referral link (docs/analytics.md). */
+export interface ClickRow {
+  id: string;
+  campaign_id: number;
+  affiliate_id: number;
+  created_at: DbDate;
+  /** 0/1 on both engines. */
+  bot: boolean | number;
+  device: string;
+  browser: string;
+  os: string;
+  country: string | null;
+  referrer: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+}
