@@ -19,3 +19,11 @@ export interface ClickRow {
   utm_term: string | null;
   utm_content: string | null;
 }
+
+/** A customer's first and last click in a campaign (docs/analytics.md). */
+export interface CustomerClickRow {
+  campaign_id: number;
+  customer_key: string;
+  first_click_id: string;
+  last_click_id: string;
+}

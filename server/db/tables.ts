@@ -40,7 +40,7 @@ import type {
   PortalResetTokenRow,
   PortalSessionRow,
 } from './portalRows.js';
-import type { ClickRow } from './analyticsRows.js';
+import type { ClickRow, CustomerClickRow } from './analyticsRows.js';
 
 /**
  * Knex's table map (its documented `knex/types/tables` augmentation, `.js` under ESM resolution): `db('affiliates')` is typed
@@ -83,5 +83,6 @@ declare module 'knex/types/tables.js' {
     billing_pending_refunds: BillingPendingRefundRow;
     billing_held_payments: BillingHeldPaymentRow;
     clicks: ClickRow;
+    customer_clicks: CustomerClickRow;
   }
 }

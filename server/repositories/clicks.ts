@@ -1,5 +1,5 @@
-import { insertRows } from '../db/bulk.js';
-import type { Db, Trx } from '../db/knex.js';
+import { chunks, inChunks, insertRows } from '../db/bulk.js';
+import { type Db, engineOf, type Trx } from '../db/knex.js';
 import type { ClickRow } from '../db/analyticsRows.js';
 
 /** Where a referral link leads, and whose it is (docs/analytics.md). */
@@ -92,4 +92,104 @@ function clickRow(click: NewClick): ClickRow {
 /** The clicks of one flush of the click writer: one multi-row insert (500 rows a statement). */
 export async function insertClicks(trx: Trx, clicks: readonly NewClick[]): Promise<void> {
   await insertRows(trx, 'clicks', CLICK_COLUMNS, clicks.map(clickRow));
+}
+
+/** A click as attribution weighs it: whose, when, and its campaign's window and model. */
+export interface ClickForAttribution {
+  id: string;
+  campaignId: number;
+  referralKey: string;
+  createdAt: Date;
+  cookieDays: number;
+  model: 'first_click' | 'last_click';
+}
+
+interface ClickAttributionRow {
+  id: string;
+  campaign_id: number;
+  referral_key: string;
+  created_at: Date | number | string;
+  cookie_days: number;
+  attribution: string;
+}
+
+/** These clicks (primary-key seeks), with their affiliate's code and their campaign's window and model. */
+export async function findClicksForAttribution(trx: Trx, ids: readonly string[]): Promise<ClickForAttribution[]> {
+  const rows = await inChunks(ids, (part) =>
+    trx('clicks as k')
+      .join('affiliates as a', 'a.id', 'k.affiliate_id')
+      .join('campaigns as c', 'c.id', 'k.campaign_id')
+      .whereIn('k.id', part)
+      .select<ClickAttributionRow[]>(
+        'k.id',
+        'k.campaign_id',
+        'a.referral_key',
+        'k.created_at',
+        'c.cookie_days',
+        'c.attribution',
+      ),
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    campaignId: Number(row.campaign_id),
+    referralKey: row.referral_key,
+    createdAt: dateOf(row.created_at),
+    cookieDays: Number(row.cookie_days),
+    model: row.attribution === 'first_click' ? 'first_click' : 'last_click',
+  }));
+}
+
+/** SQLite keeps milliseconds, MySQL a DATETIME the driver reads as a Date. */
+const dateOf = (value: Date | number | string) => (value instanceof Date ? value : new Date(value));
+
+/** A customer of a campaign (a digest of their session or their own id) and a click seen with them. */
+export interface CustomerClick {
+  campaignId: number;
+  customerKey: string;
+  clickId: string;
+}
+
+/** The first and last click of these customers, by `${campaignId}\n${customerKey}`. */
+export async function findCustomerClicks(
+  trx: Trx,
+  customers: readonly Omit<CustomerClick, 'clickId'>[],
+): Promise<Map<string, { first: string; last: string }>> {
+  const rows = await inChunks(customers, (part) =>
+    trx('customer_clicks')
+      .where((where) => {
+        for (const { campaignId, customerKey } of part) {
+          where.orWhere((one) => one.where('campaign_id', campaignId).andWhere('customer_key', customerKey));
+        }
+      })
+      .select('campaign_id', 'customer_key', 'first_click_id', 'last_click_id'),
+  );
+  return new Map(
+    rows.map((row) => [
+      `${Number(row.campaign_id)}\n${row.customer_key}`,
+      { first: row.first_click_id, last: row.last_click_id },
+    ]),
+  );
+}
+
+/**
+ * Remembers each customer's clicks: click ids sort by time, so the first is the smallest id and
+ * the last the largest, merged by the upsert itself (no read first: several daemons may write).
+ */
+export async function mergeCustomerClicks(trx: Trx, clicks: readonly CustomerClick[]): Promise<void> {
+  if (clicks.length === 0) return;
+  const mysql = engineOf(trx) === 'mysql';
+  // Sorted: concurrent flushes lock the rows in one order.
+  const sorted = [...clicks].sort(
+    (a, b) =>
+      a.campaignId - b.campaignId || (a.customerKey < b.customerKey ? -1 : a.customerKey > b.customerKey ? 1 : 0),
+  );
+  const tail = mysql
+    ? ' ON DUPLICATE KEY UPDATE first_click_id = LEAST(first_click_id, VALUES(first_click_id)), last_click_id = GREATEST(last_click_id, VALUES(last_click_id))'
+    : ' ON CONFLICT (campaign_id, customer_key) DO UPDATE SET first_click_id = min(first_click_id, excluded.first_click_id), last_click_id = max(last_click_id, excluded.last_click_id)';
+  for (const part of chunks(sorted)) {
+    await trx.raw(
+      `INSERT INTO customer_clicks (campaign_id, customer_key, first_click_id, last_click_id) VALUES ${part.map(() => '(?, ?, ?, ?)').join(', ')}${tail}`,
+      part.flatMap((c) => [c.campaignId, c.customerKey, c.clickId, c.clickId]),
+    );
+  }
 }

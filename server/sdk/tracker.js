@@ -6,8 +6,11 @@
   if (window.affiliated && window.affiliated.version) return; // the tag is on the page twice
 
   var COOKIE = 'affiliated_ref';
+  var CLICK_COOKIE = 'affiliated_click';
   var SESSION_KEY = 'affiliated_session';
   var CODE = /^[A-Za-z0-9]{2,32}$/;
+  // A click id a referral link through the daemon added (docs/analytics.md).
+  var CLICK = /^[0-9A-HJKMNP-TV-Z]{26}$/;
   var DAY_SECONDS = 86400;
 
   var script = document.currentScript || document.querySelector('script[data-campaign]');
@@ -24,10 +27,11 @@
     (nav.doNotTrack === '1' || window.doNotTrack === '1' || nav.globalPrivacyControl === true);
 
   var referral = readCookie();
+  var clickId = referral ? readClick() : null;
   var isReady = false;
   var waiting = [];
   var sessionId;
-  var api = { version: 1, referral: referral, track: track, ready: ready };
+  var api = { version: 1, referral: referral, clickId: clickId, track: track, ready: ready };
   window.affiliated = api;
   if (!campaign) console.warn('affiliated: add data-campaign="PUBLIC_ID" to the tracker script tag');
 
@@ -36,12 +40,17 @@
     return match && CODE.test(match[1]) ? match[1] : null;
   }
 
+  function readClick() {
+    var match = document.cookie.match(/(?:^|;\s*)affiliated_click=([0-9A-Z]+)/);
+    return match && CLICK.test(match[1]) ? match[1] : null;
+  }
+
   // Host-only unless data-cookie-domain says otherwise; Lax so a link from another site keeps it.
-  function writeCookie(code, days) {
+  function writeCookie(name, value, days) {
     document.cookie =
-      COOKIE +
+      name +
       '=' +
-      code +
+      value +
       '; Max-Age=' +
       Math.round(days * DAY_SECONDS) +
       '; Path=/; SameSite=Lax' +
@@ -57,6 +66,12 @@
       if (code && CODE.test(code)) return code;
     }
     return null;
+  }
+
+  // The click id the link added, kept with its code; a code that came without one drops the old click.
+  function landedClick() {
+    var id = new URLSearchParams(window.location.search).get('click_id');
+    return id && CLICK.test(id) ? id : null;
   }
 
   function session() {
@@ -115,6 +130,7 @@
           event_type: type,
           campaign_id: campaign,
           affiliate_id: referral,
+          click_id: clickId || undefined,
           session_id: session(),
           properties: props,
           device_info: {
@@ -179,6 +195,7 @@
   function settle() {
     isReady = true;
     api.referral = referral;
+    api.clickId = clickId;
     fill(document);
     if (referral) {
       stripe();
@@ -208,7 +225,10 @@
     ? request('/v1/sdk/referrals/' + code + '?campaign=' + encodeURIComponent(campaign)).then(function (answer) {
         if (!answer || !answer.active || !CODE.test(answer.referralId)) return false;
         referral = answer.referralId;
-        writeCookie(referral, cookieDays || answer.cookieDays || 30);
+        var days = cookieDays || answer.cookieDays || 30;
+        writeCookie(COOKIE, referral, days);
+        clickId = landedClick();
+        writeCookie(CLICK_COOKIE, clickId || '', clickId ? days : 0);
         return true;
       })
     : Promise.resolve(false);

@@ -31,6 +31,7 @@ import { mailDeliveryJob } from './mail/worker.js';
 import { passwordHasher } from './passwordHasher.js';
 import { type PortalService, portalService } from './portal/index.js';
 import { portalHousekeeping } from './portal/housekeeping.js';
+import { eventsRetention } from './retention.js';
 import { type Site, site as publicSite } from './site.js';
 import type { RedisClient } from '../repositories/portalThrottle.js';
 import { lazySecretBox } from './webhooks/secretBox.js';
@@ -101,6 +102,7 @@ export function createServices(options: {
   const clicks = clickService(deps);
   jobs.periodic(autoApproveJob(deps, conversions));
   jobs.periodic(portalHousekeeping(deps));
+  jobs.periodic(eventsRetention(deps));
   return {
     authenticator: apiKeyAuthenticator(deps),
     affiliates,

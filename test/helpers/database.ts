@@ -81,6 +81,7 @@ const CHILD_TABLES = [
   'webhook_endpoints',
   'affiliate_daily_stats',
   'clicks',
+  'customer_clicks',
   'clawbacks',
   'refunds',
   'campaign_customers',

@@ -55,7 +55,7 @@ describe(`GET /r/{campaignPublicId}/{code} (${ENGINE})`, () => {
       utm_medium: 'email',
       utm_campaign: null,
     });
-    expect(Boolean(rows[0].bot)).to.equal(false);
+    expect(Boolean(rows[0]?.bot)).to.equal(false);
   });
 
   it('flags bots and scripts without an agent, and still sends them on', async () => {

@@ -37,6 +37,7 @@ const TABLES = [
   'billing_held_payments',
   'affiliate_count_shards',
   'clicks',
+  'customer_clicks',
 ];
 const MIGRATIONS = [
   '20261121100000_initial_schema',
@@ -54,6 +55,7 @@ const MIGRATIONS = [
   '20261127110000_dedupe_keys_without_null',
   '20261128400000_dedupe_keys_for_older_daemons',
   '20261129200000_clicks',
+  '20261129200100_click_attribution',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

@@ -15,6 +15,7 @@ import * as dedupeKeysWithoutNull from './20261127110000_dedupe_keys_without_nul
 import * as dedupeKeysForOlderDaemons from './20261128400000_dedupe_keys_for_older_daemons.js';
 import * as dedupeKeyDefaultsDropped from './20261128400100_dedupe_key_defaults_dropped.js';
 import * as clicks from './20261129200000_clicks.js';
+import * as clickAttribution from './20261129200100_click_attribution.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -49,6 +50,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261128400000_dedupe_keys_for_older_daemons', dedupeKeysForOlderDaemons],
   ['20261128400100_dedupe_key_defaults_dropped', dedupeKeyDefaultsDropped],
   ['20261129200000_clicks', clicks],
+  ['20261129200100_click_attribution', clickAttribution],
 ];
 
 /** Every migration this build knows, in order: the last is the schema version it was built for. */

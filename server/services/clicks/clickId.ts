@@ -25,6 +25,3 @@ export function newClickId(at: Date): string {
 export function clickIdFloor(at: Date): string {
   return newClickId(at).slice(0, 10) + '0'.repeat(16);
 }
-
-/** What a click id looks like; anything else names no click. */
-export const CLICK_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;

@@ -10,6 +10,7 @@ import {
 import { groupRules } from '../../repositories/groups.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import { attribute, referralTargets } from './attribution.js';
+import { decideClicks } from './clickAttribution.js';
 import type { FlushRules } from './commission.js';
 import type { Outcome } from './groupCommit.js';
 import {
@@ -126,8 +127,9 @@ export async function storeFlush(
   jobs: readonly IntakeJob[],
   outbox: WebhookOutbox,
 ): Promise<Outcome<Stored>[]> {
-  const affiliates = await referralTargets(trx, jobs);
-  const attributed = jobs.map((job) => ({ job, ...attribute(job, affiliates) }));
+  const clicks = await decideClicks(trx, jobs);
+  const affiliates = await referralTargets(trx, jobs, clicks);
+  const attributed = jobs.map((job) => ({ job, ...attribute(job, affiliates, clicks.get(job)) }));
   const written: Written = { events: [], conversions: [] };
   const withoutConversions = attributed.filter((a) => !a.candidates.some((c) => c.orderId !== undefined));
   const plainResults = await storeWithoutConversions(trx, withoutConversions, written);
