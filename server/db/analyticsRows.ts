@@ -20,6 +20,27 @@ export interface ClickRow {
   utm_content: string | null;
 }
 
+/** One row of the analytics rollup (docs/analytics.md). */
+export interface AnalyticsHourlyRow {
+  campaign_id: number;
+  /** Whole hours since 1970-01-01T00:00Z. */
+  hour: number;
+  affiliate_id: number;
+  dims: string;
+  shard: number;
+  device: string;
+  country: string;
+  referrer: string;
+  utm_source: string;
+  clicks: number;
+  bot_clicks: number;
+  page_views: number;
+  leads: number;
+  conversions: number;
+  revenue_cents: number;
+  commission_cents: number;
+}
+
 /** A customer's first and last click in a campaign (docs/analytics.md). */
 export interface CustomerClickRow {
   campaign_id: number;

@@ -40,7 +40,7 @@ import type {
   PortalResetTokenRow,
   PortalSessionRow,
 } from './portalRows.js';
-import type { ClickRow, CustomerClickRow } from './analyticsRows.js';
+import type { AnalyticsHourlyRow, ClickRow, CustomerClickRow } from './analyticsRows.js';
 
 /**
  * Knex's table map (its documented `knex/types/tables` augmentation, `.js` under ESM resolution): `db('affiliates')` is typed
@@ -84,5 +84,6 @@ declare module 'knex/types/tables.js' {
     billing_held_payments: BillingHeldPaymentRow;
     clicks: ClickRow;
     customer_clicks: CustomerClickRow;
+    analytics_hourly: AnalyticsHourlyRow;
   }
 }

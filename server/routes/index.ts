@@ -1,6 +1,7 @@
 import type { Contract } from '../../shared/contract/index.js';
 import type { Handlers } from '../http/register.js';
 import { affiliateHandlers } from './affiliates.js';
+import { analyticsHandlers } from './analytics.js';
 import { campaignHandlers } from './campaign.js';
 import { conversionHandlers, refundHandlers } from './conversions.js';
 import { eventHandlers } from './events.js';
@@ -19,6 +20,7 @@ export const handlers: { [G in keyof Contract]: Handlers<Contract[G]> } = {
   events: eventHandlers,
   campaign: campaignHandlers,
   reports: reportHandlers,
+  analytics: analyticsHandlers,
   sdk: sdkHandlers,
   conversions: conversionHandlers,
   refunds: refundHandlers,

@@ -3,6 +3,7 @@ import type { Db } from '../db/knex.js';
 import { type JobRuntime, jobRuntime } from '../jobs/runtime.js';
 import type { Logger } from '../logger.js';
 import { type AffiliateService, affiliateService } from './affiliates.js';
+import { type AnalyticsService, analyticsService } from './analytics/index.js';
 import { type ApiKeyService, apiKeyService } from './apiKeys.js';
 import { type ApiKeyAuthenticator, apiKeyAuthenticator } from './auth.js';
 import { autoApproveJob } from './autoApprove.js';
@@ -52,6 +53,8 @@ export interface Services {
   reference: ReferenceService;
   webhooks: WebhookService;
   reports: ReportService;
+  /** `GET /v1/analytics` and its funnel, from the rollups (docs/analytics.md). */
+  analytics: AnalyticsService;
   sdk: SdkService;
   /** Referral links and their clicks (docs/analytics.md). */
   clicks: ClickService;
@@ -115,6 +118,7 @@ export function createServices(options: {
     reference: referenceService(),
     webhooks: webhookService({ ...deps, box, wake: webhookQueue.wake }, outbox),
     reports: reportService(deps),
+    analytics: analyticsService(deps),
     sdk: sdkService(deps),
     clicks,
     conversions,

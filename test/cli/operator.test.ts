@@ -150,6 +150,7 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       '20261128400100_dedupe_key_defaults_dropped',
       '20261129200000_clicks',
       '20261129200100_click_attribution',
+      '20261129200200_analytics_rollups',
     ];
     // The contract step waits for `db migrate --contract` (docs/operations.md, "Upgrades").
     const contractSteps = ['20261128400100_dedupe_key_defaults_dropped'];

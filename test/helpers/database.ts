@@ -82,6 +82,7 @@ const CHILD_TABLES = [
   'affiliate_daily_stats',
   'clicks',
   'customer_clicks',
+  'analytics_hourly',
   'clawbacks',
   'refunds',
   'campaign_customers',

@@ -38,6 +38,7 @@ const TABLES = [
   'affiliate_count_shards',
   'clicks',
   'customer_clicks',
+  'analytics_hourly',
 ];
 const MIGRATIONS = [
   '20261121100000_initial_schema',
@@ -56,6 +57,7 @@ const MIGRATIONS = [
   '20261128400000_dedupe_keys_for_older_daemons',
   '20261129200000_clicks',
   '20261129200100_click_attribution',
+  '20261129200200_analytics_rollups',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

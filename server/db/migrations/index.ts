@@ -16,6 +16,7 @@ import * as dedupeKeysForOlderDaemons from './20261128400000_dedupe_keys_for_old
 import * as dedupeKeyDefaultsDropped from './20261128400100_dedupe_key_defaults_dropped.js';
 import * as clicks from './20261129200000_clicks.js';
 import * as clickAttribution from './20261129200100_click_attribution.js';
+import * as analyticsRollups from './20261129200200_analytics_rollups.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -51,6 +52,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261128400100_dedupe_key_defaults_dropped', dedupeKeyDefaultsDropped],
   ['20261129200000_clicks', clicks],
   ['20261129200100_click_attribution', clickAttribution],
+  ['20261129200200_analytics_rollups', analyticsRollups],
 ];
 
 /** Every migration this build knows, in order: the last is the schema version it was built for. */

@@ -1,6 +1,7 @@
 import { MESSAGES } from '../../../shared/errors.js';
 import { inTransaction, isDatabaseUnavailable } from '../../db/knex.js';
 import { NotFoundError } from '../../errors.js';
+import { addToRollup, type RollupFact } from '../../repositories/analytics.js';
 import { insertClicks, type NewClick } from '../../repositories/clicks.js';
 import { errorSite } from '../../logger.js';
 import type { ServiceDeps, Worker } from '../deps.js';
@@ -49,12 +50,29 @@ function destination(siteUrl: string, visit: LinkVisit, marked: boolean, clickId
   return url.toString();
 }
 
+/** A click as the analytics rollup counts it, with its dimensions; bots apart. */
+const rollupFact = (click: NewClick): RollupFact => ({
+  campaignId: click.campaignId,
+  affiliateId: click.affiliateId,
+  at: click.createdAt,
+  dimensions: {
+    device: click.device,
+    country: click.country ?? '',
+    referrer: click.referrer ?? '',
+    utm_source: click.utm.utm_source ?? '',
+  },
+  counts: click.bot ? { bot_clicks: 1 } : { clicks: 1 },
+});
+
 export function clickService({ db, logger, now }: ServiceDeps): ClickService {
   const resolve = linkResolver(db);
   // Clicks that arrive while one flush is written share the next: one insert, one commit.
   const writer = createGroupCommitter<NewClick, undefined>(
     async (clicks) => {
-      await inTransaction(db, (trx) => insertClicks(trx, clicks));
+      await inTransaction(db, async (trx) => {
+        await insertClicks(trx, clicks);
+        await addToRollup(trx, clicks.map(rollupFact));
+      });
       return clicks.map(() => ({ ok: true, value: undefined }));
     },
     { maxWeight: FLUSH_CLICKS, weightOf: () => 1, retryAlone: (err) => !isDatabaseUnavailable(err) },
