@@ -30,6 +30,17 @@ export interface RollupFact {
   counts: Readonly<Partial<Record<RollupCounter, number>>>;
 }
 
+/** Every counter at zero. */
+export const zeroCounts = (): Record<RollupCounter, number> => ({
+  clicks: 0,
+  bot_clicks: 0,
+  page_views: 0,
+  leads: 0,
+  conversions: 0,
+  revenue_cents: 0,
+  commission_cents: 0,
+});
+
 const HOUR_MS = 3_600_000;
 export const hourOf = (at: Date) => Math.floor(at.getTime() / HOUR_MS);
 
@@ -55,13 +66,7 @@ function rollupRows(facts: readonly RollupFact[]): AnalyticsHourlyRow[] {
         dims,
         shard: COUNTER_SHARD,
         ...fact.dimensions,
-        clicks: 0,
-        bot_clicks: 0,
-        page_views: 0,
-        leads: 0,
-        conversions: 0,
-        revenue_cents: 0,
-        commission_cents: 0,
+        ...zeroCounts(),
       };
       rows.set(key, row);
     }

@@ -9,7 +9,7 @@ import {
   type FunnelQuery,
 } from '../../../shared/schemas/analytics.js';
 import { NotFoundError } from '../../errors.js';
-import { type RollupCounter, referralIdsOf, rollupSums } from '../../repositories/analytics.js';
+import { type RollupCounter, referralIdsOf, rollupSums, zeroCounts } from '../../repositories/analytics.js';
 import { findCampaign } from '../../repositories/campaigns.js';
 import type { ServiceDeps } from '../deps.js';
 import { bucketsOf } from './buckets.js';
@@ -46,15 +46,7 @@ function valuesOf(metrics: readonly AnalyticsMetric[], sums: Readonly<Record<Rol
   return values;
 }
 
-const zero = (): Record<RollupCounter, number> => ({
-  clicks: 0,
-  bot_clicks: 0,
-  page_views: 0,
-  leads: 0,
-  conversions: 0,
-  revenue_cents: 0,
-  commission_cents: 0,
-});
+const zero = zeroCounts;
 
 function add(into: Record<RollupCounter, number>, sums: Readonly<Record<RollupCounter, number>>): void {
   for (const key of Object.keys(into) as RollupCounter[]) into[key] += sums[key];
