@@ -13,6 +13,7 @@ import { registerMail } from './commands/mail/index.js';
 import { registerPayouts } from './commands/payouts/index.js';
 import { registerPlans } from './commands/plans/index.js';
 import { registerReport } from './commands/report/index.js';
+import { registerAnalytics } from './commands/analytics/index.js';
 import { registerRefunds } from './commands/refunds/index.js';
 import { registerServe } from './commands/serve/index.js';
 import { registerSnippet } from './commands/snippet/index.js';
@@ -55,6 +56,7 @@ export function buildProgram(io: Io): Command {
   registerWebhooks(program, io);
   registerIntegrations(program, io);
   registerReport(program, io);
+  registerAnalytics(program, io);
   registerSnippet(program, io);
   registerConversions(program, io);
   registerRefunds(program, io);

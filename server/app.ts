@@ -4,6 +4,7 @@ import Koa from 'koa';
 import { contract } from '../shared/contract/index.js';
 import type { Config } from './config.js';
 import { docsAssets } from './http/docsAssets.js';
+import { referralLinks } from './http/links.js';
 import { registerRoutes } from './http/register.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -56,6 +57,8 @@ export function createApp(deps: AppDeps): Koa {
   // The merchant dashboard likewise claims /dashboard/… (docs/dashboard.md).
   app.use(dashboard(deps));
   app.use(errorHandler(deps.logger));
+  // Referral links: where a campaign's traffic lands, so before everything the API's routes do.
+  app.use(referralLinks(deps.services.clicks));
   // Before the router's CORS and rate limit: a scraper is neither a browser nor counted.
   if (deps.metrics) app.use(metricsEndpoint(deps.metrics, deps.config.metrics));
   app.use(router.routes());

@@ -34,6 +34,8 @@ export interface Config {
   payouts: PayoutConfig;
   /** `GET /metrics` (docs/operations.md). */
   metrics: MetricsConfig;
+  /** Days raw page views and clicks are kept (docs/analytics.md#retention); undefined: for ever. */
+  eventsRetentionDays: number | undefined;
 }
 
 /** The payout rails' providers (docs/payouts-providers.md): their API origins, so a sandbox can stand in. */
@@ -217,6 +219,7 @@ const envSchema = z.object({
   PAYOUT_STRIPE_URL: origin('https://api.stripe.com'),
   PAYOUT_TIMEOUT_MS: int(100, 600_000).default(30_000),
   METRICS_ENABLED: bool.default(true),
+  EVENTS_RETENTION_DAYS: int(1, 36_500).optional(),
   // A bearer token goes in a header: printable ASCII without blanks, long enough not to be guessed.
   METRICS_TOKEN: z
     .string()
@@ -338,5 +341,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       timeoutMs: e.PAYOUT_TIMEOUT_MS,
     }),
     metrics: Object.freeze({ enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN }),
+    eventsRetentionDays: e.EVENTS_RETENTION_DAYS,
   });
 }

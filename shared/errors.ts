@@ -107,6 +107,9 @@ export const MESSAGES = Object.freeze({
   illFormedKey: (path: string) =>
     `${path} has a key that is not well-formed Unicode text (it holds an unpaired surrogate)`,
   routeNotFound: (method: string, path: string) => `Cannot ${method} ${path}`,
+  linkCampaignNotFound: 'No campaign has this link: check the campaign id in the address',
+  linkWithoutSite:
+    'This campaign has no site to send visitors to: set one with `affiliated campaigns update --site-url URL`',
   /** Every date range, one rule (shared/dateRange.ts). */
   rangeReversed: (from: string, to: string) => `from must not be after to (${from} is after ${to})`,
   methodNotAllowed: (method: string, path: string, allowed: string) =>

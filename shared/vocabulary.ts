@@ -76,6 +76,23 @@ export const OPERATOR_LIMITS = {
 export const characters = (text: string): number => [...text].length;
 /** The affiliate portal's campaign settings (docs/portal.md). */
 export const SIGNUP_MODES = ['open', 'closed'] as const;
+/** docs/analytics.md: what a series can count (bots' clicks apart from people's), its points, its groups. */
+export const ANALYTICS_METRICS = [
+  'clicks',
+  'bot_clicks',
+  'page_views',
+  'leads',
+  'conversions',
+  'revenue',
+  'commissions',
+] as const;
+export const ANALYTICS_INTERVALS = ['hour', 'day', 'month'] as const;
+export const ANALYTICS_GROUPS = ['affiliate', 'device', 'country', 'referrer', 'utm_source'] as const;
+
+/** docs/analytics.md: which of a customer's clicks a lead or sale counts for. */
+export const ATTRIBUTION_MODELS = ['last_click', 'first_click'] as const;
+export type AttributionModel = (typeof ATTRIBUTION_MODELS)[number];
+
 export const APPROVAL_MODES = ['manual', 'auto'] as const;
 /** How an affiliate is paid, and the kinds of Pix key (docs/portal.md). */
 export const PAYOUT_METHODS = ['pix', 'paypal'] as const;

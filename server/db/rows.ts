@@ -35,6 +35,8 @@ export interface CampaignRow {
   products: string | null;
   /** ISO 4217 code of the campaign's money (BRL by default). */
   currency: string;
+  /** docs/analytics.md: which of a customer's clicks a sale counts for. */
+  attribution: 'first_click' | 'last_click';
   created_at: DbDate;
 }
 
@@ -134,6 +136,8 @@ export interface TrackingEventRow {
   session_id: string | null;
   properties: string | null;
   device_info: string | null;
+  /** The click the event was attributed through (docs/analytics.md); null: its code alone. */
+  click_id: string | null;
   intake_id: string;
   occurred_at: DbDate;
   created_at: DbDate;
@@ -149,6 +153,8 @@ export interface ConversionRow {
   commission_cents: number;
   status: 'pending' | 'approved' | 'rejected' | 'paid';
   payout_id: number | null;
+  /** The click the sale was attributed through (docs/analytics.md); null: its code alone. */
+  click_id: string | null;
   properties: string | null;
   occurred_at: DbDate;
   created_at: DbDate;

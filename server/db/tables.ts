@@ -47,6 +47,7 @@ import type {
   DashboardTokenRow,
   DashboardUserRow,
 } from './dashboardRows.js';
+import type { AnalyticsHourlyRow, ClickRow, CustomerClickRow } from './analyticsRows.js';
 
 /**
  * Knex's table map (its documented `knex/types/tables` augmentation, `.js` under ESM resolution): `db('affiliates')` is typed
@@ -93,5 +94,8 @@ declare module 'knex/types/tables.js' {
     billing_pending_refunds: BillingPendingRefundRow;
     billing_held_payments: BillingHeldPaymentRow;
     audit_log: AuditLogRow;
+    clicks: ClickRow;
+    customer_clicks: CustomerClickRow;
+    analytics_hourly: AnalyticsHourlyRow;
   }
 }

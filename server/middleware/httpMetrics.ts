@@ -6,6 +6,7 @@ function labelOutsideContract(path: string): string {
   if (path === '/metrics') return '/metrics';
   if (path.startsWith('/portal/')) return '/portal/:campaignPublicId/*';
   if (path.startsWith('/docs/')) return '/docs/*';
+  if (path.startsWith('/r/')) return '/r/:campaignPublicId/:code';
   return 'unmatched';
 }
 

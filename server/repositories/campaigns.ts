@@ -156,6 +156,7 @@ export interface CampaignChanges {
   /** null: none. */
   contactEmail?: string | null;
   siteUrl?: string | null;
+  attribution?: 'first_click' | 'last_click';
 }
 
 export async function updateCampaign(db: Db | Trx, id: number, changes: CampaignChanges): Promise<number> {
@@ -177,6 +178,7 @@ export async function updateCampaign(db: Db | Trx, id: number, changes: Campaign
   if (changes.approveAffiliates !== undefined) columns.approve_affiliates = changes.approveAffiliates;
   if (changes.contactEmail !== undefined) columns.contact_email = changes.contactEmail;
   if (changes.siteUrl !== undefined) columns.site_url = changes.siteUrl;
+  if (changes.attribution !== undefined) columns.attribution = changes.attribution;
   return db('campaigns').where('id', id).update(columns);
 }
 

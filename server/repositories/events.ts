@@ -15,6 +15,8 @@ export interface NewTrackingEvent {
   /** Set for conversions: the order_id dedupe key. */
   orderId: string | undefined;
   intakeId: string;
+  /** The click it was attributed through (docs/analytics.md); undefined: its code alone. */
+  clickId: string | undefined;
   occurredAt: Date;
   createdAt: Date;
 }
@@ -33,6 +35,8 @@ export interface NewConversion {
   flags: readonly string[];
   /** A second-tier conversion's sale; undefined for a sale. */
   sourceConversionId?: number;
+  /** The click the sale was attributed through; undefined: its code alone (and every second-tier conversion). */
+  clickId?: string;
   properties: object | undefined;
   occurredAt: Date;
   createdAt: Date;
@@ -65,6 +69,7 @@ function trackingEventRow(e: NewTrackingEvent): TrackingEventInsert {
     session_id: e.event.session_id ?? null,
     properties: json(e.event.properties),
     device_info: json(e.event.device_info),
+    click_id: e.clickId ?? null,
     intake_id: e.intakeId,
     occurred_at: e.occurredAt,
     created_at: e.createdAt,
@@ -88,6 +93,7 @@ function conversionRow(c: NewConversion): ConversionInsert {
     flags: c.flags.length === 0 ? null : JSON.stringify(c.flags),
     status: 'pending',
     payout_id: null,
+    click_id: c.clickId ?? null,
     properties: json(c.properties),
     occurred_at: c.occurredAt,
     created_at: c.createdAt,
@@ -206,6 +212,7 @@ const TRACKING_EVENT_COLUMNS = [
   'session_id',
   'properties',
   'device_info',
+  'click_id',
   'intake_id',
   'occurred_at',
   'created_at',
@@ -226,6 +233,7 @@ const CONVERSION_COLUMNS = [
   'flags',
   'status',
   'payout_id',
+  'click_id',
   'properties',
   'occurred_at',
   'created_at',

@@ -1,6 +1,7 @@
 import type { Contract } from '../../shared/contract/index.js';
 import type { Handlers } from '../http/register.js';
 import { affiliateHandlers } from './affiliates.js';
+import { analyticsHandlers } from './analytics.js';
 import { auditHandlers } from './audit.js';
 import { campaignHandlers } from './campaign.js';
 import { conversionHandlers, refundHandlers } from './conversions.js';
@@ -20,6 +21,7 @@ export const handlers: { [G in keyof Contract]: Handlers<Contract[G]> } = {
   events: eventHandlers,
   campaign: campaignHandlers,
   reports: reportHandlers,
+  analytics: analyticsHandlers,
   sdk: sdkHandlers,
   conversions: conversionHandlers,
   refunds: refundHandlers,

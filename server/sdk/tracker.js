@@ -1,6 +1,5 @@
-/*! affiliated tracker: keeps an affiliate's referral code in a first-party cookie and reports
- * page views and leads to the affiliated daemon that serves this file. No dependencies, no
- * third-party requests, never an API key. Usage and attributes: docs/tracking.md. */
+/*! affiliated tracker: keeps a referral code (and click id) in first-party cookies, reports page
+ * views and leads to the daemon serving this file. No third parties, no API key. docs/tracking.md */
 (function (window, document) {
   'use strict';
   if (window.affiliated && window.affiliated.version) return; // the tag is on the page twice
@@ -8,6 +7,7 @@
   var COOKIE = 'affiliated_ref';
   var SESSION_KEY = 'affiliated_session';
   var CODE = /^[A-Za-z0-9]{2,32}$/;
+  var CLICK = /^[0-9A-HJKMNP-TV-Z]{26}$/;
   var DAY_SECONDS = 86400;
 
   var script = document.currentScript || document.querySelector('script[data-campaign]');
@@ -23,25 +23,31 @@
     data.respectDnt !== 'false' &&
     (nav.doNotTrack === '1' || window.doNotTrack === '1' || nav.globalPrivacyControl === true);
 
-  var referral = readCookie();
+  var referral = readCookie(COOKIE, CODE);
+  var clickId = referral ? readCookie('affiliated_click', CLICK) : null;
   var isReady = false;
   var waiting = [];
   var sessionId;
-  var api = { version: 1, referral: referral, track: track, ready: ready };
+  var api = { version: 1, referral: referral, clickId: clickId, track: track, ready: ready };
   window.affiliated = api;
   if (!campaign) console.warn('affiliated: add data-campaign="PUBLIC_ID" to the tracker script tag');
 
-  function readCookie() {
-    var match = document.cookie.match(/(?:^|;\s*)affiliated_ref=([A-Za-z0-9]+)/);
-    return match && CODE.test(match[1]) ? match[1] : null;
+  function readCookie(name, pattern) {
+    var match = document.cookie.match(new RegExp('(?:^|;\\s*)' + name + '=([A-Za-z0-9]+)'));
+    return match && pattern.test(match[1]) ? match[1] : null;
+  }
+
+  function param(name, pattern) {
+    var value = new URLSearchParams(window.location.search).get(name);
+    return value && pattern.test(value) ? value : null;
   }
 
   // Host-only unless data-cookie-domain says otherwise; Lax so a link from another site keeps it.
-  function writeCookie(code, days) {
+  function writeCookie(name, value, days) {
     document.cookie =
-      COOKIE +
+      name +
       '=' +
-      code +
+      value +
       '; Max-Age=' +
       Math.round(days * DAY_SECONDS) +
       '; Path=/; SameSite=Lax' +
@@ -49,12 +55,10 @@
       (data.cookieDomain ? '; Domain=' + data.cookieDomain : '');
   }
 
-  // The first of the configured parameters that the page's URL carries with a code in it.
   function landedCode() {
-    var query = new URLSearchParams(window.location.search);
     for (var i = 0; i < params.length; i++) {
-      var code = query.get(params[i].trim());
-      if (code && CODE.test(code)) return code;
+      var code = param(params[i].trim(), CODE);
+      if (code) return code;
     }
     return null;
   }
@@ -64,7 +68,7 @@
     try {
       sessionId = window.sessionStorage.getItem(SESSION_KEY);
     } catch {
-      // storage disabled: one id for this page
+      // no storage
     }
     if (!sessionId) {
       var bytes = window.crypto.getRandomValues(new Uint8Array(16));
@@ -76,7 +80,7 @@
       try {
         window.sessionStorage.setItem(SESSION_KEY, sessionId);
       } catch {
-        // kept in memory only
+        // no storage
       }
     }
     return sessionId;
@@ -103,7 +107,7 @@
       });
   }
 
-  // One event through the key-less SDK endpoint; resolves true when the daemon stored it.
+  // Resolves true when the daemon stored the event.
   function send(type, properties) {
     var extra = properties && typeof properties === 'object' ? properties : {};
     var props = { url: clip(window.location.href, 2048), referrer: clip(document.referrer, 2048) };
@@ -115,6 +119,7 @@
           event_type: type,
           campaign_id: campaign,
           affiliate_id: referral,
+          click_id: clickId || undefined,
           session_id: session(),
           properties: props,
           device_info: {
@@ -161,7 +166,7 @@
     for (var i = 0; i < inputs.length; i++) inputs[i].value = referral;
   }
 
-  // Stripe Payment Links, Buy Buttons and Pricing Tables carry the code to the payment; a value set stays.
+  // Stripe links, buttons and tables carry the code to the payment; a value set stays.
   function stripe() {
     var found = document.querySelectorAll('a[href^="https://buy.stripe.com/"],stripe-buy-button,stripe-pricing-table');
     for (var i = 0; i < found.length; i++) {
@@ -179,6 +184,7 @@
   function settle() {
     isReady = true;
     api.referral = referral;
+    api.clickId = clickId;
     fill(document);
     if (referral) {
       stripe();
@@ -193,7 +199,6 @@
     else callback();
   }
 
-  // Forms added after the page loaded get the code when they are submitted.
   document.addEventListener(
     'submit',
     function (event) {
@@ -208,7 +213,10 @@
     ? request('/v1/sdk/referrals/' + code + '?campaign=' + encodeURIComponent(campaign)).then(function (answer) {
         if (!answer || !answer.active || !CODE.test(answer.referralId)) return false;
         referral = answer.referralId;
-        writeCookie(referral, cookieDays || answer.cookieDays || 30);
+        var days = cookieDays || answer.cookieDays || 30;
+        writeCookie(COOKIE, referral, days);
+        clickId = param('click_id', CLICK);
+        writeCookie('affiliated_click', clickId || '', clickId ? days : 0); // none: the old one goes
         return true;
       })
     : Promise.resolve(false);

@@ -1,4 +1,5 @@
 import { isCurrencyCode } from '../../shared/currency.js';
+import type { AttributionModel } from '../../shared/vocabulary.js';
 import { z } from 'zod';
 import { toCents } from '../../shared/money.js';
 import {
@@ -65,6 +66,8 @@ export interface UpdateCampaignInput {
   products?: ProductRule[];
   /** ISO 4217 code (docs/integrations.md): the currency billing providers must charge in. */
   currency?: string;
+  /** docs/analytics.md: which of a customer's clicks a lead or sale counts for. */
+  attribution?: AttributionModel;
 }
 
 export interface CampaignService {
@@ -128,6 +131,7 @@ async function changesOf(db: ServiceDeps['db'], input: UpdateCampaignInput): Pro
     }
     changes.currency = currency;
   }
+  if (input.attribution !== undefined) changes.attribution = input.attribution;
   return { ...changes, ...ruleChangesOf(input), ...portalChangesOf(input) };
 }
 
@@ -262,7 +266,7 @@ export function campaignService({ db, now }: ServiceDeps, monthly: MonthlyUsage)
     const changes = await changesOf(db, input);
     if (Object.keys(changes).length === 0) {
       throw new ValidationError(
-        'nothing to update: give a plan, a commission, a hold period, a payout minimum, a recurring limit, a second-tier percent, product rules, a portal setting or a currency',
+        'nothing to update: give a plan, a commission, a hold period, a payout minimum, a recurring limit, a second-tier percent, product rules, a portal setting, a currency or an attribution model',
       );
     }
     await inTransaction(db, async (trx) => {

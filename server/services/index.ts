@@ -3,6 +3,7 @@ import type { Db } from '../db/knex.js';
 import { type JobRuntime, jobRuntime } from '../jobs/runtime.js';
 import type { Logger } from '../logger.js';
 import { type AffiliateService, affiliateService } from './affiliates.js';
+import { type AnalyticsService, analyticsService } from './analytics/index.js';
 import { type ApiKeyService, apiKeyService } from './apiKeys.js';
 import { type AuditService, auditService } from './audit.js';
 import { type ApiKeyAuthenticator, apiKeyAuthenticator } from './auth.js';
@@ -11,6 +12,7 @@ import { billingLedger } from './billing/ledger.js';
 import { type IntegrationService, integrationService } from './billing/integrations.js';
 import { type BillingReceiver, billingReceiver } from './billing/receive.js';
 import { type CampaignService, campaignService } from './campaigns.js';
+import { type ClickService, clickService } from './clicks/index.js';
 import { type CouponService, couponService } from './coupons.js';
 import { type ConversionService, conversionService } from './conversions.js';
 import type { Observer, ServiceDeps, Worker } from './deps.js';
@@ -32,6 +34,7 @@ import { passwordHasher } from './passwordHasher.js';
 import { type DashboardService, dashboardService } from './dashboard/index.js';
 import { type PortalService, portalService } from './portal/index.js';
 import { portalHousekeeping } from './portal/housekeeping.js';
+import { eventsRetention } from './retention.js';
 import { type Site, site as publicSite } from './site.js';
 import type { RedisClient } from '../repositories/portalThrottle.js';
 import { lazySecretBox } from './webhooks/secretBox.js';
@@ -52,7 +55,11 @@ export interface Services {
   reference: ReferenceService;
   webhooks: WebhookService;
   reports: ReportService;
+  /** `GET /v1/analytics` and its funnel, from the rollups (docs/analytics.md). */
+  analytics: AnalyticsService;
   sdk: SdkService;
+  /** Referral links and their clicks (docs/analytics.md). */
+  clicks: ClickService;
   conversions: ConversionService;
   refunds: RefundService;
   payouts: PayoutService;
@@ -104,8 +111,10 @@ export function createServices(options: {
   const payouts = payoutService(deps, outbox, mail);
   const reports = reportService(deps);
   const apiKeys = apiKeyService(deps);
+  const clicks = clickService(deps);
   jobs.periodic(autoApproveJob(deps, conversions));
   jobs.periodic(portalHousekeeping(deps));
+  jobs.periodic(eventsRetention(deps));
   return {
     authenticator: apiKeyAuthenticator(deps),
     affiliates,
@@ -118,7 +127,9 @@ export function createServices(options: {
     reference: referenceService(),
     webhooks: webhookService({ ...deps, box, wake: webhookQueue.wake }, outbox),
     reports,
+    analytics: analyticsService(deps),
     sdk: sdkService(deps),
+    clicks,
     conversions,
     refunds: refundService(deps, outbox),
     billing: billingReceiver(deps, box, billingLedger(outbox, saleRecorder(outbox)), usage),
@@ -132,6 +143,6 @@ export function createServices(options: {
     site,
     // The intake writer's requests are answered before the pool they write through closes.
     jobs,
-    workers: [...jobs.workers, events.worker],
+    workers: [...jobs.workers, events.worker, clicks.worker],
   };
 }

@@ -1,4 +1,5 @@
 import { affiliateRoutes } from './affiliates.js';
+import { analyticsRoutes } from './analytics.js';
 import { auditRoutes } from './audit.js';
 import { campaignRoutes } from './campaign.js';
 import { conversionRoutes, refundRoutes } from './conversions.js';
@@ -22,6 +23,7 @@ export const contract = {
   events: eventRoutes,
   campaign: campaignRoutes,
   reports: reportRoutes,
+  analytics: analyticsRoutes,
   sdk: sdkRoutes,
   conversions: conversionRoutes,
   refunds: refundRoutes,

@@ -9,6 +9,8 @@ import { EVENT_TYPES, MAX_EVENTS_PER_REQUEST } from '../vocabulary.js';
 export { EVENT_TYPES, MAX_EVENTS_PER_REQUEST };
 export { MAX_ORDER_VALUE, MIN_ORDER_VALUE, ORDER_VALUE_MESSAGES, orderValue } from './orderValue.js';
 export const eventType = z.enum(EVENT_TYPES);
+/** A click id (docs/analytics.md): 26 characters of Crockford's base 32, a time then randomness. */
+export const CLICK_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 export type EventType = z.infer<typeof eventType>;
 
 /** Bounds of the open objects: enough for a cart of items, small enough to store and read back. */
@@ -124,6 +126,14 @@ export const trackingEventSchema = z
     }),
     event_id: z.string().min(1).max(128).optional(),
     session_id: z.string().min(1).max(255).optional(),
+    click_id: z
+      .string()
+      .regex(CLICK_ID, { error: 'must be a click id as a referral link hands it to the site (26 letters and digits)' })
+      .optional()
+      .meta({
+        description:
+          'The click id a referral link added to the site address (`click_id=`): a lead or sale is attributed to that click within the campaign’s cookieDays (docs/analytics.md)',
+      }),
     properties: boundedOpenObject(eventProperties, 'Open object; conversions need order_id and order_value').optional(),
     device_info: boundedOpenObject(deviceInfo, 'Open object').optional(),
   })
@@ -165,6 +175,7 @@ export const SKIP_REASONS = [
   'unknown_affiliate',
   'inactive_affiliate',
   'recurring_limit_reached',
+  'attribution_expired',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 

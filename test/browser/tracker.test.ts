@@ -247,6 +247,37 @@ describe(`the tracking script in Chromium, shop and daemon on different origins 
     expect(await href('#payment-link')).to.equal('https://buy.stripe.com/test_8wM5kF3aB');
     expect(await page.getAttribute('#buy-button', 'client-reference-id')).to.equal(null);
   });
+
+  it('a referral link through the daemon lands with ref and click_id; the click id goes with the code', async () => {
+    await t
+      .db('campaigns')
+      .where({ id: merchant.campaignId })
+      .update({ site_url: `${shop.url}/shop/` });
+    await page.goto(`${daemonOrigin}/r/${merchant.publicId}/maria10?utm_source=newsletter`);
+    const landed = new URL(page.url());
+    const clickId = landed.searchParams.get('click_id');
+    expect(landed.searchParams.get('ref')).to.equal('maria10');
+    const clicks = await t.db('clicks').select('id', 'affiliate_id', 'utm_source');
+    expect(clicks).to.deep.equal([{ id: clickId, affiliate_id: affiliates.MARIA10, utm_source: 'newsletter' }]);
+    await page.evaluate(() => new Promise<void>((resolve) => window.affiliated.ready(() => resolve())));
+    const cookie = (await context.cookies()).find((c) => c.name === 'affiliated_click');
+    expect(cookie?.value).to.equal(clickId);
+    // On the next page the code and its click come from the cookies, and a lead names both.
+    await visit('/shop/cart');
+    expect(await page.evaluate(() => window.affiliated.track('lead'))).to.equal(true);
+    const stored = await eventually(async () => {
+      const rows = await events();
+      expect(rows.map((row) => row.event_type)).to.deep.equal(['page_view', 'lead']);
+      return rows;
+    });
+    expect(stored.map((row) => [row.affiliate_id, row.click_id])).to.deep.equal([
+      [affiliates.MARIA10, clickId],
+      [affiliates.MARIA10, clickId],
+    ]);
+    // A later ?ref= without a click replaces the code and forgets the old click.
+    await visit('/shop/?ref=JOAO');
+    expect((await context.cookies()).find((c) => c.name === 'affiliated_click')).to.equal(undefined);
+  });
 });
 
 describe(`the tracking script on an https shop that proxies the daemon under /affiliated (${ENGINE})`, () => {

@@ -148,6 +148,10 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       '20261127110000_dedupe_keys_without_null',
       '20261128400000_dedupe_keys_for_older_daemons',
       '20261128400100_dedupe_key_defaults_dropped',
+      '20261129200000_clicks',
+      '20261129200100_click_attribution',
+      '20261129200200_analytics_rollups',
+      '20261129300000_dashboard_users',
       '20261129400000_audit_log',
     ];
     // The contract step waits for `db migrate --contract` (docs/operations.md, "Upgrades").

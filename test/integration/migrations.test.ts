@@ -41,6 +41,9 @@ const TABLES = [
   'dashboard_sessions',
   'dashboard_tokens',
   'dashboard_recovery_codes',
+  'clicks',
+  'customer_clicks',
+  'analytics_hourly',
 ];
 const MIGRATIONS = [
   '20261121100000_initial_schema',
@@ -57,6 +60,9 @@ const MIGRATIONS = [
   '20261127100000_counter_shards',
   '20261127110000_dedupe_keys_without_null',
   '20261128400000_dedupe_keys_for_older_daemons',
+  '20261129200000_clicks',
+  '20261129200100_click_attribution',
+  '20261129200200_analytics_rollups',
   '20261129300000_dashboard_users',
   '20261129400000_audit_log',
 ];

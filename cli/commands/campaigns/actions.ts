@@ -1,4 +1,5 @@
 import { DEFAULT_CURRENCY } from '../../../shared/currency.js';
+import type { AttributionModel } from '../../../shared/vocabulary.js';
 import type { Campaign } from '../../../shared/schemas/campaign.js';
 import { UsageError } from '../../errors.js';
 import type { Io } from '../../io.js';
@@ -88,6 +89,7 @@ export async function update(
     approveAffiliates?: 'manual' | 'auto';
     contactEmail?: string;
     siteUrl?: string;
+    attribution?: AttributionModel;
   },
   ref: string,
 ): Promise<void> {
@@ -108,12 +110,13 @@ export async function update(
     approveAffiliates: options.approveAffiliates,
     contactEmail: options.contactEmail,
     siteUrl: options.siteUrl,
+    attribution: options.attribution,
   };
   if (Object.values(input).every((value) => value === undefined)) {
     throw new UsageError(
       'nothing to update: give at least one of --plan --commission-percent --commission-fixed --auto-approve-days ' +
         '--payout-minimum --recurring --second-tier-percent --product --no-products' +
-        ' --portal --signup --approve-affiliates --contact-email --site-url --currency',
+        ' --portal --signup --approve-affiliates --contact-email --site-url --currency --attribution',
     );
   }
   const campaign = await withServices(io, options, async ({ campaigns }) => {

@@ -3,7 +3,13 @@ import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
 import { choice, decimalNumber, outputOption, publicId, text, wholeNumber } from '../../options.js';
 import { percentOption, productOption, recurringOption } from '../../ruleOptions.js';
-import { APPROVAL_MODES, MAX_AUTO_APPROVE_DAYS, OPERATOR_LIMITS, SIGNUP_MODES } from '../../vocabulary.js';
+import {
+  APPROVAL_MODES,
+  ATTRIBUTION_MODELS,
+  MAX_AUTO_APPROVE_DAYS,
+  OPERATOR_LIMITS,
+  SIGNUP_MODES,
+} from '../../vocabulary.js';
 
 /** `--auto-approve-days`: days, or `off` (manual approval; commander turns a null into '', so a word). */
 function holdPeriod(value: string): number | 'off' {
@@ -86,6 +92,13 @@ export function registerCampaigns(program: Command, io: Io): void {
       )
       .option('--contact-email <email>', "where the “application received” mail goes; '' for none")
       .option('--site-url <url>', "the shop’s address, which affiliates’ referral links point to; '' for none")
+      .addOption(
+        choice(
+          '--attribution <model>',
+          'which of a customer’s clicks a lead or sale counts for, within the cookie days (default last_click)',
+          ATTRIBUTION_MODELS,
+        ),
+      )
       .option(
         '--currency <code>',
         'ISO 4217 code of the campaign’s money: every amount is shown and read in it, and billing providers must charge in it (default BRL)',
@@ -98,6 +111,7 @@ export function registerCampaigns(program: Command, io: Io): void {
       'campaigns update spring-sale --portal on --signup open --approve-affiliates manual --contact-email partners@shop.example',
       'campaigns update spring-sale --site-url https://shop.example',
       'campaigns update spring-sale --currency USD               # Stripe or Paddle charge in dollars',
+      'campaigns update spring-sale --attribution first_click',
     ],
     'A new commission rule applies to conversions that arrive from now on; stored ones keep theirs.\n' +
       'A hold period applies to the pending conversions already there, at the next scheduled run.\n' +

@@ -14,6 +14,9 @@ import * as counterShards from './20261127100000_counter_shards.js';
 import * as dedupeKeysWithoutNull from './20261127110000_dedupe_keys_without_null.js';
 import * as dedupeKeysForOlderDaemons from './20261128400000_dedupe_keys_for_older_daemons.js';
 import * as dedupeKeyDefaultsDropped from './20261128400100_dedupe_key_defaults_dropped.js';
+import * as clicks from './20261129200000_clicks.js';
+import * as clickAttribution from './20261129200100_click_attribution.js';
+import * as analyticsRollups from './20261129200200_analytics_rollups.js';
 import * as dashboardUsers from './20261129300000_dashboard_users.js';
 import * as auditLog from './20261129400000_audit_log.js';
 
@@ -49,6 +52,9 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127110000_dedupe_keys_without_null', dedupeKeysWithoutNull],
   ['20261128400000_dedupe_keys_for_older_daemons', dedupeKeysForOlderDaemons],
   ['20261128400100_dedupe_key_defaults_dropped', dedupeKeyDefaultsDropped],
+  ['20261129200000_clicks', clicks],
+  ['20261129200100_click_attribution', clickAttribution],
+  ['20261129200200_analytics_rollups', analyticsRollups],
   ['20261129300000_dashboard_users', dashboardUsers],
   ['20261129400000_audit_log', auditLog],
 ];

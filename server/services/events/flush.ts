@@ -1,7 +1,8 @@
 import type { Trx } from '../../db/knex.js';
 import { campaignRules } from '../../repositories/campaigns.js';
 import { findConversionsByOrderIds } from '../../repositories/conversions.js';
-import { addToDailyStats } from '../../repositories/dailyStats.js';
+import { addToRollup, type RollupFact } from '../../repositories/analytics.js';
+import { addToDailyStats, type StoredEvent } from '../../repositories/dailyStats.js';
 import {
   insertTrackingEventsIgnoringDuplicates,
   type NewConversion,
@@ -10,6 +11,7 @@ import {
 import { groupRules } from '../../repositories/groups.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import { attribute, referralTargets } from './attribution.js';
+import { decideClicks } from './clickAttribution.js';
 import type { FlushRules } from './commission.js';
 import type { Outcome } from './groupCommit.js';
 import {
@@ -113,6 +115,31 @@ async function recordConversionsCreated(
   }
 }
 
+const NO_DIMENSIONS = { device: '', country: '', referrer: '', utm_source: '' };
+
+/** An event as the analytics rollup counts it (docs/analytics.md): as the daily counters do. */
+function rollupFact(event: StoredEvent): RollupFact {
+  const sale = event.eventType === 'conversion' && event.commissionCents !== null;
+  return {
+    campaignId: event.campaignId,
+    affiliateId: event.affiliateId,
+    at: event.occurredAt,
+    dimensions: NO_DIMENSIONS,
+    counts:
+      event.eventType === 'page_view'
+        ? { page_views: 1 }
+        : event.eventType === 'lead'
+          ? { leads: 1 }
+          : sale
+            ? {
+                conversions: 1,
+                revenue_cents: event.orderValueCents ?? 0,
+                commission_cents: event.commissionCents ?? 0,
+              }
+            : {},
+  };
+}
+
 /**
  * Everything the flush's requests store, in one transaction: one read of their affiliates; the
  * requests without conversions together; each request with conversions on its own, inside a
@@ -126,8 +153,9 @@ export async function storeFlush(
   jobs: readonly IntakeJob[],
   outbox: WebhookOutbox,
 ): Promise<Outcome<Stored>[]> {
-  const affiliates = await referralTargets(trx, jobs);
-  const attributed = jobs.map((job) => ({ job, ...attribute(job, affiliates) }));
+  const clicks = await decideClicks(trx, jobs);
+  const affiliates = await referralTargets(trx, jobs, clicks);
+  const attributed = jobs.map((job) => ({ job, ...attribute(job, affiliates, clicks.get(job)) }));
   const written: Written = { events: [], conversions: [] };
   const withoutConversions = attributed.filter((a) => !a.candidates.some((c) => c.orderId !== undefined));
   const plainResults = await storeWithoutConversions(trx, withoutConversions, written);
@@ -162,6 +190,7 @@ export async function storeFlush(
   }
 
   await addToDailyStats(trx, written.events);
+  await addToRollup(trx, written.events.map(rollupFact));
   await recordConversionsCreated(trx, outbox, written.conversions);
   return attributed.map((request): Outcome<Stored> => {
     const outcome = results.get(request);

@@ -8,3 +8,4 @@ export type { MonthlyLimit } from './records.js';
 export { type RecordSale, type SaleRecorded, saleRecorder, type SaleToRecord } from './sale.js';
 export { type MonthlyUsage, monthlyUsage } from './usage.js';
 export { secondTierCents } from './commission.js';
+export { createGroupCommitter, type Outcome } from './groupCommit.js';

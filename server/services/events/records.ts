@@ -45,6 +45,8 @@ export interface Candidate {
   event: TrackingEvent;
   /** Set for conversions only: the order_id dedupe key (spec §10.7). */
   orderId: string | undefined;
+  /** The click it is attributed through (docs/analytics.md); undefined: its code alone. */
+  clickId: string | undefined;
 }
 
 /** What a request learns from its flush. */
@@ -77,7 +79,7 @@ export const counted = (row: NewTrackingEvent, conversion?: NewConversion): Stor
 });
 
 /** spec §11: an event occurred at its `timestamp`, else when it was received. */
-function occurredAt(event: TrackingEvent, now: Date): Date {
+export function occurredAt(event: TrackingEvent, now: Date): Date {
   const timestamp = event.properties?.timestamp;
   return timestamp === undefined ? now : new Date(timestamp);
 }
@@ -90,6 +92,7 @@ export function newTrackingEvent(candidate: Candidate, intakeId: string, now: Da
     event: candidate.event,
     orderId: candidate.orderId,
     intakeId,
+    clickId: candidate.clickId,
     occurredAt: occurredAt(candidate.event, now),
     createdAt: now,
   };
@@ -113,6 +116,7 @@ export function newConversion(
     commissionCents: earning.commissionCents,
     rule: earning.rule,
     flags: earning.flags,
+    clickId: candidate.clickId,
     properties: candidate.event.properties,
     occurredAt: occurredAt(candidate.event, now),
     createdAt: now,

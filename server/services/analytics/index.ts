@@ -1,0 +1,156 @@
+import { fromCents } from '../../../shared/money.js';
+import {
+  ANALYTICS_METRICS,
+  type Analytics,
+  type AnalyticsMetric,
+  type AnalyticsPoint,
+  type AnalyticsQuery,
+  type Funnel,
+  type FunnelQuery,
+} from '../../../shared/schemas/analytics.js';
+import { NotFoundError } from '../../errors.js';
+import { type RollupCounter, referralIdsOf, rollupSums, zeroCounts } from '../../repositories/analytics.js';
+import { findCampaign } from '../../repositories/campaigns.js';
+import type { ServiceDeps } from '../deps.js';
+import { bucketsOf } from './buckets.js';
+import { localIso } from './zone.js';
+
+export interface AnalyticsService {
+  /** `GET /v1/analytics`: a campaign's time series from the rollup; `affiliateId`: that affiliate's only (the portal). */
+  series(campaignId: number, query: AnalyticsQuery, affiliateId?: number): Promise<Analytics>;
+  /** `GET /v1/analytics/funnel`: click → lead → conversion over a range. */
+  funnel(campaignId: number, query: FunnelQuery): Promise<Funnel>;
+}
+
+const HOUR_MS = 3_600_000;
+const COLUMN: Record<AnalyticsMetric, RollupCounter> = {
+  clicks: 'clicks',
+  bot_clicks: 'bot_clicks',
+  page_views: 'page_views',
+  leads: 'leads',
+  conversions: 'conversions',
+  revenue: 'revenue_cents',
+  commissions: 'commission_cents',
+};
+const MONEY = new Set<AnalyticsMetric>(['revenue', 'commissions']);
+
+const ratio = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000);
+
+/** Money stays in integer hundredths until the answer (exact sums on both engines). */
+function valuesOf(metrics: readonly AnalyticsMetric[], sums: Readonly<Record<RollupCounter, number>>) {
+  const values: Omit<AnalyticsPoint, 'start'> = {};
+  for (const metric of metrics) {
+    const sum = sums[COLUMN[metric]];
+    values[metric] = MONEY.has(metric) ? fromCents(sum) : sum;
+  }
+  return values;
+}
+
+const zero = zeroCounts;
+
+function add(into: Record<RollupCounter, number>, sums: Readonly<Record<RollupCounter, number>>): void {
+  for (const key of Object.keys(into) as RollupCounter[]) into[key] += sums[key];
+}
+
+export function analyticsService({ db, now }: ServiceDeps): AnalyticsService {
+  async function currencyOf(campaignId: number): Promise<string> {
+    const campaign = await findCampaign(db, campaignId);
+    if (!campaign) throw new NotFoundError('Campaign not found');
+    return campaign.campaign.currency;
+  }
+
+  return {
+    async series(campaignId, query, affiliateId) {
+      const interval = query.interval ?? 'day';
+      const metrics = query.metrics
+        ? ANALYTICS_METRICS.filter((metric) => query.metrics?.split(',').includes(metric))
+        : [...ANALYTICS_METRICS];
+      const buckets = bucketsOf(query, interval, now());
+      const currency = await currencyOf(campaignId);
+      const rows = await rollupSums(db, {
+        campaignId,
+        bucketStarts: buckets.starts,
+        endHour: buckets.endHour,
+        groupBy: query.groupBy,
+        affiliateId,
+      });
+      const groups = new Map<string, Record<RollupCounter, number>[]>();
+      const totals = zero();
+      for (const row of rows) {
+        let points = groups.get(row.group);
+        if (!points) {
+          points = buckets.starts.map(zero);
+          groups.set(row.group, points);
+        }
+        const point = points[row.bucket];
+        if (point) add(point, row.sums);
+        add(totals, row.sums);
+      }
+      const names =
+        query.groupBy === 'affiliate'
+          ? await referralIdsOf(db, [...groups.keys()].map(Number))
+          : new Map<number, string>();
+      const nameOf = (group: string) =>
+        query.groupBy === undefined
+          ? null
+          : query.groupBy === 'affiliate'
+            ? (names.get(Number(group)) ?? group)
+            : group;
+      // A group with nothing to show for the metrics asked (leads under a click's device) is left out.
+      const shown = [...groups.entries()].filter(([, points]) =>
+        points.some((sums) => metrics.some((metric) => sums[COLUMN[metric]] !== 0)),
+      );
+      const series = shown
+        .map(([group, points]) => ({
+          group: nameOf(group),
+          points: points.map((sums, i) => ({
+            start: localIso(buckets.timezone, (buckets.starts[i] ?? 0) * HOUR_MS),
+            ...valuesOf(metrics, sums),
+          })),
+        }))
+        .sort((a, b) => ((a.group ?? '') < (b.group ?? '') ? -1 : (a.group ?? '') > (b.group ?? '') ? 1 : 0));
+      if (series.length === 0 && query.groupBy === undefined) {
+        series.push({
+          group: null,
+          points: buckets.starts.map((start) => ({
+            start: localIso(buckets.timezone, start * HOUR_MS),
+            ...valuesOf(metrics, zero()),
+          })),
+        });
+      }
+      return {
+        from: buckets.from,
+        to: buckets.to,
+        timezone: buckets.timezone,
+        interval,
+        currency,
+        metrics,
+        series,
+        totals: valuesOf(metrics, totals),
+      };
+    },
+
+    async funnel(campaignId, query) {
+      const buckets = bucketsOf(query, 'day', now());
+      const rows = await rollupSums(db, {
+        campaignId,
+        bucketStarts: buckets.starts.slice(0, 1),
+        endHour: buckets.endHour,
+        groupBy: undefined,
+      });
+      const totals = zero();
+      for (const row of rows) add(totals, row.sums);
+      return {
+        from: buckets.from,
+        to: buckets.to,
+        timezone: buckets.timezone,
+        clicks: totals.clicks,
+        leads: totals.leads,
+        conversions: totals.conversions,
+        clickToLead: ratio(totals.leads, totals.clicks),
+        leadToConversion: ratio(totals.conversions, totals.leads),
+        clickToConversion: ratio(totals.conversions, totals.clicks),
+      };
+    },
+  };
+}

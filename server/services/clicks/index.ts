@@ -1,0 +1,111 @@
+import { MESSAGES } from '../../../shared/errors.js';
+import { inTransaction, isDatabaseUnavailable } from '../../db/knex.js';
+import { NotFoundError } from '../../errors.js';
+import { addToRollup, type RollupFact } from '../../repositories/analytics.js';
+import { insertClicks, type NewClick } from '../../repositories/clicks.js';
+import { errorSite } from '../../logger.js';
+import type { ServiceDeps, Worker } from '../deps.js';
+import { createGroupCommitter } from '../events/index.js';
+import { newClickId } from './clickId.js';
+import { linkResolver } from './links.js';
+import { referrerHost, utmTags, visitorOf } from './visitor.js';
+
+/** A visit to a referral link, as the HTTP layer read it. */
+export interface LinkVisit {
+  publicId: string;
+  code: string;
+  query: Readonly<Record<string, string | string[] | undefined>>;
+  userAgent: string;
+  referer: string | undefined;
+  /** HEAD (a link preview asking where it leads) is answered, never counted. */
+  counted: boolean;
+}
+
+export interface ClickService {
+  /**
+   * `GET /r/{campaignPublicId}/{code}` (docs/analytics.md): records the click and answers where
+   * to send the visitor. Unknown campaign: 404. Unknown or inactive code: the site, unmarked.
+   */
+  follow(visit: LinkVisit): Promise<string>;
+  /** Stops once every click handed to the writer is written (before the pool closes). */
+  worker: Worker;
+}
+
+/** Clicks per flush: two statements of 500 rows at most. */
+const FLUSH_CLICKS = 1_000;
+
+/**
+ * The site's address with its own query kept; for an active affiliate's code, `ref` and the
+ * link's utm_* tags (unless the site sets them), and `click_id` once the click is recorded.
+ */
+function destination(siteUrl: string, visit: LinkVisit, marked: boolean, clickId?: string): string {
+  const url = new URL(siteUrl);
+  if (marked) {
+    for (const [tag, value] of Object.entries(utmTags(visit.query))) {
+      if (value !== null && !url.searchParams.has(tag)) url.searchParams.set(tag, value);
+    }
+    url.searchParams.set('ref', visit.code);
+    if (clickId !== undefined) url.searchParams.set('click_id', clickId);
+  }
+  return url.toString();
+}
+
+/** A click as the analytics rollup counts it, with its dimensions; bots apart. */
+const rollupFact = (click: NewClick): RollupFact => ({
+  campaignId: click.campaignId,
+  affiliateId: click.affiliateId,
+  at: click.createdAt,
+  dimensions: {
+    device: click.device,
+    country: click.country ?? '',
+    referrer: click.referrer ?? '',
+    utm_source: click.utm.utm_source ?? '',
+  },
+  counts: click.bot ? { bot_clicks: 1 } : { clicks: 1 },
+});
+
+export function clickService({ db, logger, now }: ServiceDeps): ClickService {
+  const resolve = linkResolver(db);
+  // Clicks that arrive while one flush is written share the next: one insert, one commit.
+  const writer = createGroupCommitter<NewClick, undefined>(
+    async (clicks) => {
+      await inTransaction(db, async (trx) => {
+        await insertClicks(trx, clicks);
+        await addToRollup(trx, clicks.map(rollupFact));
+      });
+      return clicks.map(() => ({ ok: true, value: undefined }));
+    },
+    { maxWeight: FLUSH_CLICKS, weightOf: () => 1, retryAlone: (err) => !isDatabaseUnavailable(err) },
+  );
+
+  return {
+    async follow(visit) {
+      const at = now();
+      const target = await resolve(visit.publicId, visit.code, at.getTime());
+      if (!target) throw new NotFoundError(MESSAGES.linkCampaignNotFound);
+      if (target.siteUrl === null) throw new NotFoundError(MESSAGES.linkWithoutSite);
+      if (target.affiliateId === null) return destination(target.siteUrl, visit, false);
+      if (!visit.counted) return destination(target.siteUrl, visit, true);
+      const visitor = visitorOf(visit.userAgent);
+      const click: NewClick = {
+        id: newClickId(at),
+        campaignId: target.campaignId,
+        affiliateId: target.affiliateId,
+        createdAt: at,
+        ...visitor,
+        country: null,
+        referrer: referrerHost(visit.referer),
+        utm: utmTags(visit.query),
+      };
+      try {
+        await writer.submit(click);
+      } catch (err) {
+        // The visitor still reaches the site; the click is lost, and the code alone attributes.
+        logger.error('a click could not be recorded', { thrownAt: errorSite(err) });
+        return destination(target.siteUrl, visit, true);
+      }
+      return destination(target.siteUrl, visit, true, click.id);
+    },
+    worker: { name: 'click writer', start: () => undefined, stop: () => writer.drained() },
+  };
+}

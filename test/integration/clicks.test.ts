@@ -1,0 +1,127 @@
+import { expect } from 'chai';
+import { MESSAGES } from '../../shared/errors.js';
+import { servicesFor, useTestDaemon } from '../helpers/daemon.js';
+import { ENGINE } from '../helpers/database.js';
+import { addAffiliate } from '../helpers/events.js';
+import { call } from '../helpers/http.js';
+
+const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+describe(`GET /r/{campaignPublicId}/{code} (${ENGINE})`, () => {
+  const t = useTestDaemon();
+  let code: string;
+  let affiliateId: number;
+
+  const follow = (path: string, headers: Record<string, string> = { 'user-agent': FIREFOX }, method = 'GET') =>
+    call(t.url, method, path, { headers });
+  const clicks = () => t.db('clicks').orderBy('id').select();
+
+  beforeEach(async () => {
+    await servicesFor(t.db).campaigns.update(t.merchant.campaignId, {
+      siteUrl: 'https://shop.example/landing?lang=pt',
+    });
+    ({ code, id: affiliateId } = await addAffiliate(t.db, t.merchant.campaignId));
+  });
+
+  it('records the click and sends the visitor to the site with ref and click_id, its own query kept', async () => {
+    const reply = await follow(`/r/${t.merchant.publicId}/${code.toLowerCase()}?utm_source=news&utm_medium=email`, {
+      'user-agent': IPHONE,
+      referer: 'https://Blog.Example/post/1?x=y',
+    });
+    expect(reply.status).to.equal(302);
+    expect(reply.headers['cache-control']).to.equal('no-store');
+    const location = new URL(String(reply.headers.location));
+    expect(location.origin + location.pathname).to.equal('https://shop.example/landing');
+    expect(location.searchParams.get('lang')).to.equal('pt');
+    expect(location.searchParams.get('ref')).to.equal(code.toLowerCase());
+    expect(location.searchParams.get('utm_source')).to.equal('news');
+    const clickId = location.searchParams.get('click_id');
+    expect(clickId).to.match(/^[0-9A-Z]{26}$/);
+    const rows = await clicks();
+    expect(rows).to.have.length(1);
+    expect(rows[0]).to.deep.include({
+      id: clickId,
+      campaign_id: t.merchant.campaignId,
+      affiliate_id: affiliateId,
+      device: 'mobile',
+      browser: 'Mobile Safari',
+      os: 'iOS',
+      country: null,
+      referrer: 'blog.example',
+      utm_source: 'news',
+      utm_medium: 'email',
+      utm_campaign: null,
+    });
+    expect(Boolean(rows[0]?.bot)).to.equal(false);
+  });
+
+  it('flags bots and scripts without an agent, and still sends them on', async () => {
+    const bot = await follow(`/r/${t.merchant.publicId}/${code}`, { 'user-agent': GOOGLEBOT });
+    const bare = await follow(`/r/${t.merchant.publicId}/${code}`, {});
+    const person = await follow(`/r/${t.merchant.publicId}/${code}`);
+    for (const reply of [bot, bare, person]) expect(reply.status).to.equal(302);
+    const rows = await clicks();
+    expect(rows.map((row) => [Boolean(row.bot), row.device])).to.deep.equal([
+      [true, 'bot'],
+      [true, 'bot'],
+      [false, 'desktop'],
+    ]);
+    expect(rows[2]).to.deep.include({ browser: 'Firefox', os: 'Linux' });
+  });
+
+  it('sends unknown, pending and inactive codes to the site unmarked, and records nothing', async () => {
+    const inactive = await addAffiliate(t.db, t.merchant.campaignId, { status: 'inactive' });
+    const pending = await addAffiliate(t.db, t.merchant.campaignId, { status: 'pending' });
+    for (const name of ['NOSUCHCODE', inactive.code, pending.code, 'bad code!']) {
+      const reply = await follow(`/r/${t.merchant.publicId}/${encodeURIComponent(name)}?utm_source=x`);
+      expect(reply.status, name).to.equal(302);
+      expect(reply.headers.location).to.equal('https://shop.example/landing?lang=pt');
+    }
+    expect(await clicks()).to.deep.equal([]);
+  });
+
+  it('a code of another campaign is unknown in this one', async () => {
+    const other = await servicesFor(t.db).campaigns.create({ name: 'Other', plan: 'unlimited' });
+    const theirs = await addAffiliate(t.db, other.id);
+    const reply = await follow(`/r/${t.merchant.publicId}/${theirs.code}`);
+    expect(reply.headers.location).to.equal('https://shop.example/landing?lang=pt');
+    expect(await clicks()).to.deep.equal([]);
+  });
+
+  it('answers an unknown campaign, or one without a site, with the spec error body', async () => {
+    const unknown = await follow(`/r/no-such-campaign/${code}`);
+    expect(unknown.status).to.equal(404);
+    expect(unknown.body).to.deep.equal({
+      statusCode: 404,
+      message: MESSAGES.linkCampaignNotFound,
+      error: 'Not Found',
+    });
+    const bare = await servicesFor(t.db).campaigns.create({ name: 'Bare', plan: 'unlimited' });
+    const theirs = await addAffiliate(t.db, bare.id);
+    const noSite = await follow(`/r/${bare.publicId}/${theirs.code}`);
+    expect(noSite.status).to.equal(404);
+    expect(noSite.body).to.deep.equal({ statusCode: 404, message: MESSAGES.linkWithoutSite, error: 'Not Found' });
+    expect(await clicks()).to.deep.equal([]);
+  });
+
+  it('answers HEAD without counting it, and other methods with 405', async () => {
+    const head = await follow(`/r/${t.merchant.publicId}/${code}`, { 'user-agent': FIREFOX }, 'HEAD');
+    expect(head.status).to.equal(302);
+    expect(new URL(String(head.headers.location)).searchParams.get('click_id')).to.equal(null);
+    const post = await follow(`/r/${t.merchant.publicId}/${code}`, {}, 'POST');
+    expect(post.status).to.equal(405);
+    expect(post.headers.allow).to.equal('GET, HEAD');
+    expect(post.body).to.have.property('statusCode', 405);
+    expect(await clicks()).to.deep.equal([]);
+  });
+
+  it('keeps every click of a burst, each with its own id', async () => {
+    const replies = await Promise.all(Array.from({ length: 40 }, () => follow(`/r/${t.merchant.publicId}/${code}`)));
+    const ids = replies.map((reply) => new URL(String(reply.headers.location)).searchParams.get('click_id'));
+    expect(new Set(ids).size).to.equal(40);
+    expect((await clicks()).map((row) => row.id).sort()).to.deep.equal([...ids].sort());
+  });
+});
