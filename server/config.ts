@@ -43,6 +43,14 @@ export interface PayoutConfig {
   stripeUrl: string;
   /** One call to a provider, its whole answer included, ends after this: the payout is then ambiguous. */
   timeoutMs: number;
+  /** How often a payout still `processing` at its provider is looked up when no callback told. */
+  pollMs: number;
+  /** Entry n is the wait after the n-th unclear answer; after the last, the send waits for an operator. */
+  retryScheduleMs: readonly number[];
+  /** How long a claimed send stays with the daemon that claimed it, unless renewed (it is, while it runs). */
+  leaseMs: number;
+  /** Sends in flight at once in this daemon. */
+  maxInFlight: number;
 }
 
 /** `GET /metrics` (docs/operations.md#metrics). */
@@ -115,6 +123,8 @@ const int = (min: number, max: number) =>
 const DEFAULT_MAIL_RETRY_SCHEDULE = [6e4, 3e5, 18e5, 72e5, 216e5];
 
 /** docs/webhooks.md: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+/** 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h: then the payout waits for an operator (docs/payouts.md). */
+const DEFAULT_PAYOUT_RETRY_SCHEDULE = [3e4, 12e4, 6e5, 18e5, 36e5, 108e5, 216e5, 432e5];
 const DEFAULT_RETRY_SCHEDULE = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6];
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1e3, m: 6e4, h: 36e5, d: 864e5 };
@@ -216,6 +226,10 @@ const envSchema = z.object({
   PAYOUT_PAYPAL_URL: origin('https://api-m.paypal.com'),
   PAYOUT_STRIPE_URL: origin('https://api.stripe.com'),
   PAYOUT_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  PAYOUT_POLL_MS: int(100, 86_400_000).default(300_000),
+  PAYOUT_RETRY_SCHEDULE: durations(DEFAULT_PAYOUT_RETRY_SCHEDULE),
+  PAYOUT_LEASE_MS: int(1_000, 3_600_000).default(120_000),
+  PAYOUT_MAX_IN_FLIGHT: int(1, 100).default(8),
   METRICS_ENABLED: bool.default(true),
   // A bearer token goes in a header: printable ASCII without blanks, long enough not to be guessed.
   METRICS_TOKEN: z
@@ -276,6 +290,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new ConfigError(`HEADERS_TIMEOUT_MS must not be greater than REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`);
   }
   // A lease that ran out while its attempt still ran would let another daemon send the message too.
+  if (e.PAYOUT_LEASE_MS <= e.PAYOUT_TIMEOUT_MS) {
+    throw new ConfigError(`PAYOUT_LEASE_MS must be greater than PAYOUT_TIMEOUT_MS (${e.PAYOUT_TIMEOUT_MS})`);
+  }
   if (e.WEBHOOK_LEASE_MS <= e.WEBHOOK_ATTEMPT_TIMEOUT_MS) {
     throw new ConfigError(
       `WEBHOOK_LEASE_MS must be greater than WEBHOOK_ATTEMPT_TIMEOUT_MS (${e.WEBHOOK_ATTEMPT_TIMEOUT_MS})`,
@@ -336,6 +353,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       paypalUrl: e.PAYOUT_PAYPAL_URL,
       stripeUrl: e.PAYOUT_STRIPE_URL,
       timeoutMs: e.PAYOUT_TIMEOUT_MS,
+      pollMs: e.PAYOUT_POLL_MS,
+      retryScheduleMs: Object.freeze(e.PAYOUT_RETRY_SCHEDULE),
+      leaseMs: e.PAYOUT_LEASE_MS,
+      maxInFlight: e.PAYOUT_MAX_IN_FLIGHT,
     }),
     metrics: Object.freeze({ enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN }),
   });

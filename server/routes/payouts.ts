@@ -8,4 +8,17 @@ export const payoutHandlers: Handlers<typeof contract.payouts> = {
   create: ({ auth, body }, { payouts }) => payouts.create(auth.campaignId, body.affiliateId),
   bulkCreate: ({ auth, body }, { payouts }) => payouts.createMany(auth.campaignId, body.affiliateIds),
   update: ({ auth, params, body }, { payouts }) => payouts.update(auth.campaignId, params.id, body.status),
+  send: ({ auth, params }, { payoutSender }) => payoutSender.send(auth.campaignId, params.id),
+};
+
+/** Payout rails (docs/payouts.md) and the providers' callbacks. */
+export const payoutRailHandlers: Handlers<typeof contract.payoutRails> = {
+  list: ({ auth }, { payoutRails }) => payoutRails.list(auth),
+  put: ({ auth, params, body }, { payoutRails }) => payoutRails.put(auth, params.rail, body),
+  remove: async ({ auth, params }, { payoutRails }) => {
+    await payoutRails.remove(auth.campaignId, params.rail);
+    return { success: true, message: 'Payout rail deleted successfully' };
+  },
+  receiveAsaas: ({ params, signed }, { payoutCallbacks }) => payoutCallbacks.asaas(params.campaignPublicId, signed),
+  receivePayPal: ({ params, signed }, { payoutCallbacks }) => payoutCallbacks.paypal(params.campaignPublicId, signed),
 };

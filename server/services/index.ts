@@ -17,6 +17,13 @@ import { type EventService, eventService, monthlyUsage, saleRecorder } from './e
 import { type GroupService, groupService } from './groups.js';
 import { type HealthService, healthService } from './health.js';
 import { type PayoutService, payoutService } from './payouts.js';
+import { type PayoutCallbacks, payoutCallbacks } from './payouts/callbacks.js';
+import { outcomeWriter } from './payouts/outcome.js';
+import { createPayoutProviders } from './payouts/providers/index.js';
+import { type PayoutRailService, payoutRailService } from './payouts/rails.js';
+import { type PayoutSender, payoutSender } from './payouts/send.js';
+import { payoutSendJob } from './payouts/sendJob.js';
+import { settlementEffects } from './payouts/settlement.js';
 import { type PlanService, planService } from './plans.js';
 import { type ReferenceService, referenceService } from './reference.js';
 import { type ReportService, reportService } from './reports.js';
@@ -54,6 +61,10 @@ export interface Services {
   conversions: ConversionService;
   refunds: RefundService;
   payouts: PayoutService;
+  /** Payout rails (docs/payouts.md): credentials, sends, and the providers' callbacks. */
+  payoutRails: PayoutRailService;
+  payoutSender: PayoutSender;
+  payoutCallbacks: PayoutCallbacks;
   /** Billing providers' webhooks (docs/integrations.md). */
   billing: BillingReceiver;
   integrations: IntegrationService;
@@ -95,6 +106,10 @@ export function createServices(options: {
   const usage = monthlyUsage(deps.db);
   const events = eventService(deps, outbox, usage);
   const affiliates = affiliateService(deps, outbox, mail, hasher);
+  // Payouts that pay: the intent is committed by the sender, the provider called by the send queue.
+  const writer = outcomeWriter(settlementEffects(outbox, mail));
+  const providers = createPayoutProviders(deps.config.payouts);
+  const payoutQueue = jobs.queue(payoutSendJob({ ...deps, box, providers, writer }));
   jobs.periodic(autoApproveJob(deps, conversions));
   jobs.periodic(portalHousekeeping(deps));
   return {
@@ -116,6 +131,9 @@ export function createServices(options: {
     integrations: integrationService(deps, box),
     coupons: couponService(deps),
     payouts: payoutService(deps, outbox, mail),
+    payoutRails: payoutRailService(deps, box),
+    payoutSender: payoutSender(deps, outbox, payoutQueue.wake),
+    payoutCallbacks: payoutCallbacks({ ...deps, box, writer, wake: payoutQueue.wake }),
     portal: portalService({ ...deps, affiliates, mail, hasher, wakeMail: mailQueue.wake }),
     mail: mailService(deps),
     site,

@@ -214,6 +214,10 @@ export function examplePayout(overrides: Record<string, unknown> = {}) {
     createdAt: WRITTEN,
     paidAt: null,
     failedAt: null,
+    rail: null,
+    reference: null,
+    receipt: null,
+    failureReason: null,
     ...overrides,
   };
 }

@@ -24,6 +24,8 @@ const TABLES = [
   'portal_login_slots',
   'mail_outbox',
   'payout_conversions',
+  'payout_sends',
+  'payout_rails',
   'clawbacks',
   'affiliate_groups',
   'campaign_customers',
@@ -52,6 +54,7 @@ const MIGRATIONS = [
   '20261127100000_counter_shards',
   '20261127110000_dedupe_keys_without_null',
   '20261128400000_dedupe_keys_for_older_daemons',
+  '20261129100000_payout_rails',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

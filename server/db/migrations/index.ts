@@ -14,6 +14,7 @@ import * as counterShards from './20261127100000_counter_shards.js';
 import * as dedupeKeysWithoutNull from './20261127110000_dedupe_keys_without_null.js';
 import * as dedupeKeysForOlderDaemons from './20261128400000_dedupe_keys_for_older_daemons.js';
 import * as dedupeKeyDefaultsDropped from './20261128400100_dedupe_key_defaults_dropped.js';
+import * as payoutRails from './20261129100000_payout_rails.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -47,6 +48,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127110000_dedupe_keys_without_null', dedupeKeysWithoutNull],
   ['20261128400000_dedupe_keys_for_older_daemons', dedupeKeysForOlderDaemons],
   ['20261128400100_dedupe_key_defaults_dropped', dedupeKeyDefaultsDropped],
+  ['20261129100000_payout_rails', payoutRails],
 ];
 
 /** Every migration this build knows, in order: the last is the schema version it was built for. */

@@ -10,7 +10,7 @@ export type MailRequest =
   | { kind: 'application_received'; affiliateId: number; status: AffiliateStatus }
   | { kind: 'application_approved'; affiliateId: number }
   | { kind: 'password_reset'; affiliateId: number }
-  | { kind: 'payout_paid'; affiliateId: number; payoutId: number; amountCents: number };
+  | { kind: 'payout_paid'; affiliateId: number; payoutId: number; amountCents: number; receipt?: string };
 
 /**
  * How a service sends mail: from inside the transaction of the change the mail reports, so
@@ -55,6 +55,8 @@ function mailFor(request: MailRequest, to: MailAddressee, campaignId: number, at
           payoutId: request.payoutId,
           amountCents: request.amountCents,
           currency: to.campaignCurrency,
+          // The provider's proof of a payout the daemon sent (docs/payouts.md); none for one paid by hand.
+          ...(request.receipt === undefined ? {} : { receipt: request.receipt }),
         },
       };
   }
