@@ -32,6 +32,7 @@ export interface Config {
   /** The affiliate portal's throttling (docs/portal.md#the-security-model). */
   portal: { postsPerIp: number };
   payouts: PayoutConfig;
+  payoutSends: PayoutSendConfig;
   /** `GET /metrics` (docs/operations.md). */
   metrics: MetricsConfig;
 }
@@ -43,6 +44,10 @@ export interface PayoutConfig {
   stripeUrl: string;
   /** One call to a provider, its whole answer included, ends after this: the payout is then ambiguous. */
   timeoutMs: number;
+}
+
+/** The payout send queue (docs/payouts.md#payout-rails). */
+export interface PayoutSendConfig {
   /** How often a payout still `processing` at its provider is looked up when no callback told. */
   pollMs: number;
   /** Entry n is the wait after the n-th unclear answer; after the last, the send waits for an operator. */
@@ -353,6 +358,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       paypalUrl: e.PAYOUT_PAYPAL_URL,
       stripeUrl: e.PAYOUT_STRIPE_URL,
       timeoutMs: e.PAYOUT_TIMEOUT_MS,
+    }),
+    payoutSends: Object.freeze({
       pollMs: e.PAYOUT_POLL_MS,
       retryScheduleMs: Object.freeze(e.PAYOUT_RETRY_SCHEDULE),
       leaseMs: e.PAYOUT_LEASE_MS,

@@ -38,9 +38,10 @@ export const WEBHOOK_EVENT_TYPES = [
   'conversion.paid',
   'conversion.refunded',
   'payout.created',
-  'payout.processing',
   'payout.paid',
   'payout.failed',
+  // Last: added with payout rails, after the list older clients and messages knew.
+  'payout.processing',
 ] as const;
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;

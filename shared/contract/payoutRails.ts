@@ -4,11 +4,12 @@ import {
   payoutCallbackReceiptSchema,
   payoutRailListSchema,
   payoutRailSchema,
-  putPayoutRailSchema,
-  railParams,
+  putPayPalRailSchema,
+  putPixRailSchema,
+  putStripeRailSchema,
 } from '../schemas/payoutRail.js';
 import { z } from 'zod';
-import { EXAMPLE_CAMPAIGN, EXAMPLE_TIMES } from './examples.js';
+import { EXAMPLE_CAMPAIGN, EXAMPLE_RAILS, EXAMPLE_TIMES } from './examples.js';
 import { defineRoute } from './route.js';
 
 const managing = { tag: 'Payout rails', auth: 'apiKey', rateLimit: 'default' } as const;
@@ -23,12 +24,52 @@ const EXAMPLE_RAIL = {
   updatedAt: EXAMPLE_TIMES.written,
 } as const;
 
+const EXAMPLE_STRIPE_RAIL = { ...EXAMPLE_RAIL, rail: 'stripe', callbackPath: null, hasWebhookToken: false } as const;
+
 const asaasEventSchema = z
   .looseObject({ event: z.string(), transfer: z.looseObject({}) })
   .meta({ description: 'An Asaas `TRANSFER_*` event as Asaas sends it' });
 const paypalEventSchema = z
   .looseObject({ id: z.string(), event_type: z.string(), resource: z.looseObject({}) })
   .meta({ description: 'A PayPal `PAYMENT.PAYOUTS-ITEM.*` or `PAYMENT.PAYOUTSBATCH.*` webhook as PayPal sends it' });
+
+const PROVIDER = { pix: 'Asaas (Pix)', paypal: 'PayPal', stripe: 'Stripe Connect' } as const;
+
+/** `PUT /v1/payout-rails/{rail}`, one operation per rail so that each body's shape is its own. */
+function putRoute<R extends 'pix' | 'paypal' | 'stripe', B extends z.ZodType>(
+  rail: R,
+  operationId: string,
+  body: B,
+  example: z.input<B>,
+  response: Record<string, unknown>,
+) {
+  return defineRoute({
+    ...managing,
+    operationId,
+    method: 'put',
+    path: `/v1/payout-rails/${rail}`,
+    summary: `Connect the ${rail} rail (${PROVIDER[rail]}), or replace its credentials`,
+    description: 'Everything is stored encrypted and never answered.',
+    body,
+    responses: { 200: payoutRailSchema },
+    errors: [400, 401, 413, 415],
+    examples: { body: example, response },
+  });
+}
+
+/** `DELETE /v1/payout-rails/{rail}`, literal like its `PUT`, so the router finds both on one path. */
+function removeRoute(rail: 'pix' | 'paypal' | 'stripe', operationId: string) {
+  return defineRoute({
+    ...managing,
+    operationId,
+    method: 'delete',
+    path: `/v1/payout-rails/${rail}`,
+    summary: `Disconnect the ${rail} rail: its payouts still processing wait until it is connected again`,
+    responses: { 200: deleteResponseSchema },
+    errors: [401, 404],
+    examples: { response: { success: true, message: 'Payout rail deleted successfully' } },
+  });
+}
 
 /** Payout rails (docs/payouts.md): the campaign's credentials per rail, and the providers' callbacks. */
 export const payoutRailRoutes = {
@@ -40,42 +81,30 @@ export const payoutRailRoutes = {
     summary: 'List the campaign’s connected payout rails (never their credentials)',
     responses: { 200: payoutRailListSchema },
     errors: [401],
-    examples: { response: { rails: [EXAMPLE_RAIL] } },
-  }),
-  put: defineRoute({
-    ...managing,
-    operationId: 'putPayoutRail',
-    method: 'put',
-    path: '/v1/payout-rails/{rail}',
-    summary: 'Connect a payout rail, or replace its credentials',
-    description:
-      '`pix` (Asaas) takes `apiKey`, `paypal` `clientId` and `clientSecret`, `stripe` `secretKey`; Asaas and PayPal also `webhookToken` ' +
-      '(Asaas: the webhook’s authentication token; PayPal: the webhook’s id), without which their callbacks are refused. ' +
-      'Everything is stored encrypted and never answered.',
-    params: railParams,
-    body: putPayoutRailSchema,
-    responses: { 200: payoutRailSchema },
-    errors: [400, 401, 413, 415],
     examples: {
-      params: { rail: 'pix' },
-      body: {
-        apiKey: '$aact_prod_000MzkwODA2MWY2OGM3MWRlMDU2NWM3MzJlNzZmNGZhZGY6OjA',
-        webhookToken: 'whk-8f1c2e0a9b7d',
+      response: {
+        rails: [
+          {
+            ...EXAMPLE_RAIL,
+            rail: 'paypal',
+            callbackPath: `/v1/integrations/paypal-payouts/${EXAMPLE_CAMPAIGN.publicId}`,
+          },
+          EXAMPLE_RAIL,
+          EXAMPLE_STRIPE_RAIL,
+        ],
       },
-      response: EXAMPLE_RAIL,
     },
   }),
-  remove: defineRoute({
-    ...managing,
-    operationId: 'deletePayoutRail',
-    method: 'delete',
-    path: '/v1/payout-rails/{rail}',
-    summary: 'Disconnect a payout rail: its payouts still processing wait until it is connected again',
-    params: railParams,
-    responses: { 200: deleteResponseSchema },
-    errors: [400, 401, 404],
-    examples: { params: { rail: 'pix' }, response: { success: true, message: 'Payout rail deleted successfully' } },
+  putPix: putRoute('pix', 'putPixPayoutRail', putPixRailSchema, EXAMPLE_RAILS.pix, EXAMPLE_RAIL),
+  putPayPal: putRoute('paypal', 'putPayPalPayoutRail', putPayPalRailSchema, EXAMPLE_RAILS.paypal, {
+    ...EXAMPLE_RAIL,
+    rail: 'paypal',
+    callbackPath: `/v1/integrations/paypal-payouts/${EXAMPLE_CAMPAIGN.publicId}`,
   }),
+  putStripe: putRoute('stripe', 'putStripePayoutRail', putStripeRailSchema, EXAMPLE_RAILS.stripe, EXAMPLE_STRIPE_RAIL),
+  removePix: removeRoute('pix', 'deletePixPayoutRail'),
+  removePayPal: removeRoute('paypal', 'deletePayPalPayoutRail'),
+  removeStripe: removeRoute('stripe', 'deleteStripePayoutRail'),
   receiveAsaas: defineRoute({
     ...receiving,
     operationId: 'receiveAsaasPayoutEvent',
@@ -90,19 +119,16 @@ export const payoutRailRoutes = {
     signedBody: {
       header: 'asaas-access-token',
       description: 'The authentication token set on the Asaas webhook',
-      example: 'whk-8f1c2e0a9b7d',
+      example: EXAMPLE_RAILS.pix.webhookToken,
       schema: asaasEventSchema,
     },
     responses: { 200: payoutCallbackReceiptSchema },
     errors: [400, 401, 404, 413],
     examples: {
       params: { campaignPublicId: EXAMPLE_CAMPAIGN.publicId },
-      body: {
-        id: 'evt_05b708f961d739ea7eba7e4db318f621',
-        event: 'TRANSFER_DONE',
-        transfer: { externalReference: 'aff-7-1a2b3c4d5e6f' },
-      },
-      response: { received: true, outcome: 'paid' },
+      // An event of a transfer no payout of the campaign made (one sent from Asaas's dashboard): nothing moves.
+      body: { id: 'evt_05b708f961d739ea7eba7e4db318f621', event: 'TRANSFER_CREATED', transfer: { id: 'f1a9e5c0' } },
+      response: { received: true, outcome: 'ignored' },
     },
   }),
   receivePayPal: defineRoute({
@@ -128,12 +154,9 @@ export const payoutRailRoutes = {
     errors: [400, 404, 413],
     examples: {
       params: { campaignPublicId: EXAMPLE_CAMPAIGN.publicId },
-      body: {
-        id: 'WH-7Y7254563A4550640-11V2185806837105M',
-        event_type: 'PAYMENT.PAYOUTS-ITEM.SUCCEEDED',
-        resource: {},
-      },
-      response: { received: true, outcome: 'paid' },
+      // A verified event about no payout of the campaign (PayPal's webhook simulator sends such): nothing moves.
+      body: { id: 'WH-7Y7254563A4550640-11V2185806837105M', event_type: 'PAYMENT.SALE.COMPLETED', resource: {} },
+      response: { received: true, outcome: 'ignored' },
     },
   }),
 };

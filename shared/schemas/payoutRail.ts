@@ -17,20 +17,34 @@ const secret = (description: string) =>
     .meta({ description: `${description}; stored encrypted, never shown again` })
     .optional();
 
-/**
- * One body for every rail: which fields a rail needs is checked by the service, so the message
- * names the rail (`pix` needs `apiKey`, `paypal` `clientId` and `clientSecret`, `stripe` `secretKey`).
- */
-export const putPayoutRailSchema = z.strictObject({
-  apiKey: secret('Asaas: the account’s API key (`$aact_…`)'),
-  clientId: secret('PayPal: the REST app’s client id'),
-  clientSecret: secret('PayPal: the REST app’s secret'),
-  secretKey: secret('Stripe: the platform’s secret key (`sk_live_…`, `sk_test_…`)'),
-  webhookToken: secret(
-    'Asaas: the authentication token of its transfer webhook; PayPal: the webhook’s id. Unused by Stripe',
-  ),
+const required = (description: string) =>
+  z
+    .string()
+    .regex(/^\S{8,512}$/, { error: 'must be 8 to 512 characters without spaces (paste it as the provider shows it)' })
+    .meta({ description: `${description}; stored encrypted, never shown again` });
+
+/** Each rail's body (docs/payouts.md#payout-rails): what its provider's credentials are made of. */
+export const putPixRailSchema = z.strictObject({
+  apiKey: required('Asaas: the account’s API key (`$aact_…`)'),
+  webhookToken: secret('The authentication token of the Asaas transfer webhook; without it callbacks are refused'),
 });
-export type PutPayoutRailInput = z.infer<typeof putPayoutRailSchema>;
+export const putPayPalRailSchema = z.strictObject({
+  clientId: required('PayPal: the REST app’s client id'),
+  clientSecret: required('PayPal: the REST app’s secret'),
+  webhookToken: secret('The id of the PayPal webhook; without it callbacks are refused'),
+});
+export const putStripeRailSchema = z.strictObject({
+  secretKey: required('Stripe: the platform’s secret key (`sk_live_…`, `sk_test_…`)'),
+});
+
+/** Any rail's body, as the service takes it. */
+export type PutPayoutRailInput = {
+  apiKey?: string;
+  clientId?: string;
+  clientSecret?: string;
+  secretKey?: string;
+  webhookToken?: string;
+};
 
 export const payoutRailSchema = z.object({
   rail: payoutRailName,

@@ -60,7 +60,7 @@ export function payoutSendJob(
   deps: ServiceDeps & { box: SecretBox; providers: PayoutProviders; writer: OutcomeWriter },
 ): QueueJob<ClaimedSend & LeasedItem, SendResult> {
   const { db, now: clock, box, providers, writer } = deps;
-  const config = deps.config.payouts;
+  const config = deps.config.payoutSends;
 
   async function ask<R extends PayoutRail>(rail: R, send: ClaimedSend): Promise<SendResult | undefined> {
     const sealed = await sealedRail(db, send.campaignId, rail);
