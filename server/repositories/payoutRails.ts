@@ -87,20 +87,20 @@ function toSealed(row: SealedView): SealedRail {
 
 const SEALED_COLUMNS = ['r.campaign_id', 'r.credentials_enc', 'r.webhook_token_enc', 'c.currency'];
 
-/** The rail's sealed credentials, for a send or a look-up. */
-export async function sealedRail(db: Db, campaignId: number, rail: PayoutRailName): Promise<SealedRail | undefined> {
+async function sealedWhere(db: Db, where: Record<string, unknown>): Promise<SealedRail | undefined> {
   const row = await db('payout_rails as r')
     .join('campaigns as c', 'c.id', 'r.campaign_id')
-    .where({ 'r.campaign_id': campaignId, 'r.rail': rail })
+    .where(where)
     .first<SealedView | undefined>(SEALED_COLUMNS);
   return row && toSealed(row);
 }
 
+/** The rail's sealed credentials, for a send or a look-up. */
+export function sealedRail(db: Db, campaignId: number, rail: PayoutRailName): Promise<SealedRail | undefined> {
+  return sealedWhere(db, { 'r.campaign_id': campaignId, 'r.rail': rail });
+}
+
 /** The same, by the campaign's public id: what a provider's callback names. */
-export async function sealedRailOf(db: Db, publicId: string, rail: PayoutRailName): Promise<SealedRail | undefined> {
-  const row = await db('payout_rails as r')
-    .join('campaigns as c', 'c.id', 'r.campaign_id')
-    .where({ 'c.public_id': publicId, 'r.rail': rail })
-    .first<SealedView | undefined>(SEALED_COLUMNS);
-  return row && toSealed(row);
+export function sealedRailOf(db: Db, publicId: string, rail: PayoutRailName): Promise<SealedRail | undefined> {
+  return sealedWhere(db, { 'c.public_id': publicId, 'r.rail': rail });
 }

@@ -10,10 +10,10 @@ import { claimItems, type Held, type LeasedTable, retryDeadItem, settleItem } fr
  */
 export const PAYOUT_SEND_QUEUE: LeasedTable = { table: 'payout_sends', pending: 'pending', done: 'done', dead: 'dead' };
 
-/** A claimed send: the intent as committed and what the provider said of it so far. */
-export interface ClaimedSend extends Held {
-  payoutId: number;
+/** The intent as committed: where the money goes and how much, in the currency's minor units. */
+export interface SendIntent {
   campaignId: number;
+  payoutId: number;
   rail: PayoutRailName;
   reference: string;
   amountMinor: number;
@@ -21,6 +21,10 @@ export interface ClaimedSend extends Held {
   payeeAccount: string;
   pixKeyType: PixKeyType | null;
   description: string;
+}
+
+/** A claimed send: the intent and what the provider said of it so far. */
+export interface ClaimedSend extends Held, SendIntent {
   providerId: string | null;
   providerBatchId: string | null;
   /** When a call may have left: a later attempt asks the provider before sending again. */
@@ -28,16 +32,7 @@ export interface ClaimedSend extends Held {
   attemptCount: number;
 }
 
-export interface NewSend {
-  campaignId: number;
-  payoutId: number;
-  rail: PayoutRailName;
-  reference: string;
-  amountMinor: number;
-  currency: string;
-  payeeAccount: string;
-  pixKeyType: PixKeyType | null;
-  description: string;
+export interface NewSend extends SendIntent {
   now: Date;
 }
 
