@@ -32,6 +32,7 @@ export interface Config {
   /** The affiliate portal's throttling (docs/portal.md#the-security-model). */
   portal: { postsPerIp: number };
   payouts: PayoutConfig;
+  payoutSends: PayoutSendConfig;
   /** `GET /metrics` (docs/operations.md). */
   metrics: MetricsConfig;
   /** Days raw page views and clicks are kept (docs/analytics.md#retention); undefined: for ever. */
@@ -45,6 +46,18 @@ export interface PayoutConfig {
   stripeUrl: string;
   /** One call to a provider, its whole answer included, ends after this: the payout is then ambiguous. */
   timeoutMs: number;
+}
+
+/** The payout send queue (docs/payouts.md#payout-rails). */
+export interface PayoutSendConfig {
+  /** How often a payout still `processing` at its provider is looked up when no callback told. */
+  pollMs: number;
+  /** Entry n is the wait after the n-th unclear answer; after the last, the send waits for an operator. */
+  retryScheduleMs: readonly number[];
+  /** How long a claimed send stays with the daemon that claimed it, unless renewed (it is, while it runs). */
+  leaseMs: number;
+  /** Sends in flight at once in this daemon. */
+  maxInFlight: number;
 }
 
 /** `GET /metrics` (docs/operations.md#metrics). */
@@ -117,6 +130,8 @@ const int = (min: number, max: number) =>
 const DEFAULT_MAIL_RETRY_SCHEDULE = [6e4, 3e5, 18e5, 72e5, 216e5];
 
 /** docs/webhooks.md: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+/** 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h: then the payout waits for an operator (docs/payouts.md). */
+const DEFAULT_PAYOUT_RETRY_SCHEDULE = [3e4, 12e4, 6e5, 18e5, 36e5, 108e5, 216e5, 432e5];
 const DEFAULT_RETRY_SCHEDULE = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6];
 
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1e3, m: 6e4, h: 36e5, d: 864e5 };
@@ -218,6 +233,10 @@ const envSchema = z.object({
   PAYOUT_PAYPAL_URL: origin('https://api-m.paypal.com'),
   PAYOUT_STRIPE_URL: origin('https://api.stripe.com'),
   PAYOUT_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  PAYOUT_POLL_MS: int(100, 86_400_000).default(300_000),
+  PAYOUT_RETRY_SCHEDULE: durations(DEFAULT_PAYOUT_RETRY_SCHEDULE),
+  PAYOUT_LEASE_MS: int(1_000, 3_600_000).default(120_000),
+  PAYOUT_MAX_IN_FLIGHT: int(1, 100).default(8),
   METRICS_ENABLED: bool.default(true),
   EVENTS_RETENTION_DAYS: int(1, 36_500).optional(),
   // A bearer token goes in a header: printable ASCII without blanks, long enough not to be guessed.
@@ -279,6 +298,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new ConfigError(`HEADERS_TIMEOUT_MS must not be greater than REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS})`);
   }
   // A lease that ran out while its attempt still ran would let another daemon send the message too.
+  if (e.PAYOUT_LEASE_MS <= e.PAYOUT_TIMEOUT_MS) {
+    throw new ConfigError(`PAYOUT_LEASE_MS must be greater than PAYOUT_TIMEOUT_MS (${e.PAYOUT_TIMEOUT_MS})`);
+  }
   if (e.WEBHOOK_LEASE_MS <= e.WEBHOOK_ATTEMPT_TIMEOUT_MS) {
     throw new ConfigError(
       `WEBHOOK_LEASE_MS must be greater than WEBHOOK_ATTEMPT_TIMEOUT_MS (${e.WEBHOOK_ATTEMPT_TIMEOUT_MS})`,
@@ -339,6 +361,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       paypalUrl: e.PAYOUT_PAYPAL_URL,
       stripeUrl: e.PAYOUT_STRIPE_URL,
       timeoutMs: e.PAYOUT_TIMEOUT_MS,
+    }),
+    payoutSends: Object.freeze({
+      pollMs: e.PAYOUT_POLL_MS,
+      retryScheduleMs: Object.freeze(e.PAYOUT_RETRY_SCHEDULE),
+      leaseMs: e.PAYOUT_LEASE_MS,
+      maxInFlight: e.PAYOUT_MAX_IN_FLIGHT,
     }),
     metrics: Object.freeze({ enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN }),
     eventsRetentionDays: e.EVENTS_RETENTION_DAYS,

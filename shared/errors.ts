@@ -143,6 +143,23 @@ export const MESSAGES = Object.freeze({
     `Nothing to pay: unsettled clawbacks of ${clawbacks} BRL cover the approved commissions of ${commission} BRL; they carry forward to a later payout`,
   belowPayoutMinimum: (amount: string, minimum: string) =>
     `Payout of ${amount} BRL is below the campaign's payout minimum of ${minimum} BRL: wait for more approved commissions`,
+  invalidAsaasToken: 'Invalid asaas-access-token: it must equal the pix rail’s webhookToken (PUT /v1/payout-rails/pix)',
+  invalidPayPalSignature:
+    'Invalid PayPal webhook signature: check that the paypal rail’s webhookToken is the id of this PayPal webhook (PUT /v1/payout-rails/paypal)',
+  payoutRailNotFound: (rail: string) =>
+    `Payout rail ${rail} is not connected: connect it with PUT /v1/payout-rails/${rail}`,
+  payoutRailNeeds: (rail: string, fields: string) => `Payout rail ${rail} needs ${fields}`,
+  payoutRailRefuses: (rail: string, fields: string) => `Payout rail ${rail} takes no ${fields}`,
+  // The reason codes of docs/payouts.md lead each refusal to send, so a script can read them.
+  payoutNoDetails: (affiliateId: number) =>
+    `no_payout_details: affiliate ${affiliateId} has no payout details yet (set in the portal); pay by hand and mark the payout paid`,
+  payoutRailNotConnected: (rail: string) =>
+    `rail_not_connected: the affiliate is paid by ${rail}, which this campaign has not connected: PUT /v1/payout-rails/${rail}, or pay by hand and mark the payout paid`,
+  payoutCurrencyNotSupported: (rail: string, currency: string) =>
+    `currency_not_supported: the ${rail} rail cannot pay ${currency}; pay by hand and mark the payout paid`,
+  payoutAmountNotPayable: (currency: string) =>
+    `amount_not_payable: the amount has no exact value in ${currency}'s minor unit; pay by hand and mark the payout paid`,
+  payoutNotSendable: (status: string) => `Payout cannot be sent while it is ${status}: only a pending payout is sent`,
 });
 
 /** The body of every error answer, built one way. */

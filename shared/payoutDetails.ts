@@ -4,16 +4,18 @@ import type { PAYOUT_METHODS, PIX_KEY_TYPES } from './vocabulary.js';
 export type PayoutMethod = (typeof PAYOUT_METHODS)[number];
 export type PixKeyType = (typeof PIX_KEY_TYPES)[number];
 
-/** Where an affiliate is paid: a Pix key of a kind, or a PayPal account's e-mail. */
+/** Where an affiliate is paid: a Pix key of a kind, a PayPal account's e-mail, or a Stripe connected account. */
 export type PayoutDetails =
-  { method: 'pix'; pixKeyType: PixKeyType; account: string } | { method: 'paypal'; pixKeyType: null; account: string };
+  | { method: 'pix'; pixKeyType: PixKeyType; account: string }
+  | { method: 'paypal'; pixKeyType: null; account: string }
+  | { method: 'stripe'; pixKeyType: null; account: string };
 
 /** A valid account, normalised as Pix and PayPal expect it, and the identity two affiliates may share. */
 export type PayoutDetailsCheck =
   { ok: true; details: PayoutDetails; identity: string } | { ok: false; problem: PayoutProblem };
 
 /** What was wrong, as a key the portal's texts translate. */
-export type PayoutProblem = 'cpf' | 'cnpj' | 'email' | 'phone' | 'random' | 'paypal';
+export type PayoutProblem = 'cpf' | 'cnpj' | 'email' | 'phone' | 'random' | 'paypal' | 'stripe';
 
 const onlyDigits = (text: string) => text.replace(/\D/g, '');
 
@@ -79,6 +81,7 @@ export function normalisePixPhone(text: string): string | undefined {
 const RANDOM_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const emailSchema = z.email().max(77);
 const paypalSchema = z.email().max(254);
+const STRIPE_ACCOUNT = /^acct_[A-Za-z0-9]{8,249}$/;
 
 /** Normalised Pix key of a kind, or undefined when it is not one. */
 function pixKey(type: PixKeyType, raw: string): string | undefined {
@@ -104,8 +107,17 @@ function pixKey(type: PixKeyType, raw: string): string | undefined {
  * share: the same e-mail is the same person whether it is a Pix key or a PayPal account.
  */
 export function checkPayoutDetails(
-  input: { method: 'pix'; pixKeyType: PixKeyType; account: string } | { method: 'paypal'; account: string },
+  input:
+    | { method: 'pix'; pixKeyType: PixKeyType; account: string }
+    | { method: 'paypal'; account: string }
+    | { method: 'stripe'; account: string },
 ): PayoutDetailsCheck {
+  if (input.method === 'stripe') {
+    // Stripe's connected account ids: `acct_` and letters and digits, case kept (Stripe compares them exactly).
+    const account = input.account.trim();
+    if (!STRIPE_ACCOUNT.test(account)) return { ok: false, problem: 'stripe' };
+    return { ok: true, details: { method: 'stripe', pixKeyType: null, account }, identity: `stripe:${account}` };
+  }
   if (input.method === 'paypal') {
     const text = input.account.trim();
     if (!paypalSchema.safeParse(text).success) return { ok: false, problem: 'paypal' };

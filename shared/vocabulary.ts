@@ -5,7 +5,11 @@
 export const AFFILIATE_STATUSES = ['pending', 'active', 'inactive'] as const;
 /** spec §3.2. */
 export const CONVERSION_STATUSES = ['pending', 'approved', 'rejected', 'paid'] as const;
-export const PAYOUT_STATUSES = ['pending', 'paid', 'failed'] as const;
+/** `processing`: sent on a payout rail, the provider's word not yet in (docs/payouts.md). */
+export const PAYOUT_STATUSES = ['pending', 'processing', 'paid', 'failed'] as const;
+/** The rails the daemon pays on (docs/payouts-providers.md), and a campaign's payout schedule. */
+export const PAYOUT_RAIL_NAMES = ['pix', 'paypal', 'stripe'] as const;
+export const PAYOUT_SCHEDULES = ['manual', 'weekly', 'monthly'] as const;
 export const EVENT_TYPES = ['conversion', 'lead', 'page_view'] as const;
 /** At most this many events a request (spec §10.6). */
 export const MAX_EVENTS_PER_REQUEST = 1000;
@@ -36,6 +40,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'payout.created',
   'payout.paid',
   'payout.failed',
+  // Last: added with payout rails, after the list older clients and messages knew.
+  'payout.processing',
 ] as const;
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -95,7 +101,7 @@ export type AttributionModel = (typeof ATTRIBUTION_MODELS)[number];
 
 export const APPROVAL_MODES = ['manual', 'auto'] as const;
 /** How an affiliate is paid, and the kinds of Pix key (docs/portal.md). */
-export const PAYOUT_METHODS = ['pix', 'paypal'] as const;
+export const PAYOUT_METHODS = ['pix', 'paypal', 'stripe'] as const;
 export const PIX_KEY_TYPES = ['cpf', 'cnpj', 'email', 'phone', 'random'] as const;
 /** Flags the daemon sets on an affiliate. */
 export const AFFILIATE_FLAGS = ['duplicate_payout_identity'] as const;

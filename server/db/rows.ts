@@ -1,3 +1,4 @@
+import type { PayoutMethod } from '../../shared/payoutDetails.js';
 /** Column types of each table, as the repositories read and write them. */
 export type DbDate = Date | number | string;
 
@@ -96,7 +97,7 @@ export interface AffiliateRow {
   /** MySQL/MariaDB's FULLTEXT-indexed suffixes of `search_key` (server/repositories/affiliateSearch.ts). */
   search_words: string;
   /** Payout details (docs/portal.md); optional here because the database fills them in (null, true). */
-  payout_method?: 'pix' | 'paypal' | null;
+  payout_method?: PayoutMethod | null;
   pix_key_type?: 'cpf' | 'cnpj' | 'email' | 'phone' | 'random' | null;
   payout_account?: string | null;
   payout_identity?: string | null;
@@ -204,10 +205,52 @@ export interface PayoutRow {
   amount_cents: number;
   commission_cents: number;
   clawback_cents: number;
-  status: 'pending' | 'paid' | 'failed';
+  status: 'pending' | 'processing' | 'paid' | 'failed';
   created_at: DbDate;
   paid_at: DbDate | null;
   failed_at: DbDate | null;
+  /** Set once the payout is sent on a rail (docs/payouts.md); null for a manual payout. */
+  rail: 'pix' | 'paypal' | 'stripe' | null;
+  reference: string | null;
+  receipt: string | null;
+  failure_reason: string | null;
+  sent_at: DbDate | null;
+}
+
+/** One sent payout in the send queue (20261129100000_payout_rails). */
+export interface PayoutSendRow {
+  id: number;
+  campaign_id: number;
+  payout_id: number;
+  rail: 'pix' | 'paypal' | 'stripe';
+  reference: string;
+  amount_minor: number | string;
+  currency: string;
+  payee_account: string;
+  pix_key_type: 'cpf' | 'cnpj' | 'email' | 'phone' | 'random' | null;
+  description: string;
+  provider_id: string | null;
+  provider_batch_id: string | null;
+  called_at: DbDate | null;
+  status: 'pending' | 'done' | 'dead';
+  attempt_count: number;
+  next_attempt_at: DbDate | null;
+  lease_token: string | null;
+  lease_until: DbDate | null;
+  last_error: string | null;
+  created_at: DbDate;
+  updated_at: DbDate;
+}
+
+/** A campaign's credentials for one rail, sealed (20261129100000_payout_rails). */
+export interface PayoutRailRow {
+  id: number;
+  campaign_id: number;
+  rail: 'pix' | 'paypal' | 'stripe';
+  credentials_enc: string;
+  webhook_token_enc: string | null;
+  created_at: DbDate;
+  updated_at: DbDate;
 }
 
 /** The conversions a payout covered, kept after a failed payout released them. */

@@ -107,7 +107,13 @@ function handle(route: RouteSpec, handler: Handler<RouteSpec>, services: Service
       query: validatePart(route.query, { ...ctx.query }, failures),
       body: validatePart(route.body, ctx.request.body, failures),
       signed: route.signedBody
-        ? { body: ctx.request.rawBody ?? Buffer.alloc(0), signature: ctx.get(route.signedBody.header) || undefined }
+        ? {
+            body: ctx.request.rawBody ?? Buffer.alloc(0),
+            signature: ctx.get(route.signedBody.header) || undefined,
+            headers: Object.fromEntries(
+              (route.signedBody.otherHeaders ?? []).map((name) => [name.toLowerCase(), ctx.get(name) || undefined]),
+            ),
+          }
         : undefined,
       auth: route.auth === 'none' ? undefined : authOf(ctx),
     } as RouteInput<RouteSpec>;

@@ -147,6 +147,10 @@ export function createMetrics({ logger, db, runtime }: MetricsDeps): Metrics {
   }
   if (runtime) registerQueueMetrics(registry, runtime, logger);
   let providerCalls: ProviderCallCounter | undefined;
+  const payoutProviders = (providers: PayoutProviders) => {
+    providerCalls ??= providerCallMetrics(registry);
+    return providerCalls(providers);
+  };
 
   return {
     observer: {
@@ -161,6 +165,7 @@ export function createMetrics({ logger, db, runtime }: MetricsDeps): Metrics {
       eventsRefused(reason, count) {
         refused.inc({ reason }, count);
       },
+      payoutProviders: (providers) => payoutProviders(providers),
     },
     request(method, route, status, seconds) {
       const m = METHODS.has(method) ? method : 'other';
@@ -170,10 +175,7 @@ export function createMetrics({ logger, db, runtime }: MetricsDeps): Metrics {
     readQueues(figures) {
       registerQueueMetrics(registry, figures, logger);
     },
-    payoutProviders(providers) {
-      providerCalls ??= providerCallMetrics(registry);
-      return providerCalls(providers);
-    },
+    payoutProviders,
     async scrape() {
       const [own, processes] = await Promise.all([registry.metrics(), processMetrics().metrics()]);
       return { contentType: registry.contentType, body: `${own}${processes}` };

@@ -1,3 +1,4 @@
+import type { PayoutMethod } from '../../shared/payoutDetails.js';
 import { fromCents } from '../../shared/money.js';
 import type { Affiliate, AffiliateStatus } from '../../shared/schemas/affiliate.js';
 import type { Knex } from 'knex';
@@ -48,7 +49,7 @@ export interface AffiliateFields {
 
 /** Where the affiliate is paid (set in the portal), as stored. */
 export interface PayoutColumns {
-  payoutMethod: 'pix' | 'paypal' | null;
+  payoutMethod: PayoutMethod | null;
   pixKeyType: 'cpf' | 'cnpj' | 'email' | 'phone' | 'random' | null;
   payoutAccount: string | null;
   payoutIdentity: string | null;

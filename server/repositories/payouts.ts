@@ -1,3 +1,4 @@
+import type { PayoutMethod } from '../../shared/payoutDetails.js';
 import { fromCents } from '../../shared/money.js';
 import type { Payout, PayoutStatus } from '../../shared/schemas/payout.js';
 import { inChunks } from '../db/bulk.js';
@@ -9,7 +10,7 @@ import { type DbDate, type PayoutRow, toIso } from '../db/rows.js';
 type PayoutView = PayoutRow & {
   affiliate_name: string | null;
   affiliate_email: string;
-  payout_method: 'pix' | 'paypal' | null;
+  payout_method: PayoutMethod | null;
   pix_key_type: 'cpf' | 'cnpj' | 'email' | 'phone' | 'random' | null;
   payout_account: string | null;
   currency: string;
@@ -31,6 +32,10 @@ const COLUMNS = [
   'p.created_at',
   'p.paid_at',
   'p.failed_at',
+  'p.rail',
+  'p.reference',
+  'p.receipt',
+  'p.failure_reason',
   'c.currency',
 ];
 
@@ -53,6 +58,10 @@ function toPayout(row: PayoutView, conversionIds: number[]): Payout {
     createdAt: toIso(row.created_at),
     paidAt: at(row.paid_at),
     failedAt: at(row.failed_at),
+    rail: row.rail ?? null,
+    reference: row.reference ?? null,
+    receipt: row.receipt ?? null,
+    failureReason: row.failure_reason ?? null,
   };
 }
 
@@ -203,4 +212,59 @@ export async function payableAffiliateIds(db: Db, campaignId: number): Promise<n
     .distinct<{ affiliate_id: number }[]>('affiliate_id')
     .orderBy('affiliate_id');
   return rows.map((row) => Number(row.affiliate_id));
+}
+
+/**
+ * `pending → processing`: the intent to send, one conditional UPDATE, so two sends of one payout
+ * (two daemons, a double click) commit one intent; the loser changes nothing.
+ */
+export async function startProcessing(
+  trx: Trx,
+  campaignId: number,
+  id: number,
+  sent: { rail: 'pix' | 'paypal' | 'stripe'; reference: string; now: Date },
+): Promise<boolean> {
+  const changed = await trx('payouts')
+    .where({ campaign_id: campaignId, id, status: 'pending' })
+    .update({ status: 'processing', rail: sent.rail, reference: sent.reference, sent_at: sent.now });
+  return changed > 0;
+}
+
+/**
+ * `processing → paid | failed` on the provider's word: one conditional UPDATE, so a callback and
+ * a poll (or two daemons) that learn the same outcome settle it once; the later one changes nothing.
+ */
+export async function settleSentPayout(
+  trx: Trx,
+  campaignId: number,
+  id: number,
+  outcome: { to: 'paid'; receipt: string } | { to: 'failed'; reason: string },
+  now: Date,
+): Promise<boolean> {
+  const changed = await trx('payouts')
+    .where({ campaign_id: campaignId, id, status: 'processing' })
+    .update(
+      outcome.to === 'paid'
+        ? { status: 'paid', paid_at: now, receipt: outcome.receipt.slice(0, 255) }
+        : { status: 'failed', failed_at: now, failure_reason: outcome.reason.slice(0, 500) },
+    );
+  return changed > 0;
+}
+
+/** The payout a provider's reference names, in its campaign. */
+export async function payoutIdByReference(
+  db: Db | Trx,
+  campaignId: number,
+  reference: string,
+): Promise<number | undefined> {
+  const row = await db('payouts').where({ campaign_id: campaignId, reference }).first<{ id: number } | undefined>('id');
+  return row && Number(row.id);
+}
+
+/** A payout's status alone (undefined when there is no such payout in the campaign). */
+export async function payoutStatusOf(db: Db | Trx, campaignId: number, id: number): Promise<PayoutStatus | undefined> {
+  const row = await db('payouts')
+    .where({ campaign_id: campaignId, id })
+    .first<{ status: PayoutStatus } | undefined>('status');
+  return row?.status;
 }

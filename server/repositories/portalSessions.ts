@@ -1,3 +1,4 @@
+import type { PayoutMethod } from '../../shared/payoutDetails.js';
 import type { AffiliateStatus } from '../../shared/schemas/affiliate.js';
 import type { Db, Trx } from '../db/knex.js';
 import { toDate } from '../db/rows.js';
@@ -14,7 +15,7 @@ export interface SessionAffiliate {
   referralId: string;
   locale: string | null;
   notifyPayouts: boolean;
-  payoutMethod: 'pix' | 'paypal' | null;
+  payoutMethod: PayoutMethod | null;
   pixKeyType: 'cpf' | 'cnpj' | 'email' | 'phone' | 'random' | null;
   payoutAccount: string | null;
   passwordHash: string;
@@ -60,7 +61,7 @@ export async function findSession(
           referral_id: string;
           locale: string | null;
           notify_payouts: number | boolean;
-          payout_method: 'pix' | 'paypal' | null;
+          payout_method: PayoutMethod | null;
           pix_key_type: 'cpf' | 'cnpj' | 'email' | 'phone' | 'random' | null;
           payout_account: string | null;
           password_hash: string;

@@ -10,7 +10,7 @@ import { couponHandlers, integrationHandlers } from './integrations.js';
 import { groupHandlers } from './groups.js';
 import { reportHandlers } from './reports.js';
 import { sdkHandlers } from './sdk.js';
-import { payoutHandlers } from './payouts.js';
+import { payoutHandlers, payoutRailHandlers } from './payouts.js';
 import { systemHandlers } from './system.js';
 import { webhookHandlers } from './webhooks.js';
 
@@ -26,6 +26,7 @@ export const handlers: { [G in keyof Contract]: Handlers<Contract[G]> } = {
   conversions: conversionHandlers,
   refunds: refundHandlers,
   payouts: payoutHandlers,
+  payoutRails: payoutRailHandlers,
   system: systemHandlers,
   webhooks: webhookHandlers,
   integrations: integrationHandlers,

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/knex.js';
 import type { Logger } from '../logger.js';
 import type { RedisClient } from '../repositories/portalThrottle.js';
+import type { PayoutProviders } from './payouts/providers/index.js';
 
 /** What every service is built from: each is built once, in `createServices` (docs/architecture.md). */
 export interface ServiceDeps {
@@ -30,6 +31,8 @@ export interface Observer {
   eventsStored(accepted: number, skipped: readonly { reason: string }[]): void;
   /** A request whose events were all refused (so many events). */
   eventsRefused(reason: RefusalReason, events: number): void;
+  /** The payout rails, each call counted by rail, operation and outcome (server/metrics/providerCalls.ts). */
+  payoutProviders(providers: PayoutProviders): PayoutProviders;
 }
 
 /** Background work with a lifecycle: started after the daemon listens, stopped before the pool closes. */

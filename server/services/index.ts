@@ -20,6 +20,13 @@ import { type EventService, eventService, monthlyUsage, saleRecorder } from './e
 import { type GroupService, groupService } from './groups.js';
 import { type HealthService, healthService } from './health.js';
 import { type PayoutService, payoutService } from './payouts.js';
+import { type PayoutCallbacks, payoutCallbacks } from './payouts/callbacks.js';
+import { outcomeWriter } from './payouts/outcome.js';
+import { createPayoutProviders } from './payouts/providers/index.js';
+import { type PayoutRailService, payoutRailService } from './payouts/rails.js';
+import { type PayoutSender, payoutSender } from './payouts/send.js';
+import { payoutSendJob } from './payouts/sendJob.js';
+import { settlementEffects } from './payouts/settlement.js';
 import { type PlanService, planService } from './plans.js';
 import { type ReferenceService, referenceService } from './reference.js';
 import { type ReportService, reportService } from './reports.js';
@@ -63,6 +70,10 @@ export interface Services {
   conversions: ConversionService;
   refunds: RefundService;
   payouts: PayoutService;
+  /** Payout rails (docs/payouts.md): credentials, sends, and the providers' callbacks. */
+  payoutRails: PayoutRailService;
+  payoutSender: PayoutSender;
+  payoutCallbacks: PayoutCallbacks;
   /** Billing providers' webhooks (docs/integrations.md). */
   billing: BillingReceiver;
   integrations: IntegrationService;
@@ -112,6 +123,11 @@ export function createServices(options: {
   const reports = reportService(deps);
   const apiKeys = apiKeyService(deps);
   const clicks = clickService(deps);
+  // Payouts that pay: the intent is committed by the sender, the provider called by the send queue.
+  const writer = outcomeWriter(settlementEffects(outbox, mail));
+  const rails = createPayoutProviders(deps.config.payouts);
+  const providers = deps.observer ? deps.observer.payoutProviders(rails) : rails;
+  const payoutQueue = jobs.queue(payoutSendJob({ ...deps, box, providers, writer }));
   jobs.periodic(autoApproveJob(deps, conversions));
   jobs.periodic(portalHousekeeping(deps));
   jobs.periodic(eventsRetention(deps));
@@ -136,6 +152,9 @@ export function createServices(options: {
     integrations: integrationService(deps, box),
     coupons: couponService(deps),
     payouts,
+    payoutRails: payoutRailService(deps, box),
+    payoutSender: payoutSender(deps, outbox, payoutQueue.wake),
+    payoutCallbacks: payoutCallbacks({ ...deps, box, writer, wake: payoutQueue.wake }),
     dashboard: dashboardService({ ...deps, affiliates, conversions, payouts, reports, apiKeys, mail, hasher, site }),
     portal: portalService({ ...deps, affiliates, mail, hasher, wakeMail: mailQueue.wake, site }),
     mail: mailService(deps),

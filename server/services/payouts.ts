@@ -12,15 +12,12 @@ import { type Db, inLockingTransaction, type Trx } from '../db/knex.js';
 import { ConflictError, HttpError, NotFoundError } from '../errors.js';
 import { lockAffiliate } from '../repositories/affiliates.js';
 import { payoutMinimumCents } from '../repositories/campaigns.js';
-import { listClawbacks, markNetted, nettableClawbackIds, releaseNetted } from '../repositories/clawbacks.js';
-import { findConversions } from '../repositories/conversions.js';
+import { listClawbacks, markNetted, nettableClawbackIds } from '../repositories/clawbacks.js';
 import {
   findPayout,
   insertPendingPayout,
   listPayouts,
-  markConversionsPaid,
   payableAffiliateIds,
-  releaseConversions,
   setPayoutAmounts,
   settlePayout,
   takeApprovedConversions,
@@ -30,6 +27,7 @@ import type { ServiceDeps } from './deps.js';
 import { pageOf } from './pages.js';
 import type { MailOutbox } from './mail/outbox.js';
 import type { Outbox } from './webhooks/outbox.js';
+import { settlementEffects } from './payouts/settlement.js';
 
 export interface PayoutService {
   list(campaignId: number, query: ListPayoutsQuery): Promise<PayoutList>;
@@ -54,6 +52,7 @@ function payoutFigures(payout: Payout) {
 }
 
 export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox, mail: MailOutbox): PayoutService {
+  const settle = settlementEffects(outbox, mail);
   async function load(trx: Db | Trx, campaignId: number, id: number): Promise<Payout> {
     const payout = await findPayout(trx, campaignId, id);
     if (!payout) throw new NotFoundError(MESSAGES.payoutNotFound);
@@ -102,30 +101,10 @@ export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox, m
         if (current.status === to) return current;
         throw new ConflictError(MESSAGES.illegalTransition('Payout', current.status, to));
       }
-      if (to === 'paid') {
-        const paidIds = await markConversionsPaid(trx, id, now);
-        const payout = await load(trx, campaignId, id);
-        const paid = await findConversions(trx, campaignId, paidIds);
-        await outbox.record(trx, [
-          { type: 'payout.paid', campaignId, data: payout },
-          ...paid.map((conversion) => ({ type: 'conversion.paid' as const, campaignId, data: conversion })),
-        ]);
-        // docs/portal.md: the affiliate's "you were paid" mail, unless turned off in the portal.
-        await mail.record(trx, [
-          { kind: 'payout_paid', affiliateId: payout.affiliateId, payoutId: id, amountCents: toCents(payout.amount) },
-        ]);
-        await recordAudit(trx, now, [
-          { campaignId, action: 'payout.mark_paid', targetId: id, ...payoutFigures(payout) },
-        ]);
-        return payout;
-      }
-      await releaseConversions(trx, id, now);
-      await releaseNetted(trx, id);
-      const payout = await load(trx, campaignId, id);
-      await outbox.record(trx, [{ type: 'payout.failed', campaignId, data: payout }]);
-      await recordAudit(trx, now, [
-        { campaignId, action: 'payout.mark_failed', targetId: id, ...payoutFigures(payout) },
-      ]);
+      const payout =
+        to === 'paid' ? await settle.paid(trx, campaignId, id, now) : await settle.failed(trx, campaignId, id, now);
+      const action = to === 'paid' ? 'payout.mark_paid' : 'payout.mark_failed';
+      await recordAudit(trx, now, [{ campaignId, action, targetId: id, ...payoutFigures(payout) }]);
       return payout;
     });
   }

@@ -122,6 +122,24 @@ export function exampleWorldEvents() {
 
 type Status = 'pending' | 'approved' | 'rejected' | 'paid';
 
+/** Ana's payout details in the world: a Pix key of the e-mail kind. */
+export const EXAMPLE_ANA_PAYOUT = {
+  payoutMethod: 'pix',
+  pixKeyType: 'email',
+  payoutAccount: 'ana@example.com',
+} as const;
+
+/** The payout rails the world connects (docs/payouts.md): credentials as the providers show them. */
+export const EXAMPLE_RAILS = {
+  pix: { apiKey: '$aact_prod_000MzkwODA2MWY2OGM3MWRlMDU2NWM3MzJlNzZmNGZhZGY6OjA', webhookToken: 'whk-8f1c2e0a9b7d' },
+  paypal: {
+    clientId: 'AaBbCcDdEeFf0123456789-paypal-client',
+    clientSecret: 'EEeeFFff0123456789-paypal-secret',
+    webhookToken: '8PT597110X687430LKGECATA',
+  },
+  stripe: { secretKey: 'sk_live_51QbX4pL7sT2mQ9wZ3kC5vY8nExample' },
+} as const;
+
 /** An affiliate as the API answers it in the world (Ana by default). */
 export function exampleAffiliate(overrides: Record<string, unknown> = {}) {
   return {
@@ -135,9 +153,7 @@ export function exampleAffiliate(overrides: Record<string, unknown> = {}) {
     totalConversions: 3,
     totalCommissions: 43.99,
     totalPaid: 0,
-    payoutMethod: null,
-    pixKeyType: null,
-    payoutAccount: null,
+    ...EXAMPLE_ANA_PAYOUT,
     flags: [],
     groupId: null,
     commissionOverride: null,
@@ -202,9 +218,7 @@ export function examplePayout(overrides: Record<string, unknown> = {}) {
     affiliateId: EXAMPLE_ANA.id,
     affiliateName: EXAMPLE_ANA.name,
     affiliateEmail: EXAMPLE_ANA.email,
-    payoutMethod: null,
-    pixKeyType: null,
-    payoutAccount: null,
+    ...EXAMPLE_ANA_PAYOUT,
     amount: EXAMPLE_PAYOUT.amount,
     commissionAmount: EXAMPLE_PAYOUT.amount,
     clawbackAmount: 0,
@@ -214,6 +228,10 @@ export function examplePayout(overrides: Record<string, unknown> = {}) {
     createdAt: WRITTEN,
     paidAt: null,
     failedAt: null,
+    rail: null,
+    reference: null,
+    receipt: null,
+    failureReason: null,
     ...overrides,
   };
 }

@@ -8,6 +8,7 @@ import { couponRoutes, integrationRoutes } from './integrations.js';
 import { groupRoutes } from './groups.js';
 import { reportRoutes } from './reports.js';
 import { payoutRoutes } from './payouts.js';
+import { payoutRailRoutes } from './payoutRails.js';
 import type { RouteSpec } from './route.js';
 import { sdkRoutes } from './sdk.js';
 import { systemRoutes } from './system.js';
@@ -28,6 +29,7 @@ export const contract = {
   conversions: conversionRoutes,
   refunds: refundRoutes,
   payouts: payoutRoutes,
+  payoutRails: payoutRailRoutes,
   system: systemRoutes,
   webhooks: webhookRoutes,
   integrations: integrationRoutes,

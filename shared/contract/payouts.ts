@@ -127,4 +127,23 @@ export const payoutRoutes = {
       response: examplePayout({ status: 'paid', paidAt: EXAMPLE_TIMES.written }),
     },
   }),
+  send: defineRoute({
+    ...common,
+    operationId: 'sendPayout',
+    method: 'post',
+    path: '/v1/payouts/{id}/send',
+    summary: 'Send a pending payout on the rail of the affiliate’s payout details',
+    description:
+      'The payout becomes `processing` with its `reference` at once; the daemon then calls the provider, and the payout becomes ' +
+      '`paid` (with the provider’s `receipt`) or `failed` (`failureReason`) on the provider’s word only (docs/payouts.md). ' +
+      '409 when it cannot be sent, the message led by the reason: `no_payout_details`, `rail_not_connected`, ' +
+      '`currency_not_supported` (Pix pays BRL only), `amount_not_payable`. A payout already sent answers as it is.',
+    params: idParams,
+    responses: { 200: payoutSchema },
+    errors: [400, 401, 404, 409],
+    examples: {
+      params: { id: EXAMPLE_PAYOUT.id },
+      response: examplePayout({ status: 'processing', rail: 'pix', reference: 'aff-1-1a2b3c4d5e6f' }),
+    },
+  }),
 };

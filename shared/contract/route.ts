@@ -48,12 +48,16 @@ export interface SignedBody {
   /** The header's form (a real one is computed over the body, within minutes of sending). */
   example: string;
   schema: z.ZodType;
+  /** Further headers the check needs (PayPal signs with five), handed over by their lower-case names. */
+  otherHeaders?: readonly string[];
 }
 
 /** What a handler of a signed-body route receives: the bytes as they arrived and the signature header. */
 export interface SignedDelivery {
   body: Buffer;
   signature: string | undefined;
+  /** The route's `otherHeaders`, by lower-case name. */
+  headers?: Readonly<Record<string, string | undefined>>;
 }
 
 /** A rule that outranks validation: checked on the raw body first (e.g. conversions from browsers are 403). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { currencyCode, idQuery, isoDate, money, paginationFields, paginationQuery } from './common.js';
 
-import { PAYOUT_METHODS, PAYOUT_STATUSES, PIX_KEY_TYPES } from '../vocabulary.js';
+import { PAYOUT_METHODS, PAYOUT_RAIL_NAMES, PAYOUT_STATUSES, PIX_KEY_TYPES } from '../vocabulary.js';
 
 export { PAYOUT_STATUSES };
 export const payoutStatus = z.enum(PAYOUT_STATUSES);
@@ -33,6 +33,14 @@ export const payoutSchema = z.object({
   createdAt: isoDate,
   paidAt: isoDate.nullable(),
   failedAt: isoDate.nullable(),
+  /** The rail it was sent on (docs/payouts.md); null for a payout settled by hand. */
+  rail: z.enum(PAYOUT_RAIL_NAMES).nullable(),
+  /** The idempotency reference every call to the provider carried. */
+  reference: z.string().nullable(),
+  /** The provider's proof of payment: the Pix end-to-end id, the PayPal transaction id or the Stripe transfer id. */
+  receipt: z.string().nullable(),
+  /** Why the provider did not pay, in its words. */
+  failureReason: z.string().nullable(),
 });
 export type Payout = z.infer<typeof payoutSchema>;
 

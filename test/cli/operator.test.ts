@@ -148,6 +148,7 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       '20261127110000_dedupe_keys_without_null',
       '20261128400000_dedupe_keys_for_older_daemons',
       '20261128400100_dedupe_key_defaults_dropped',
+      '20261129100000_payout_rails',
       '20261129200000_clicks',
       '20261129200100_click_attribution',
       '20261129200200_analytics_rollups',

@@ -91,6 +91,8 @@ const CHILD_TABLES = [
   'clawbacks',
   'refunds',
   'campaign_customers',
+  'payout_sends',
+  'payout_rails',
   'payout_conversions',
   'conversions',
   'tracking_events',

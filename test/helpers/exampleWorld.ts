@@ -1,6 +1,8 @@
 import {
   EXAMPLE_ANA,
+  EXAMPLE_ANA_PAYOUT,
   EXAMPLE_BILLING,
+  EXAMPLE_RAILS,
   EXAMPLE_COUPON,
   EXAMPLE_STRIPE_BINDING,
   EXAMPLE_BRUNO,
@@ -18,6 +20,8 @@ import { servicesFor } from './daemon.js';
 import { resetTables } from './database.js';
 import { sendEvent } from './billing.js';
 import { call } from './http.js';
+import { checkPayoutDetails } from '../../shared/payoutDetails.js';
+import { setPayoutDetails } from '../../server/repositories/portalAccounts.js';
 
 /**
  * Builds the document's example world (shared/contract/examples.ts) in an emptied database,
@@ -61,6 +65,13 @@ export async function buildExampleWorld(db: Db, url: string): Promise<string> {
   const fanOut = fanOutRounds(db);
   while (await fanOut.round());
   await send('POST', `/v1/affiliates/${EXAMPLE_ANA.id}/coupons`, { code: EXAMPLE_COUPON.code }, 201);
+  await send('PUT', '/v1/payout-rails/pix', EXAMPLE_RAILS.pix, 200);
+  await send('PUT', '/v1/payout-rails/paypal', EXAMPLE_RAILS.paypal, 200);
+  await send('PUT', '/v1/payout-rails/stripe', EXAMPLE_RAILS.stripe, 200);
+  // Ana's payout details, as she saves them in the portal.
+  const details = checkPayoutDetails({ method: 'pix', pixKeyType: 'email', account: EXAMPLE_ANA_PAYOUT.payoutAccount });
+  if (!details.ok) throw new Error('example world: Ana’s Pix key is not one');
+  await db.transaction((trx) => setPayoutDetails(trx, EXAMPLE_ANA.id, details.details, details.identity, new Date()));
   await send('PUT', '/v1/integrations/stripe', { signingSecret: EXAMPLE_BILLING.stripeSecret }, 200);
   await send('PUT', '/v1/integrations/paddle', { signingSecret: EXAMPLE_BILLING.paddleSecret }, 200);
   const bound = await sendEvent(url, 'stripe', EXAMPLE_CAMPAIGN.publicId, EXAMPLE_STRIPE_BINDING, {

@@ -6,12 +6,13 @@ import { type Operation, operationsOf, requestUrl } from '../helpers/document.js
 import { buildExampleWorld, idsStepByOne } from '../helpers/exampleWorld.js';
 import { call } from '../helpers/http.js';
 import { exampleSignature } from '../helpers/billing.js';
-import { EXAMPLE_BILLING } from '../../shared/contract/examples.js';
+import { EXAMPLE_BILLING, EXAMPLE_RAILS } from '../../shared/contract/examples.js';
+import { FakePayPal, signPayPalBody } from '../helpers/fakes/paypal.js';
 
 const EXAMPLE_SECRETS = { stripe: EXAMPLE_BILLING.stripeSecret, paddle: EXAMPLE_BILLING.paddleSecret };
 
-/** Values that differ from run to run: times, secrets, message ids, this month, a random key's prefix (`label`), links with a fresh token. */
-const VOLATILE = /At$|^secret$|^messageId$|^month$|^label$|^link$/;
+/** Values that differ from run to run: times, secrets, message ids, this month, a random key's prefix (`label`), links with a fresh token, a payout's random reference. */
+const VOLATILE = /At$|^secret$|^messageId$|^month$|^label$|^link$|^reference$/;
 
 /** Where an answer differs from the documented one, times and secrets aside (same type there). */
 function differences(actual: unknown, expected: unknown, path = ''): string[] {
@@ -55,6 +56,8 @@ describe(`every example of the document, sent to the daemon (${ENGINE})`, functi
   let database: TestDatabase;
   let daemon: Daemon;
   let operations: Operation[] = [];
+  // PayPal's webhook certificate: the document's PayPal callback is signed as PayPal signs it.
+  let paypal: FakePayPal | undefined;
 
   before(async function () {
     database = await createTestDatabase();
@@ -65,15 +68,32 @@ describe(`every example of the document, sent to the daemon (${ENGINE})`, functi
       return this.skip();
     }
     // Example URLs are on example.com: never resolved (private networks allowed) nor called.
-    daemon = await startTestDaemon(database.url, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
-    await Promise.all(daemon.services.workers.filter((worker) => worker.name === 'webhooks').map((w) => w.stop()));
+    paypal = await new FakePayPal().start();
+    daemon = await startTestDaemon(database.url, {
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      PAYOUT_PAYPAL_URL: paypal.url,
+    });
+    // Nothing is delivered or paid: the example's payout stays processing, as documented.
+    const quiet = new Set(['webhooks', 'payouts']);
+    await Promise.all(daemon.services.workers.filter((worker) => quiet.has(worker.name)).map((w) => w.stop()));
     const reply = await call<Record<string, unknown>>(daemon.url, 'GET', '/v1/openapi.json');
     operations = operationsOf(reply.body);
   });
   after(async () => {
     await daemon?.close();
+    await paypal?.close();
     await database?.drop();
   });
+
+  /** The headers a provider sends with the receiving route's example body. */
+  function signatureFor(path: string, body: unknown): Record<string, string> | undefined {
+    if (path.startsWith('/v1/integrations/asaas-payouts/'))
+      return { 'asaas-access-token': EXAMPLE_RAILS.pix.webhookToken };
+    if (path.startsWith('/v1/integrations/paypal-payouts/') && paypal) {
+      return signPayPalBody(JSON.stringify(body), EXAMPLE_RAILS.paypal.webhookToken, paypal.certUrl);
+    }
+    return exampleSignature(path, body, EXAMPLE_SECRETS);
+  }
 
   it('answers each documented request with the documented status and answer', async () => {
     expect(operations.length).to.be.above(30);
@@ -93,7 +113,7 @@ describe(`every example of the document, sent to the daemon (${ENGINE})`, functi
         key,
         body: operation.body?.example,
         // The receiving routes' example is signed as the provider would sign it.
-        headers: exampleSignature(operation.path, operation.body?.example, EXAMPLE_SECRETS),
+        headers: signatureFor(operation.path, operation.body?.example),
       });
       if (reply.status !== status) {
         failures.push(`${what}: ${reply.status} ${reply.text.slice(0, 300)}, documented ${status}`);

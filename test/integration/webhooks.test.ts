@@ -92,7 +92,7 @@ describe(`webhooks API and delivery (${ENGINE})`, () => {
         'events.0 must be one of the following values: ' +
           'affiliate.created, affiliate.updated, affiliate.deleted, affiliate.applied, affiliate.approved, ' +
           'conversion.created, conversion.approved, ' +
-          'conversion.rejected, conversion.paid, conversion.refunded, payout.created, payout.paid, payout.failed',
+          'conversion.rejected, conversion.paid, conversion.refunded, payout.created, payout.paid, payout.failed, payout.processing',
       );
       await bad({ url: receiver.url, events: [] }, 'events must contain at least 1 elements');
       await bad({ url: receiver.url, events: ['payout.paid', 'payout.paid'] }, 'events must not repeat an event type');

@@ -116,6 +116,10 @@ describe('payouts CSV', () => {
     createdAt: '2026-11-01T00:00:00.000Z',
     paidAt: null,
     failedAt: null,
+    rail: null,
+    reference: null,
+    receipt: null,
+    failureReason: null,
     ...fields,
   });
 

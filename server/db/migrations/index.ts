@@ -14,6 +14,7 @@ import * as counterShards from './20261127100000_counter_shards.js';
 import * as dedupeKeysWithoutNull from './20261127110000_dedupe_keys_without_null.js';
 import * as dedupeKeysForOlderDaemons from './20261128400000_dedupe_keys_for_older_daemons.js';
 import * as dedupeKeyDefaultsDropped from './20261128400100_dedupe_key_defaults_dropped.js';
+import * as payoutRails from './20261129100000_payout_rails.js';
 import * as clicks from './20261129200000_clicks.js';
 import * as clickAttribution from './20261129200100_click_attribution.js';
 import * as analyticsRollups from './20261129200200_analytics_rollups.js';
@@ -52,6 +53,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127110000_dedupe_keys_without_null', dedupeKeysWithoutNull],
   ['20261128400000_dedupe_keys_for_older_daemons', dedupeKeysForOlderDaemons],
   ['20261128400100_dedupe_key_defaults_dropped', dedupeKeyDefaultsDropped],
+  ['20261129100000_payout_rails', payoutRails],
   ['20261129200000_clicks', clicks],
   ['20261129200100_click_attribution', clickAttribution],
   ['20261129200200_analytics_rollups', analyticsRollups],

@@ -11,7 +11,7 @@ export type MailRequest =
   | { kind: 'application_approved'; affiliateId: number }
   | { kind: 'password_reset'; affiliateId: number }
   | { kind: 'portal_invite'; affiliateId: number }
-  | { kind: 'payout_paid'; affiliateId: number; payoutId: number; amountCents: number }
+  | { kind: 'payout_paid'; affiliateId: number; payoutId: number; amountCents: number; receipt?: string }
   /** To a merchant's new dashboard user (docs/dashboard.md): the set-up link is made at send time. */
   | {
       kind: 'dashboard_invitation';
@@ -72,6 +72,8 @@ function mailFor(request: AffiliateMail, to: MailAddressee, campaignId: number, 
           payoutId: request.payoutId,
           amountCents: request.amountCents,
           currency: to.campaignCurrency,
+          // The provider's proof of a payout the daemon sent (docs/payouts.md); none for one paid by hand.
+          ...(request.receipt === undefined ? {} : { receipt: request.receipt }),
         },
       };
   }

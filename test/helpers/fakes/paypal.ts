@@ -24,6 +24,21 @@ export function signatureOf(headers: Record<string, string | string[] | undefine
   };
 }
 
+/** The headers PayPal sends with a notification of this body, signed with the fake's key. */
+export function signPayPalBody(body: string, webhookId: string, certUrl: string): Record<string, string> {
+  const transmissionId = randomUUID();
+  const transmissionTime = new Date().toISOString();
+  const signer = createSign('RSA-SHA256');
+  signer.update(`${transmissionId}|${transmissionTime}|${webhookId}|${crc32(Buffer.from(body)) >>> 0}`);
+  return {
+    'paypal-transmission-id': transmissionId,
+    'paypal-transmission-time': transmissionTime,
+    'paypal-transmission-sig': signer.sign(PAYPAL_FAKE_KEY, 'base64'),
+    'paypal-cert-url': certUrl,
+    'paypal-auth-algo': 'SHA256withRSA',
+  };
+}
+
 /** Currencies PayPal pays without decimals; every other one takes exactly two. */
 const WHOLE = new Set(['JPY', 'HUF', 'TWD']);
 const CURRENCIES = new Set(
@@ -306,20 +321,7 @@ export class FakePayPal extends FakeProvider {
       summary: `Payout item ${eventType}`,
       resource,
     });
-    const transmissionId = randomUUID();
-    const transmissionTime = new Date().toISOString();
-    const signer = createSign('RSA-SHA256');
-    signer.update(`${transmissionId}|${transmissionTime}|${webhookId}|${crc32(Buffer.from(body)) >>> 0}`);
-    return {
-      body,
-      headers: {
-        'paypal-transmission-id': transmissionId,
-        'paypal-transmission-time': transmissionTime,
-        'paypal-transmission-sig': signer.sign(PAYPAL_FAKE_KEY, 'base64'),
-        'paypal-cert-url': this.certUrl,
-        'paypal-auth-algo': 'SHA256withRSA',
-      },
-    };
+    return { body, headers: signPayPalBody(body, webhookId, this.certUrl) };
   }
 
   private async emit(eventType: string, item: Item): Promise<void> {

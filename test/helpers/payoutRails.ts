@@ -1,0 +1,118 @@
+import { expect } from 'chai';
+import { checkPayoutDetails, type PixKeyType } from '../../shared/payoutDetails.js';
+import type { Db } from '../../server/db/knex.js';
+import { setPayoutDetails } from '../../server/repositories/portalAccounts.js';
+import type { Merchant } from './daemon.js';
+import { addAffiliate } from './events.js';
+import { lifecycleApi } from './lifecycleApi.js';
+import { FakeAsaas } from './fakes/asaas.js';
+import { FakePayPal } from './fakes/paypal.js';
+import { FakeStripe } from './fakes/stripe.js';
+
+/** The three providers' fakes, and the environment that points a daemon at them. */
+export interface RailFakes {
+  asaas: FakeAsaas;
+  paypal: FakePayPal;
+  stripe: FakeStripe;
+}
+
+export async function startRailFakes(): Promise<RailFakes> {
+  return {
+    asaas: await new FakeAsaas().start(),
+    paypal: await new FakePayPal().start(),
+    stripe: await new FakeStripe().start(),
+  };
+}
+
+export async function closeRailFakes(fakes: RailFakes | undefined): Promise<void> {
+  await Promise.all([fakes?.asaas.close(), fakes?.paypal.close(), fakes?.stripe.close()]);
+}
+
+/** Quick timeouts, polls and retries, so a test waits out an unclear answer in a second or two. */
+export function railEnv(fakes: RailFakes): Record<string, string> {
+  return {
+    PAYOUT_ASAAS_URL: fakes.asaas.url,
+    PAYOUT_PAYPAL_URL: fakes.paypal.url,
+    PAYOUT_STRIPE_URL: fakes.stripe.url,
+    PAYOUT_TIMEOUT_MS: '700',
+    PAYOUT_LEASE_MS: '2000',
+    PAYOUT_POLL_MS: '200',
+    PAYOUT_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms',
+  };
+}
+
+export type Details =
+  | { method: 'pix'; pixKeyType: PixKeyType; account: string }
+  | { method: 'paypal'; account: string }
+  | { method: 'stripe'; account: string };
+
+/** The merchant's API over HTTP, with what paying an affiliate on a rail takes. */
+export function railApi(url: () => string, merchant: () => Merchant, db: () => Db) {
+  const life = lifecycleApi(url, merchant);
+  const { api } = life;
+
+  /** Connects every rail with the fakes' credentials (and webhook tokens). */
+  async function connect(fakes: RailFakes): Promise<void> {
+    const bodies = {
+      pix: { apiKey: fakes.asaas.apiKey, webhookToken: fakes.asaas.webhookToken },
+      paypal: {
+        clientId: fakes.paypal.clientId,
+        clientSecret: fakes.paypal.clientSecret,
+        webhookToken: fakes.paypal.webhookId,
+      },
+      stripe: { secretKey: fakes.stripe.secretKey },
+    };
+    for (const [rail, body] of Object.entries(bodies)) {
+      const reply = await api('PUT', `/v1/payout-rails/${rail}`, body);
+      expect(reply.status, reply.text).to.equal(200);
+    }
+  }
+
+  /** An affiliate with these payout details and a pending payout of these order values (10 % commission). */
+  async function pendingPayout(
+    details: Details,
+    orders: readonly number[],
+  ): Promise<{ affiliateId: number; payout: any }> {
+    const { id, code } = await addAffiliate(db(), merchant().campaignId);
+    const check = checkPayoutDetails(details);
+    if (!check.ok) throw new Error(`bad details ${JSON.stringify(details)}`);
+    await db().transaction((trx) => setPayoutDetails(trx, id, check.details, check.identity, new Date()));
+    const ids = await life.arrive(
+      code,
+      orders.map((value, i) => [`o-${id}-${i}`, value] as const),
+    );
+    await life.approve(...ids);
+    const made = await life.payout(id);
+    expect(made.status, made.text).to.equal(201);
+    return { affiliateId: id, payout: made.body };
+  }
+
+  const send = (id: number) => api('POST', `/v1/payouts/${id}/send`);
+  const get = async (id: number) => (await api('GET', `/v1/payouts/${id}`)).body;
+
+  /** Waits until the payout is no longer `processing` (or `pending`), and answers it. */
+  async function settled(id: number, withinMs = 15_000): Promise<any> {
+    const until = Date.now() + withinMs;
+    for (;;) {
+      const payout = await get(id);
+      if (payout.status === 'paid' || payout.status === 'failed') return payout;
+      if (Date.now() > until) throw new Error(`payout ${id} still ${payout.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  return { ...life, connect, pendingPayout, send, get, settled };
+}
+
+/** Waits until `probe` holds. */
+export async function eventually(
+  probe: () => boolean | Promise<boolean>,
+  what: string,
+  withinMs = 10_000,
+): Promise<void> {
+  const until = Date.now() + withinMs;
+  while (!(await probe())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
