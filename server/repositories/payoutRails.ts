@@ -27,7 +27,7 @@ const toRecord = (row: PayoutRailRow): PayoutRailRecord => ({
 
 /** Connects the rail, or replaces its credentials: the unique (campaign, rail) decides which. */
 export async function saveRail(
-  db: Db,
+  db: Db | Trx,
   campaignId: number,
   rail: PayoutRailName,
   sealed: { credentials: string; webhookToken: string | null },
@@ -70,7 +70,7 @@ export async function connectedRails(db: Db | Trx, campaignId: number): Promise<
   return new Set((await listRails(db, campaignId)).map((record) => record.rail));
 }
 
-export async function deleteRail(db: Db, campaignId: number, rail: PayoutRailName): Promise<number> {
+export async function deleteRail(db: Db | Trx, campaignId: number, rail: PayoutRailName): Promise<number> {
   return db('payout_rails').where({ campaign_id: campaignId, rail }).delete();
 }
 

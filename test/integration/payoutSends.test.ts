@@ -67,6 +67,27 @@ describe(`payouts sent on rails: Pix, PayPal, Stripe (${ENGINE})`, function () {
         message: 'Payout rail deleted successfully',
       });
       expect((await api('DELETE', '/v1/payout-rails/stripe')).status).to.equal(404);
+      // The audit log names what was set and removed, by the key, never the credentials.
+      const audit = await api('GET', '/v1/audit-log?targetType=payout_rail');
+      const rows = audit.body.changes.map((row: { action: string; target: { id: string } }) => [
+        row.action,
+        row.target.id,
+      ]);
+      expect(rows).to.deep.include.members([
+        ['payout_rail.set', 'pix'],
+        ['payout_rail.set', 'paypal'],
+        ['payout_rail.remove', 'stripe'],
+      ]);
+      const paypal = audit.body.changes.find((row: { target: { id: string } }) => row.target.id === 'paypal');
+      expect(paypal.details.fields).to.deep.equal(['clientId', 'clientSecret', 'webhookToken']);
+      const stored = JSON.stringify(await t.db('audit_log').select('*'));
+      for (const secret of [
+        fakes.asaas.apiKey,
+        fakes.paypal.clientSecret,
+        fakes.stripe.secretKey,
+        fakes.asaas.webhookToken,
+      ])
+        expect(stored).to.not.contain(secret);
     });
   });
 
@@ -77,6 +98,8 @@ describe(`payouts sent on rails: Pix, PayPal, Stripe (${ENGINE})`, function () {
       expect(sent.status, sent.text).to.equal(200);
       expect(sent.body).to.include({ status: 'processing', rail: 'pix', receipt: null });
       expect(sent.body.reference).to.match(/^aff-\d+-[0-9a-f]{12}$/);
+      const audit = await api('GET', `/v1/audit-log?action=payout.send&targetId=${payout.id}`);
+      expect(audit.body.changes.map((row: { actor: { type: string } }) => row.actor.type)).to.deep.equal(['key']);
       await eventually(() => fakes.asaas.transfersFor(sent.body.reference).length === 1, 'the transfer');
       const [transfer] = fakes.asaas.transfersFor(sent.body.reference);
       // 10 % of 12,345 centavos is 1,234.5 → 1,235; of 100,000 is 10,000: R$ 112.35, exactly.

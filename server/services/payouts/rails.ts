@@ -5,6 +5,7 @@ import type {
   PayoutRailName,
   PutPayoutRailInput,
 } from '../../../shared/schemas/payoutRail.js';
+import { inTransaction } from '../../db/knex.js';
 import { NotFoundError, ValidationError } from '../../errors.js';
 import {
   deleteRail,
@@ -14,6 +15,7 @@ import {
   saveRail,
   type SealedRail,
 } from '../../repositories/payoutRails.js';
+import { recordAudit } from '../audit.js';
 import type { ServiceDeps } from '../deps.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
 import type { CredentialsOf, RailCredentials } from './providers/index.js';
@@ -103,14 +105,26 @@ export function payoutRailService({ db, now: clock }: ServiceDeps, box: SecretBo
         credentials: await box.seal(JSON.stringify(credentials)),
         webhookToken: input.webhookToken === undefined ? null : await box.seal(input.webhookToken),
       };
-      await saveRail(db, campaignId, rail, sealed, clock());
-      const record = await findRail(db, campaignId, rail);
+      const record = await inTransaction(db, async (trx) => {
+        const now = clock();
+        await saveRail(trx, campaignId, rail, sealed, now);
+        // The names of what was set, never the credentials themselves.
+        const fields = [
+          ...Object.keys(credentials).filter((name) => name !== 'rail'),
+          ...(input.webhookToken === undefined ? [] : ['webhookToken']),
+        ];
+        await recordAudit(trx, now, [{ campaignId, action: 'payout_rail.set', targetId: rail, fields }]);
+        return findRail(trx, campaignId, rail);
+      });
       if (!record) throw new NotFoundError(MESSAGES.payoutRailNotFound(rail));
       return describe(publicId, record);
     },
 
     async remove(campaignId, rail) {
-      if ((await deleteRail(db, campaignId, rail)) === 0) throw new NotFoundError(MESSAGES.payoutRailNotFound(rail));
+      await inTransaction(db, async (trx) => {
+        if ((await deleteRail(trx, campaignId, rail)) === 0) throw new NotFoundError(MESSAGES.payoutRailNotFound(rail));
+        await recordAudit(trx, clock(), [{ campaignId, action: 'payout_rail.remove', targetId: rail }]);
+      });
     },
   };
 }

@@ -6,6 +6,7 @@ import { ConflictError, NotFoundError } from '../../errors.js';
 import { connectedRails } from '../../repositories/payoutRails.js';
 import { findPayout, startProcessing } from '../../repositories/payouts.js';
 import { insertSend, rearmSend } from '../../repositories/payoutSends.js';
+import { recordAudit } from '../audit.js';
 import type { ServiceDeps } from '../deps.js';
 import type { Outbox } from '../webhooks/outbox.js';
 import { planSend } from './plan.js';
@@ -68,7 +69,11 @@ export function payoutSender({ db, now: clock }: ServiceDeps, outbox: Outbox, wa
           const plan = planSend(payout, await connectedRails(trx, campaignId));
           if (!plan.ok) throw new ConflictError(plan.message);
           const sent = await sendIn(trx, campaignId, payout, now);
-          if (sent) return sent;
+          if (sent) {
+            const figures = { affiliateId: sent.affiliateId, conversions: sent.conversionIds.length };
+            await recordAudit(trx, now, [{ campaignId, action: 'payout.send', targetId: id, figures }]);
+            return sent;
+          }
         }
         const current = await findPayout(trx, campaignId, id);
         if (!current) throw new NotFoundError(MESSAGES.payoutNotFound);
