@@ -2,9 +2,9 @@ import { auditLogSchema, listAuditLogQuerySchema } from '../schemas/audit.js';
 import { defineRoute } from './route.js';
 import { EXAMPLE_GROUP, EXAMPLE_TIMES } from './examples.js';
 
-/** The example world's group, made by its campaign's key (the tenth change of the world). */
+/** The example world's group, made by its campaign's key (the eleventh change of the world). */
 const groupCreated = {
-  id: 10,
+  id: 11,
   actor: { type: 'key', id: '1', label: 'afk_Q7x2' },
   action: 'group.create',
   target: { type: 'group', id: String(EXAMPLE_GROUP.id) },
@@ -30,7 +30,8 @@ export const auditRoutes = {
       'Every change made by an API key, the operator CLI (`operator`), a dashboard user or scheduled work ' +
       '(`system`): who (a key by its id and prefix), what (an action, its target, the names of the fields set ' +
       'and figures such as amounts), when and from which address. It never holds a key, a secret, a password ' +
-      'or an e-mail address. Deleting an affiliate keeps the counts and paid total of what the deletion erased.',
+      'or an e-mail address. Deleting an affiliate keeps the counts and paid total of what the deletion erased. ' +
+      'A `from` after `to` is 400.',
     query: listAuditLogQuerySchema,
     responses: { 200: auditLogSchema },
     errors: [400, 401],

@@ -6,6 +6,7 @@ import {
   EXAMPLE_CAMPAIGN,
   EXAMPLE_GROUP,
 } from '../../shared/contract/examples.js';
+import { isTimeZone, offsetMinutes } from '../../server/services/analytics/zone.js';
 import { isReversed } from '../../shared/dateRange.js';
 import { exampleSignature } from '../helpers/billing.js';
 import type { Daemon } from '../../server/main.js';
@@ -26,6 +27,17 @@ import { SEED } from '../reliability/support/seed.js';
 
 /** Generated requests tried per operation; the seed is fixed in CI, random locally, FUZZ_SEED=n replays. */
 const TRIES = Number(process.env.DOCUMENT_FUZZ_TRIES ?? 24);
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A zone Intl knows whose offset is whole hours from 2000 to 2040 (the generator's dates), sampled monthly. */
+function wholeHourZone(zone: string): boolean {
+  if (!isTimeZone(zone)) return false;
+  for (let at = Date.UTC(2000, 0, 1); at < Date.UTC(2040, 0, 1); at += 30 * DAY_MS) {
+    if (offsetMinutes(zone, at) % 60 !== 0) return false;
+  }
+  return true;
+}
 
 /** Answers that refuse a request for its shape: none may meet a request the document calls valid. */
 const SHAPE_REFUSALS = new Set([400, 413, 415, 422]);
@@ -70,9 +82,21 @@ function followDescriptions(operation: Operation, request: DocumentRequest): Doc
     // "The campaign's public id": the URL the merchant gave the provider.
     params = { ...params, campaignPublicId: EXAMPLE_CAMPAIGN.publicId };
   }
-  if (operation.operationId === 'listConversions') {
+  if (operation.operationId === 'listConversions' || operation.operationId === 'listAuditLog') {
     // "A from after to is 400."
     if (isReversed(query.from as string | undefined, query.to as string | undefined)) delete query.from;
+  }
+  if (operation.operationId === 'getAnalytics' || operation.operationId === 'getAnalyticsFunnel') {
+    // "An unknown zone, a zone whose offset is not whole hours over the range, or from after to
+    // is 400; at most 744 hours, 366 days or 120 months": a known whole-hour zone, and the
+    // default range (29 days before to) where a given from breaks a rule.
+    if (query.timezone !== undefined && !wholeHourZone(String(query.timezone))) delete query.timezone;
+    const to = query.to === undefined ? Date.now() : Date.parse(String(query.to));
+    if (
+      query.from !== undefined &&
+      !(to - Date.parse(String(query.from)) < 28 * DAY_MS && to >= Date.parse(String(query.from)))
+    )
+      delete query.from;
   }
   if (operation.operationId === 'getAffiliateReport') {
     // "A from after to (today when to is not given) is 400."
