@@ -112,6 +112,7 @@ export function createServices(options: {
   const reports = reportService(deps);
   const apiKeys = apiKeyService(deps);
   const clicks = clickService(deps);
+  const analytics = analyticsService(deps);
   jobs.periodic(autoApproveJob(deps, conversions));
   jobs.periodic(portalHousekeeping(deps));
   jobs.periodic(eventsRetention(deps));
@@ -127,7 +128,7 @@ export function createServices(options: {
     reference: referenceService(),
     webhooks: webhookService({ ...deps, box, wake: webhookQueue.wake }, outbox),
     reports,
-    analytics: analyticsService(deps),
+    analytics,
     sdk: sdkService(deps),
     clicks,
     conversions,
@@ -137,7 +138,7 @@ export function createServices(options: {
     coupons: couponService(deps),
     payouts,
     dashboard: dashboardService({ ...deps, affiliates, conversions, payouts, reports, apiKeys, mail, hasher, site }),
-    portal: portalService({ ...deps, affiliates, mail, hasher, wakeMail: mailQueue.wake, site }),
+    portal: portalService({ ...deps, affiliates, analytics, mail, hasher, wakeMail: mailQueue.wake, site }),
     mail: mailService(deps),
     audit: auditService(deps),
     site,
