@@ -10,17 +10,22 @@ export interface BareKoaOptions {
   getBodies?: Record<string, unknown>;
   /** The folder name of its CPU profile under BENCH_CPU_PROF. */
   profile?: string;
+  /** Answer every GET with a 302 to this address instead. */
+  redirectTo?: string;
 }
 
 /** The bare Koa baseline (bareKoaServer.ts) in a child process of its own, like the daemon. */
-export function startBareKoa({ getBodies, profile = 'bareKoa' }: BareKoaOptions = {}): Promise<Child> {
+export function startBareKoa({ getBodies, profile = 'bareKoa', redirectTo }: BareKoaOptions = {}): Promise<Child> {
   const dir = getBodies ? mkdtempSync(path.join(os.tmpdir(), 'affiliated-bench-koa-')) : undefined;
   const file = dir ? path.join(dir, 'bodies.json') : undefined;
   if (file) writeFileSync(file, JSON.stringify(getBodies));
   // The child reads the file once it starts; the folder goes once it has answered.
   const started = startChild({
     args: [...profileFlags(profile), '--import', 'tsx', SERVER],
-    env: childEnv(file ? { BARE_KOA_GET_BODIES: file } : {}),
+    env: childEnv({
+      ...(file ? { BARE_KOA_GET_BODIES: file } : {}),
+      ...(redirectTo ? { BARE_KOA_REDIRECT: redirectTo } : {}),
+    }),
     // `--import tsx` is resolved from the working directory.
     cwd: ROOT,
     find: (log) => /\{"url":"([^"]+)"\}/.exec(log)?.[1],

@@ -5,7 +5,8 @@
  * "skipped":[]}`); GET answers, by path, the JSON the daemon answered for it (a file named by
  * BARE_KOA_GET_BODIES, written by the part), else a fixed object the size of an affiliate. Koa
  * serialises it on every request, as the daemon does. What the daemon does beyond this (keys,
- * rate limit, validation, the database, the request log) is what the ratio measures.
+ * rate limit, validation, the database, the request log) is what the ratio measures. With
+ * BARE_KOA_REDIRECT, every GET is a 302 to that address (the referral link's baseline).
  *
  * Prints `{"url":"http://127.0.0.1:PORT"}` on stdout once it listens; stops on SIGTERM.
  */
@@ -33,9 +34,13 @@ const bodies = new Map<string, unknown>(
   Object.entries(bodiesFile ? (JSON.parse(readFileSync(bodiesFile, 'utf8')) as Record<string, unknown>) : {}),
 );
 
+const redirectTo = process.env.BARE_KOA_REDIRECT;
+
 const app = new Koa();
 app.use(async (ctx) => {
-  if (ctx.method === 'POST') {
+  if (redirectTo) {
+    ctx.redirect(redirectTo);
+  } else if (ctx.method === 'POST') {
     const text = await getRawBody(ctx.req, { limit: '2mb', encoding: 'utf8' });
     const { events } = JSON.parse(text) as { events?: unknown[] };
     const received = Array.isArray(events) ? events.length : 0;

@@ -2,7 +2,7 @@ import { AFFILIATE_STATUSES, CONVERSION_STATUSES, PAYOUT_STATUSES } from '../../
 import { payoutsCsv } from '../../shared/payoutsCsv.js';
 import type { FormFields } from '../services/portal/index.js';
 import { formatAmount } from '../views/format.js';
-import { bars, CHART } from './chart.js';
+import { bars, CHART } from '../views/chart.js';
 import { count, type DashPage, day, money, noticeOf, redirect, render } from './page.js';
 import { idParam } from './query.js';
 

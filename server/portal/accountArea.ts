@@ -5,6 +5,7 @@ import { noticeOf } from './accountPages.js';
 import { cookiePath, count, day, message, money, type Page, problemTexts, redirect, render } from './page.js';
 import { setSessionCookie } from './security.js';
 import { clientKey } from '../clientAddress.js';
+import { CHART, groupedBars } from '../views/chart.js';
 
 /** The logged-in affiliate, or a redirect to the log-in page (answers undefined). */
 function loggedIn(page: Page): PortalUser | undefined {
@@ -41,6 +42,20 @@ export async function showDashboard(page: Page): Promise<void> {
       total: money(page, data.allTime.commissionCents[status]),
     })),
   ];
+  // Noon UTC reads as the same date in the programme's zone the pages write dates in.
+  const chartDays = data.days.map((d) => ({
+    date: day(page, new Date(`${d.day}T12:00:00Z`)),
+    clicks: count(page, d.clicks),
+    leads: count(page, d.leads),
+    conversions: count(page, d.conversions),
+    values: [d.clicks, d.leads, d.conversions],
+  }));
+  const chart = groupedBars(
+    chartDays.map((d) => {
+      const label = t.dashboard.chartDay(d.date, d.clicks, d.leads, d.conversions);
+      return { values: d.values, labels: [label, label, label] };
+    }),
+  );
   const { terms } = data;
   const days = (n: number) => t.terms.days(n, count(page, n));
   const rate = (r: TermsRate) =>
@@ -61,6 +76,9 @@ export async function showDashboard(page: Page): Promise<void> {
     coupons: data.coupons,
     hasPayoutDetails: user.payoutMethod !== null,
     figureRows,
+    chart,
+    chartSize: CHART,
+    chartDays,
     conversions: data.conversions.map((c) => ({
       date: day(page, c.createdAt),
       orderId: c.orderId,

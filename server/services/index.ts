@@ -128,6 +128,7 @@ export function createServices(options: {
   const rails = createPayoutProviders(deps.config.payouts);
   const providers = deps.observer ? deps.observer.payoutProviders(rails) : rails;
   const payoutQueue = jobs.queue(payoutSendJob({ ...deps, box, providers, writer }));
+  const analytics = analyticsService(deps);
   jobs.periodic(autoApproveJob(deps, conversions));
   jobs.periodic(portalHousekeeping(deps));
   jobs.periodic(eventsRetention(deps));
@@ -143,7 +144,7 @@ export function createServices(options: {
     reference: referenceService(),
     webhooks: webhookService({ ...deps, box, wake: webhookQueue.wake }, outbox),
     reports,
-    analytics: analyticsService(deps),
+    analytics,
     sdk: sdkService(deps),
     clicks,
     conversions,
@@ -156,7 +157,7 @@ export function createServices(options: {
     payoutSender: payoutSender(deps, outbox, payoutQueue.wake),
     payoutCallbacks: payoutCallbacks({ ...deps, box, writer, wake: payoutQueue.wake }),
     dashboard: dashboardService({ ...deps, affiliates, conversions, payouts, reports, apiKeys, mail, hasher, site }),
-    portal: portalService({ ...deps, affiliates, mail, hasher, wakeMail: mailQueue.wake, site }),
+    portal: portalService({ ...deps, affiliates, analytics, mail, hasher, wakeMail: mailQueue.wake, site }),
     mail: mailService(deps),
     audit: auditService(deps),
     site,

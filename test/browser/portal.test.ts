@@ -76,9 +76,9 @@ describe(`the affiliate portal in Chromium (${ENGINE})`, function () {
   const portal = (rest = '') => `${daemon.url}/portal/${merchant.publicId}${rest}`;
 
   /** No serious or critical axe-core violation on the page as it is now. */
-  async function accessible(name: string): Promise<void> {
-    await page.addScriptTag({ path: AXE_SCRIPT });
-    const results = await page.evaluate(() =>
+  async function accessible(name: string, on: Page = page): Promise<void> {
+    await on.addScriptTag({ path: AXE_SCRIPT });
+    const results = await on.evaluate(() =>
       axe.run(document, {
         runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
       }),
@@ -225,5 +225,65 @@ describe(`the affiliate portal in Chromium (${ENGINE})`, function () {
     await page.goto(`${daemon.url}/portal/${merchant.publicId}/nothing-here`);
     await accessible('not found');
     expect(checked).to.have.length(13);
+  });
+
+  it('draws the affiliate’s own chart with JavaScript off, with its numbers as a table; axe-core finds nothing serious', async () => {
+    const services = servicesFor(database.db);
+    const cai = await services.affiliates.create(merchant.campaignId, {
+      email: 'cai@example.com',
+      password: 'cai-password',
+      referralId: 'CAI30',
+    });
+    await services.affiliates.create(merchant.campaignId, {
+      email: 'duda@example.com',
+      password: 'duda-password',
+      referralId: 'DUDA40',
+    });
+    for (const code of ['CAI30', 'CAI30', 'CAI30', 'DUDA40']) {
+      const click = await call(daemon.url, 'GET', `/r/${merchant.publicId}/${code}`, {
+        headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0' },
+      });
+      expect(click.status).to.equal(302);
+    }
+    const sent = await call(daemon.url, 'POST', '/v1/events', {
+      key: merchant.key,
+      body: { events: [conversion(merchant.publicId, cai.referralId, 'PED-CAI', 80)] },
+    });
+    expect(sent.status).to.equal(200);
+    const off = await browser.newContext({ javaScriptEnabled: false, locale: 'en-GB' });
+    const on = await browser.newContext({ bypassCSP: true, locale: 'en-GB' });
+    try {
+      const noJs = await off.newPage();
+      await noJs.goto(portal('/'));
+      await noJs.fill('#email', 'cai@example.com');
+      await noJs.fill('#password', 'cai-password');
+      await noJs.click('button[type=submit]');
+      expect(noJs.url()).to.equal(portal('/dashboard'));
+      // Three bars a day for 30 days, drawn by the server; today's clicks (3) are the tallest.
+      expect(await noJs.locator('svg.chart rect').count()).to.equal(90);
+      const tall = await noJs.$$eval('svg.chart rect', (rects) =>
+        rects.filter((r) => r.getAttribute('height') !== '0').map((r) => r.getAttribute('class')),
+      );
+      expect(tall).to.deep.equal(['series-0', 'series-2']);
+      expect(await noJs.getAttribute('svg.chart', 'role')).to.equal('img');
+      expect(await noJs.textContent('#chart-title')).to.equal('Clicks, leads and sales per day, last 30 days (UTC)');
+      // The table holds the same numbers for a screen reader (and anyone who opens it).
+      await noJs.click('.chart-numbers summary');
+      const today = await noJs.$$eval('.chart-numbers tbody tr:last-child > *', (cells) =>
+        cells.map((c) => (c.textContent ?? '').trim()),
+      );
+      expect(today.slice(1)).to.deep.equal(['3', '0', '1']);
+      await noJs.screenshot({ path: path.join(SHOTS, 'dashboard-chart.png'), fullPage: true });
+
+      const checking = await on.newPage();
+      await on.addCookies(await off.cookies());
+      await checking.goto(portal('/dashboard'));
+      expect(checking.url()).to.equal(portal('/dashboard'));
+      await checking.click('.chart-numbers summary');
+      await accessible('dashboard with its chart', checking);
+    } finally {
+      await off.close();
+      await on.close();
+    }
   });
 });

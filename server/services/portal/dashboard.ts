@@ -14,6 +14,7 @@ import { findAffiliate } from '../../repositories/affiliates.js';
 import { findCampaign } from '../../repositories/campaigns.js';
 import { listCoupons } from '../../repositories/coupons.js';
 import { findGroup } from '../../repositories/groups.js';
+import type { AnalyticsService } from '../analytics/index.js';
 import type { PortalCampaign, PortalUser } from './types.js';
 
 /** Conversions a dashboard page lists; payouts it lists (the latest). */
@@ -48,8 +49,19 @@ const termsRate = (rule: { commissionType: 'percent' | 'fixed'; commissionValue:
   value: rule.commissionType === 'fixed' ? toCents(rule.commissionValue) : rule.commissionValue,
 });
 
+/** One UTC day of the affiliate's chart (docs/portal.md#the-dashboard): people's clicks, bots apart. */
+export interface ChartDay {
+  /** `YYYY-MM-DD`, a UTC day. */
+  day: string;
+  clicks: number;
+  leads: number;
+  conversions: number;
+}
+
 export interface Dashboard {
   terms: Terms;
+  /** The last 30 UTC days, today included, oldest first, from the analytics rollups. */
+  days: ChartDay[];
   /** The shop's address with `?ref=CODE`; null when the campaign has no site URL. */
   link: string | null;
   coupons: string[];
@@ -71,14 +83,15 @@ export function referralLink(siteUrl: string | null, code: string): string | nul
 
 /** docs/portal.md#the-dashboard: everything is the session's affiliate's own; nothing else is read. */
 export async function dashboard(
-  db: Db,
+  { db, analytics }: { db: Db; analytics: AnalyticsService },
   now: Date,
   campaign: PortalCampaign,
   user: PortalUser,
   requestedPage: number,
 ): Promise<Dashboard> {
   const since = new Date(now.getTime() - 30 * DAY_MS);
-  const [last30Days, allTime, payouts, coupons, terms] = await Promise.all([
+  const [days, last30Days, allTime, payouts, coupons, terms] = await Promise.all([
+    chartDays(analytics, user),
     affiliateFigures(db, user.affiliateId, since),
     affiliateFigures(db, user.affiliateId),
     affiliatePayouts(db, user.affiliateId, PAYOUTS_SHOWN),
@@ -93,6 +106,7 @@ export async function dashboard(
   });
   return {
     terms,
+    days,
     link: referralLink(campaign.siteUrl, user.referralId),
     coupons: coupons.map((coupon) => coupon.code),
     last30Days,
@@ -102,6 +116,24 @@ export async function dashboard(
     pages,
     payouts,
   };
+}
+
+/**
+ * The session's affiliate's own series only (the analytics service filters the rollup by its
+ * id). UTC days: a campaign has no time zone of its own.
+ */
+async function chartDays(analytics: AnalyticsService, user: PortalUser): Promise<ChartDay[]> {
+  const series = await analytics.series(
+    user.campaignId,
+    { metrics: 'clicks,leads,conversions', interval: 'day', timezone: 'UTC' },
+    user.affiliateId,
+  );
+  return (series.series[0]?.points ?? []).map((point) => ({
+    day: point.start.slice(0, 10),
+    clicks: point.clicks ?? 0,
+    leads: point.leads ?? 0,
+    conversions: point.conversions ?? 0,
+  }));
 }
 
 /** The rule that prices the affiliate's sales and the campaign's settings it is paid by. */

@@ -3,6 +3,7 @@ import { setNotifyPayouts } from '../../repositories/portalAccounts.js';
 import { databaseThrottleStore, redisThrottleStore, type RedisClient } from '../../repositories/portalThrottle.js';
 import { NotFoundError } from '../../errors.js';
 import type { AffiliateService } from '../affiliates.js';
+import type { AnalyticsService } from '../analytics/index.js';
 import type { ServiceDeps } from '../deps.js';
 import type { MailOutbox } from '../mail/outbox.js';
 import type { PasswordHasher } from '../passwordHasher.js';
@@ -17,7 +18,7 @@ import { portalThrottle } from './throttle.js';
 import type { Asker, FormResult, LogInResult, PortalCampaign, PortalUser, ResetLink, SignUpResult } from './types.js';
 
 export type { Asker, FormResult, LogInResult, PortalCampaign, PortalUser, ResetLink, SignUpResult } from './types.js';
-export type { Dashboard } from './dashboard.js';
+export type { ChartDay, Dashboard } from './dashboard.js';
 export type { FieldProblem, FieldProblems, FormFields } from './forms.js';
 
 /** The affiliate portal's rules (docs/portal.md); its pages (server/portal/) only call these. */
@@ -54,6 +55,7 @@ export interface PortalService {
 
 export interface PortalServiceDeps extends ServiceDeps {
   affiliates: AffiliateService;
+  analytics: AnalyticsService;
   mail: MailOutbox;
   hasher: PasswordHasher;
   redis?: RedisClient;
@@ -97,7 +99,7 @@ export function portalService(deps: PortalServiceDeps): PortalService {
     signUp: (campaign, fields, asker) => signUp(accounts, campaign, fields, asker),
     logIn: (campaign, fields, asker) => logIn(accounts, campaign, fields, asker),
     logOut: (secret) => sessions.close(secret),
-    dashboard: (campaign, user, page) => dashboard(db, now(), campaign, user, page),
+    dashboard: (campaign, user, page) => dashboard({ db, analytics: deps.analytics }, now(), campaign, user, page),
     payout: (user, id, page) => payout(db, user, id, page),
 
     async updateProfile(campaign, user, fields) {

@@ -81,6 +81,12 @@ export const en = {
     older: 'Older',
     payoutDetailsMissing: 'Tell us where to pay you:',
     payoutDetailsLink: 'add your payout details',
+    chart: 'Clicks, leads and sales per day, last 30 days (UTC)',
+    chartDay: (day: string, clicks: string, leads: string, sales: string) =>
+      `${day}: ${clicks} clicks, ${leads} leads, ${sales} sales`,
+    clicks: 'Clicks',
+    chartTable: 'The chart’s numbers',
+    day: 'Day (UTC)',
   },
   payout: {
     title: (id: number) => `Payout ${id}`,

@@ -81,6 +81,12 @@ export const ptBR: Texts = {
     older: 'Mais antigas',
     payoutDetailsMissing: 'Diga onde devemos pagar você:',
     payoutDetailsLink: 'cadastre seus dados de pagamento',
+    chart: 'Cliques, leads e vendas por dia, últimos 30 dias (UTC)',
+    chartDay: (day: string, clicks: string, leads: string, sales: string) =>
+      `${day}: ${clicks} cliques, ${leads} leads, ${sales} vendas`,
+    clicks: 'Cliques',
+    chartTable: 'Os números do gráfico',
+    day: 'Dia (UTC)',
   },
   payout: {
     title: (id: number) => `Pagamento ${id}`,
