@@ -122,6 +122,7 @@ describe(`events replay as a child process (${ENGINE})`, () => {
           unknown_affiliate: 1,
           inactive_affiliate: 1,
           recurring_limit_reached: 0,
+          attribution_expired: 0,
         },
         rejected: 6,
         stopped: null,
