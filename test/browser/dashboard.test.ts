@@ -111,6 +111,10 @@ describe(`the merchant dashboard in Chromium (${ENGINE})`, function () {
     expect(await page.textContent('h1')).to.equal('Your recovery codes');
     recoveryCodes = (await page.locator('#recovery-codes li').allTextContents()).map((c) => c.trim());
     expect(recoveryCodes).to.have.length(10);
+    // The secret is sealed at rest, as webhook secrets: the database never holds it in clear.
+    const stored = await database.db('dashboard_users').where({ email: 'owner@shop.example' }).first();
+    expect(stored?.totp_secret).to.match(/^v1\./);
+    expect(JSON.stringify(await database.db('dashboard_users').select('*'))).not.to.include(secret);
     await page.click('text=I stored them');
     expect(await page.textContent('h1')).to.equal('Overview');
     // The link was spent.

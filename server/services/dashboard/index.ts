@@ -26,6 +26,7 @@ import type { PayoutService } from '../payouts.js';
 import { portalThrottle } from '../portal/throttle.js';
 import type { ReportService } from '../reports.js';
 import type { Site } from '../site.js';
+import type { SecretBox } from '../webhooks/secretBox.js';
 import * as login from './login.js';
 import { overview, type Overview } from './overview.js';
 import { requireRole } from './roles.js';
@@ -118,6 +119,7 @@ export interface DashboardServiceDeps extends ServiceDeps {
   mail: MailOutbox;
   hasher: PasswordHasher;
   site: Site;
+  box: SecretBox;
   redis?: RedisClient;
 }
 
@@ -126,7 +128,7 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
   const store = deps.redis ? redisThrottleStore(deps.redis) : databaseThrottleStore(db);
   const throttle = portalThrottle(store, deps.config.portal.postsPerIp);
   const sessions = dashboardSessions(db);
-  const loginDeps: login.LoginDeps = { db, now, hasher: deps.hasher, sessions, throttle };
+  const loginDeps: login.LoginDeps = { db, now, hasher: deps.hasher, sessions, throttle, box: deps.box };
   const userDeps: users.UserDeps = { db, now, site: deps.site, mail: deps.mail, sessions };
   const notFound = () => new NotFoundError('Not Found');
 
