@@ -144,6 +144,12 @@ export const AUDIT_ACTIONS = [
   'campaign.create',
   'campaign.update',
   'plan.create',
+  'user.create',
+  'user.invite',
+  'user.change_role',
+  'user.remove',
+  'user.reset_2fa',
+  'affiliate.invite',
 ] as const;
 /** The kinds of thing an audit row names as its target: the first word of its action. */
 export const AUDIT_TARGET_TYPES = [
@@ -158,4 +164,5 @@ export const AUDIT_TARGET_TYPES = [
   'key',
   'campaign',
   'plan',
+  'user',
 ] as const;

@@ -307,6 +307,33 @@ describe(`the merchant dashboard in Chromium (${ENGINE})`, function () {
     }
   });
 
+  it('the campaign’s last owner is neither demoted nor removed: the page says why', async () => {
+    await page.goto(dash('/users'));
+    // The page offers no form for oneself; one posted anyway is refused by the update's condition.
+    const token = await page.getAttribute('form[action$="/logout"] input[name=csrf]', 'value');
+    const own = await database.db('dashboard_users').where({ email: 'owner@shop.example' }).first();
+    for (const [path, form] of [
+      ['/users/role', { role: 'viewer' }],
+      ['/users/remove', {}],
+    ] as const) {
+      const answer = await page.request.post(dash(path), {
+        form: { csrf: token ?? '', id: String(own?.id), ...form },
+        headers: { Origin: daemon.url },
+      });
+      expect(answer.status()).to.equal(409);
+      expect(await answer.text()).to.include('The campaign needs an owner who can log in');
+    }
+    expect((await database.db('dashboard_users').where({ id: own?.id }).first())?.role).to.equal('owner');
+    // The invitation, role change and removal before are in the audit log as the owner.
+    const rows = await database.db('audit_log').where('target_type', 'user').orderBy('id');
+    expect(rows.map((r) => [r.action, r.actor_type, r.actor_id])).to.deep.equal([
+      ['user.create', 'operator', null],
+      ['user.invite', 'user', String(own?.id)],
+      ['user.change_role', 'user', String(own?.id)],
+      ['user.remove', 'user', String(own?.id)],
+    ]);
+  });
+
   it('every page has the security headers and cookies; a form without its token or from another site changes nothing', async () => {
     const answer = await page.goto(dash('/overview'));
     const headers = answer?.headers() ?? {};

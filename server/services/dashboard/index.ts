@@ -98,8 +98,9 @@ export interface DashboardService {
     fields: { email?: string; role?: string },
     locale: string,
   ): Promise<users.NewUserResult>;
-  changeRole(actor: DashboardActor, id: number, role: string): Promise<void>;
-  removeUser(actor: DashboardActor, id: number): Promise<void>;
+  /** `lastOwner`: refused, the campaign would have no owner left who can log in. */
+  changeRole(actor: DashboardActor, id: number, role: string): Promise<'done' | typeof users.LAST_OWNER>;
+  removeUser(actor: DashboardActor, id: number): Promise<'done' | typeof users.LAST_OWNER>;
 
   /** The operator's `affiliated users …` commands. */
   operator: {
@@ -239,21 +240,30 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
     },
     async changeRole(actor, id, role) {
       requireRole(actor, 'users');
-      if (!(await users.changeRole(userDeps, actor.campaignId, id, role))) {
+      const changed = await users.changeRole(userDeps, actor.campaignId, id, role);
+      if (changed === users.LAST_OWNER) return changed;
+      if (!changed) {
         // An unknown user, one of another campaign, or the same role: nothing changes.
         const found = (await users.listUsers(db, actor.campaignId)).some((u) => u.id === id);
         if (!found) throw notFound();
       }
+      return 'done';
     },
     async removeUser(actor, id) {
       requireRole(actor, 'users');
-      await users.removeUser(userDeps, id, actor.campaignId);
+      const removed = await users.removeUser(userDeps, id, actor.campaignId);
+      return removed === users.LAST_OWNER ? removed : 'done';
     },
 
     operator: {
       create: (input) => users.createUser(userDeps, { ...input, invite: 'print' }),
       list: (campaign) => users.listUsers(db, campaign),
-      remove: (id) => users.removeUser(userDeps, id),
+      async remove(id) {
+        const removed = await users.removeUser(userDeps, id);
+        // Without a campaign to keep an owner in (the operator's), a removal is never refused.
+        if (removed === users.LAST_OWNER) throw new NotFoundError(`User ${id} not found`);
+        return removed;
+      },
       resetTwoFactor: (id) => users.resetTwoFactor(userDeps, id),
     },
   };
