@@ -153,6 +153,12 @@ export const AUDIT_ACTIONS = [
   'campaign.create',
   'campaign.update',
   'plan.create',
+  'user.create',
+  'user.invite',
+  'user.change_role',
+  'user.remove',
+  'user.reset_2fa',
+  'affiliate.invite',
 ] as const;
 /** The kinds of thing an audit row names as its target: the first word of its action. */
 export const AUDIT_TARGET_TYPES = [
@@ -168,4 +174,5 @@ export const AUDIT_TARGET_TYPES = [
   'key',
   'campaign',
   'plan',
+  'user',
 ] as const;

@@ -106,13 +106,15 @@ export async function postInvite(page: DashPage, actor: Actor, fields: FormField
 export async function postRole(page: DashPage, actor: Actor, fields: FormFields): Promise<void> {
   const id = idParam.safeParse(fields.id);
   if (!id.success) return usersPage(page, actor, {}, 400);
-  await page.services.dashboard.changeRole(actor, id.data, fields.role ?? '');
+  const changed = await page.services.dashboard.changeRole(actor, id.data, fields.role ?? '');
+  if (changed === 'lastOwner') return usersPage(page, actor, { problem: page.t.dash.users.problems.lastOwner }, 409);
   redirect(page, '/users?notice=changed');
 }
 
 export async function postRemoveUser(page: DashPage, actor: Actor, fields: FormFields): Promise<void> {
   const id = idParam.safeParse(fields.id);
   if (!id.success) return usersPage(page, actor, {}, 400);
-  await page.services.dashboard.removeUser(actor, id.data);
+  const removed = await page.services.dashboard.removeUser(actor, id.data);
+  if (removed === 'lastOwner') return usersPage(page, actor, { problem: page.t.dash.users.problems.lastOwner }, 409);
   redirect(page, '/users?notice=removed');
 }

@@ -16,7 +16,12 @@ function requestPage(page: Page, extra: Record<string, unknown> = {}, status = 2
 /** A link that no longer works: 410 once used or too old, 404 when it never was one. */
 function invalidLink(page: Page, link: Exclude<ResetLink, { state: 'usable' }>): void {
   const { t } = page;
-  const text = link.state === 'used' ? t.reset.used : link.state === 'expired' ? t.reset.expired : t.reset.unknown;
+  const text = {
+    used: t.reset.used,
+    expired: t.reset.expired,
+    inviteExpired: t.reset.inviteExpired,
+    unknown: t.reset.unknown,
+  }[link.state];
   message(page, t.reset.invalidTitle, [text], link.state === 'unknown' ? 404 : 410, {
     href: `${page.base}/reset`,
     text: t.reset.again,

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db, Trx } from '../db/knex.js';
 import type { DashboardUserRow } from '../db/dashboardRows.js';
 import { toDate } from '../db/rows.js';
@@ -85,21 +86,56 @@ export async function setDashboardRole(
   role: DashboardRole,
   now: Date,
 ): Promise<boolean> {
-  const changed = await trx('dashboard_users')
-    .where({ id, campaign_id: campaignId })
-    .whereNot({ role })
-    .update({ role, updated_at: now });
-  return changed > 0;
+  const query = trx('dashboard_users').where({ id, campaign_id: campaignId }).whereNot({ role });
+  if (role !== 'owner') query.andWhere((q) => keepsAnOwner(q, trx, campaignId, id));
+  return (await query.update({ role, updated_at: now })) > 0;
+}
+
+/**
+ * The row is not an owner, or another owner of the campaign has set a password: so a demotion or
+ * removal never leaves a campaign without an owner who can log in, even when two owners act at
+ * once (it rests on the UPDATE's or DELETE's own condition). The inner query is wrapped in a
+ * derived table because MySQL refuses a subquery on the table it changes.
+ */
+function keepsAnOwner(q: Knex.QueryBuilder, trx: Db | Trx, campaignId: number, id: number): Knex.QueryBuilder {
+  return q
+    .whereNot({ role: 'owner' })
+    .orWhereExists(
+      trx
+        .select('o.id')
+        .from(
+          trx('dashboard_users')
+            .select('id')
+            .where({ campaign_id: campaignId, role: 'owner' })
+            .whereNot({ id })
+            .whereNotNull('password_hash')
+            .as('o'),
+        ),
+    );
+}
+
+/** Whether the user is the campaign's owner a demotion or removal was refused for (see keepsAnOwner). */
+export async function isDashboardOwner(db: Db, campaignId: number, id: number): Promise<boolean> {
+  const row = await db('dashboard_users').where({ id, campaign_id: campaignId, role: 'owner' }).first('id');
+  return row !== undefined;
 }
 
 export async function setDashboardLocale(db: Db, id: number, locale: string): Promise<void> {
   await db('dashboard_users').where({ id }).update({ locale });
 }
 
-/** Answers whether a user of the campaign was removed (any, without a campaign). */
-export async function deleteDashboardUser(trx: Db | Trx, id: number, campaignId?: number): Promise<boolean> {
-  const query = trx('dashboard_users').where({ id });
-  if (campaignId !== undefined) query.andWhere({ campaign_id: campaignId });
+/**
+ * Answers whether a user of the campaign was removed. `keepOwner` (a dashboard owner's removal)
+ * removes the campaign's last owner never; the operator's `users remove` may.
+ */
+export async function deleteDashboardUser(
+  trx: Db | Trx,
+  id: number,
+  campaignId: number,
+  keepOwner: boolean,
+): Promise<boolean> {
+  const query = trx('dashboard_users').where({ id, campaign_id: campaignId });
+  if (keepOwner) query.andWhere((q) => keepsAnOwner(q, trx, campaignId, id));
   return (await query.delete()) > 0;
 }
 

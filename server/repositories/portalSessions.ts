@@ -146,18 +146,24 @@ export async function findUsableResetToken(
   campaignId: number,
   tokenHash: string,
   now: Date,
-): Promise<{ affiliateId: number } | { state: 'used' | 'expired' | 'unknown' }> {
+): Promise<{ affiliateId: number } | { state: 'used' | 'unknown' } | { state: 'expired'; lifetimeMs: number }> {
   const row = await db('portal_reset_tokens as r')
     .join('affiliates as a', 'a.id', 'r.affiliate_id')
     .where({ 'r.token_hash': tokenHash, 'a.campaign_id': campaignId })
-    .first<{ affiliate_id: number; used_at: Date | number | null; expires_at: Date | number } | undefined>(
-      'r.affiliate_id',
-      'r.used_at',
-      'r.expires_at',
-    );
+    .first<
+      | {
+          affiliate_id: number;
+          used_at: Date | number | null;
+          created_at: Date | number;
+          expires_at: Date | number;
+        }
+      | undefined
+    >('r.affiliate_id', 'r.used_at', 'r.created_at', 'r.expires_at');
   if (!row) return { state: 'unknown' };
   if (row.used_at !== null) return { state: 'used' };
-  if (toDate(row.expires_at) <= now) return { state: 'expired' };
+  const expiresAt = toDate(row.expires_at);
+  // How long the link was made to last tells an invitation's (7 days) from a reset's (an hour).
+  if (expiresAt <= now) return { state: 'expired', lifetimeMs: expiresAt.getTime() - toDate(row.created_at).getTime() };
   return { affiliateId: Number(row.affiliate_id) };
 }
 

@@ -111,6 +111,10 @@ describe(`the merchant dashboard in Chromium (${ENGINE})`, function () {
     expect(await page.textContent('h1')).to.equal('Your recovery codes');
     recoveryCodes = (await page.locator('#recovery-codes li').allTextContents()).map((c) => c.trim());
     expect(recoveryCodes).to.have.length(10);
+    // The secret is sealed at rest, as webhook secrets: the database never holds it in clear.
+    const stored = await database.db('dashboard_users').where({ email: 'owner@shop.example' }).first();
+    expect(stored?.totp_secret).to.match(/^v1\./);
+    expect(JSON.stringify(await database.db('dashboard_users').select('*'))).not.to.include(secret);
     await page.click('text=I stored them');
     expect(await page.textContent('h1')).to.equal('Overview');
     // The link was spent.
@@ -301,6 +305,33 @@ describe(`the merchant dashboard in Chromium (${ENGINE})`, function () {
     } finally {
       await other.close();
     }
+  });
+
+  it('the campaign’s last owner is neither demoted nor removed: the page says why', async () => {
+    await page.goto(dash('/users'));
+    // The page offers no form for oneself; one posted anyway is refused by the update's condition.
+    const token = await page.getAttribute('form[action$="/logout"] input[name=csrf]', 'value');
+    const own = await database.db('dashboard_users').where({ email: 'owner@shop.example' }).first();
+    for (const [path, form] of [
+      ['/users/role', { role: 'viewer' }],
+      ['/users/remove', {}],
+    ] as const) {
+      const answer = await page.request.post(dash(path), {
+        form: { csrf: token ?? '', id: String(own?.id), ...form },
+        headers: { Origin: daemon.url },
+      });
+      expect(answer.status()).to.equal(409);
+      expect(await answer.text()).to.include('The campaign needs an owner who can log in');
+    }
+    expect((await database.db('dashboard_users').where({ id: own?.id }).first())?.role).to.equal('owner');
+    // The invitation, role change and removal before are in the audit log as the owner.
+    const rows = await database.db('audit_log').where('target_type', 'user').orderBy('id');
+    expect(rows.map((r) => [r.action, r.actor_type, r.actor_id])).to.deep.equal([
+      ['user.create', 'operator', null],
+      ['user.invite', 'user', String(own?.id)],
+      ['user.change_role', 'user', String(own?.id)],
+      ['user.remove', 'user', String(own?.id)],
+    ]);
   });
 
   it('every page has the security headers and cookies; a form without its token or from another site changes nothing', async () => {

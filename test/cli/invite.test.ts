@@ -3,6 +3,7 @@ import { clientEnv, parseJson, runCli } from '../helpers/cli.js';
 import { createMerchant, type Merchant, servicesFor, startTestDaemon, useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
 import { addAffiliate } from '../helpers/events.js';
+import { call } from '../helpers/http.js';
 import { PortalBrowser, textOf } from '../helpers/portal.js';
 import { tempDir } from '../helpers/replay.js';
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp.js';
@@ -124,5 +125,44 @@ describe(`affiliates invite, the CLI against a real daemon (${ENGINE})`, functio
     expect(inactive.stderr).to.include(
       `error 409: Affiliate ${id} is inactive and cannot log in: make it active first (PATCH its status), then invite it`,
     );
+  });
+
+  it('POST /v1/affiliates/{id}/invite is in the audit log (no e-mail, no link); its link, 7 days on, says to ask again', async () => {
+    const { id } = await addAffiliate(t.db, merchant.campaignId);
+    const email = (await t.db('affiliates').where({ id }).first())?.email;
+    expect(email).to.include('@');
+    const answer = await call(t.url, 'POST', `/v1/affiliates/${id}/invite`, { key: merchant.key });
+    expect(answer.status, answer.text).to.equal(200);
+    const link = String(answer.body.link);
+    const rows = await t.db('audit_log').where({ action: 'affiliate.invite' });
+    expect(rows.map((r) => [r.actor_type, r.target_id, Number(r.campaign_id)])).to.deep.equal([
+      ['key', String(id), merchant.campaignId],
+    ]);
+    const stored = JSON.stringify(rows);
+    expect(stored).not.to.include(email);
+    expect(stored).not.to.include(new URL(link).searchParams.get('token'));
+    // A refused invitation changes nothing and is not recorded.
+    const { id: gone } = await addAffiliate(t.db, merchant.campaignId, { status: 'inactive' });
+    expect((await call(t.url, 'POST', `/v1/affiliates/${gone}/invite`, { key: merchant.key })).status).to.equal(409);
+    expect(await t.db('audit_log').where({ action: 'affiliate.invite' })).to.have.length(1);
+
+    // As if 7 days and a minute had gone by since the link was made.
+    const shift = (7 * 24 * 60 + 1) * 60_000;
+    const token = await t.db('portal_reset_tokens').where({ affiliate_id: id }).first();
+    if (!token) throw new Error('the invitation made no link');
+    await t
+      .db('portal_reset_tokens')
+      .where({ affiliate_id: id })
+      .update({
+        created_at: new Date(new Date(token.created_at).getTime() - shift),
+        expires_at: new Date(new Date(token.expires_at).getTime() - shift),
+      });
+    const url = new URL(link);
+    const page = await new PortalBrowser(url.origin, url.pathname.replace(/\/reset$/, '')).get(`/reset${url.search}`);
+    expect(page.status).to.equal(410);
+    expect(textOf(page.html)).to.include(
+      'This invitation is more than 7 days old. Ask the programme to invite you again',
+    );
+    expect(textOf(page.html)).not.to.include('more than an hour old');
   });
 });

@@ -153,6 +153,7 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       '20261129200100_click_attribution',
       '20261129200200_analytics_rollups',
       '20261129300000_dashboard_users',
+      '20261129300100_dashboard_totp_sealed',
       '20261129400000_audit_log',
     ];
     // The contract step waits for `db migrate --contract` (docs/operations.md, "Upgrades").

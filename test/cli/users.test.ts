@@ -95,5 +95,15 @@ describe(`users commands (${ENGINE})`, () => {
     const again = await runCli(['users', 'remove', String(viewer.id)], { env });
     expect(again.code).to.equal(1);
     expect(again.stderr).to.include(`User ${viewer.id} not found`);
+
+    // Each change is in the audit log as the operator, by user id, never with an e-mail.
+    const rows = await t.db('audit_log').where('target_type', 'user').orderBy('id');
+    expect(rows.map((r) => [r.action, r.actor_type, r.target_id])).to.deep.equal([
+      ['user.create', 'operator', String(viewer.id)],
+      ['user.create', 'operator', String(owner.id)],
+      ['user.reset_2fa', 'operator', String(owner.id)],
+      ['user.remove', 'operator', String(viewer.id)],
+    ]);
+    expect(JSON.stringify(rows)).not.to.include('shop.example');
   });
 });

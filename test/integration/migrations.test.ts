@@ -67,6 +67,7 @@ const MIGRATIONS = [
   '20261129200100_click_attribution',
   '20261129200200_analytics_rollups',
   '20261129300000_dashboard_users',
+  '20261129300100_dashboard_totp_sealed',
   '20261129400000_audit_log',
 ];
 

@@ -19,6 +19,7 @@ import * as clicks from './20261129200000_clicks.js';
 import * as clickAttribution from './20261129200100_click_attribution.js';
 import * as analyticsRollups from './20261129200200_analytics_rollups.js';
 import * as dashboardUsers from './20261129300000_dashboard_users.js';
+import * as dashboardTotpSealed from './20261129300100_dashboard_totp_sealed.js';
 import * as auditLog from './20261129400000_audit_log.js';
 
 interface Migration {
@@ -58,6 +59,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261129200100_click_attribution', clickAttribution],
   ['20261129200200_analytics_rollups', analyticsRollups],
   ['20261129300000_dashboard_users', dashboardUsers],
+  ['20261129300100_dashboard_totp_sealed', dashboardTotpSealed],
   ['20261129400000_audit_log', auditLog],
 ];
 

@@ -26,6 +26,7 @@ import type { PayoutService } from '../payouts.js';
 import { portalThrottle } from '../portal/throttle.js';
 import type { ReportService } from '../reports.js';
 import type { Site } from '../site.js';
+import type { SecretBox } from '../webhooks/secretBox.js';
 import * as login from './login.js';
 import { overview, type Overview } from './overview.js';
 import { requireRole } from './roles.js';
@@ -97,8 +98,9 @@ export interface DashboardService {
     fields: { email?: string; role?: string },
     locale: string,
   ): Promise<users.NewUserResult>;
-  changeRole(actor: DashboardActor, id: number, role: string): Promise<void>;
-  removeUser(actor: DashboardActor, id: number): Promise<void>;
+  /** `lastOwner`: refused, the campaign would have no owner left who can log in. */
+  changeRole(actor: DashboardActor, id: number, role: string): Promise<'done' | typeof users.LAST_OWNER>;
+  removeUser(actor: DashboardActor, id: number): Promise<'done' | typeof users.LAST_OWNER>;
 
   /** The operator's `affiliated users …` commands. */
   operator: {
@@ -118,6 +120,7 @@ export interface DashboardServiceDeps extends ServiceDeps {
   mail: MailOutbox;
   hasher: PasswordHasher;
   site: Site;
+  box: SecretBox;
   redis?: RedisClient;
 }
 
@@ -126,7 +129,7 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
   const store = deps.redis ? redisThrottleStore(deps.redis) : databaseThrottleStore(db);
   const throttle = portalThrottle(store, deps.config.portal.postsPerIp);
   const sessions = dashboardSessions(db);
-  const loginDeps: login.LoginDeps = { db, now, hasher: deps.hasher, sessions, throttle };
+  const loginDeps: login.LoginDeps = { db, now, hasher: deps.hasher, sessions, throttle, box: deps.box };
   const userDeps: users.UserDeps = { db, now, site: deps.site, mail: deps.mail, sessions };
   const notFound = () => new NotFoundError('Not Found');
 
@@ -237,21 +240,30 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
     },
     async changeRole(actor, id, role) {
       requireRole(actor, 'users');
-      if (!(await users.changeRole(userDeps, actor.campaignId, id, role))) {
+      const changed = await users.changeRole(userDeps, actor.campaignId, id, role);
+      if (changed === users.LAST_OWNER) return changed;
+      if (!changed) {
         // An unknown user, one of another campaign, or the same role: nothing changes.
         const found = (await users.listUsers(db, actor.campaignId)).some((u) => u.id === id);
         if (!found) throw notFound();
       }
+      return 'done';
     },
     async removeUser(actor, id) {
       requireRole(actor, 'users');
-      await users.removeUser(userDeps, id, actor.campaignId);
+      const removed = await users.removeUser(userDeps, id, actor.campaignId);
+      return removed === users.LAST_OWNER ? removed : 'done';
     },
 
     operator: {
       create: (input) => users.createUser(userDeps, { ...input, invite: 'print' }),
       list: (campaign) => users.listUsers(db, campaign),
-      remove: (id) => users.removeUser(userDeps, id),
+      async remove(id) {
+        const removed = await users.removeUser(userDeps, id);
+        // Without a campaign to keep an owner in (the operator's), a removal is never refused.
+        if (removed === users.LAST_OWNER) throw new NotFoundError(`User ${id} not found`);
+        return removed;
+      },
       resetTwoFactor: (id) => users.resetTwoFactor(userDeps, id),
     },
   };

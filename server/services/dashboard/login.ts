@@ -15,6 +15,7 @@ import type { PasswordHasher } from '../passwordHasher.js';
 import { passwordProblem } from '../portal/forms.js';
 import type { PortalThrottle } from '../portal/throttle.js';
 import { hashSecret } from '../secretHash.js';
+import type { SecretBox } from '../webhooks/secretBox.js';
 import { needsSecondFactor } from './roles.js';
 import type { DashboardSessions } from './sessions.js';
 import { totpStep } from './totp.js';
@@ -26,6 +27,8 @@ export interface LoginDeps {
   hasher: PasswordHasher;
   sessions: DashboardSessions;
   throttle: PortalThrottle;
+  /** Seals TOTP secrets at rest, as webhook and billing secrets (docs/dashboard.md#logging-in). */
+  box: SecretBox;
 }
 
 /** The dashboard's throttling buckets, apart from the portal's even for the same e-mail. */
@@ -124,7 +127,9 @@ export async function checkTotp(
 ): Promise<FactorResult> {
   return factorAttempt(deps, actor, oldSecret, async () => {
     const user = await findDashboardUser(deps.db, actor.userId);
-    const step = user?.totpSecret ? totpStep(user.totpSecret, code, deps.now()) : undefined;
+    // A secret the key cannot open (sealed under another key) accepts no code.
+    const secret = user?.totpSecret ? await deps.box.open(user.totpSecret) : undefined;
+    const step = secret ? totpStep(secret, code, deps.now()) : undefined;
     return step !== undefined && takeTotpStep(deps.db, actor.userId, step);
   });
 }
@@ -189,8 +194,9 @@ export async function enrolTotp(
   }
   await deps.throttle.succeeded(ticket);
   const codes = newRecoveryCodes();
+  const sealed = await deps.box.seal(secret);
   const enrolled = await inTransaction(deps.db, async (trx) => {
-    if (!(await enrolDashboardTotp(trx, actor.userId, secret, deps.now()))) return false;
+    if (!(await enrolDashboardTotp(trx, actor.userId, sealed, deps.now()))) return false;
     await insertRecoveryCodes(
       trx,
       actor.userId,

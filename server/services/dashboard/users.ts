@@ -7,6 +7,7 @@ import {
   deleteDashboardUser,
   findDashboardUser,
   insertDashboardUser,
+  isDashboardOwner,
   listDashboardUsers,
   setDashboardRole,
   setDashboardTotp,
@@ -14,6 +15,7 @@ import {
 import { UniqueConflict } from '../../repositories/uniqueConflict.js';
 import { NotFoundError } from '../../errors.js';
 import type { MailOutbox } from '../mail/outbox.js';
+import { recordAudit } from '../audit.js';
 import { emailProblem } from '../portal/forms.js';
 import { hashSecret } from '../secretHash.js';
 import type { Site } from '../site.js';
@@ -65,6 +67,9 @@ export async function createUser(
     return await inTransaction(deps.db, async (trx) => {
       const now = deps.now();
       const user = await insertDashboardUser(trx, { campaignId: campaign.id, email, role, now });
+      // The user's id and that a role was set: never the e-mail (docs/audit.md).
+      const action = input.invite === 'mail' ? 'user.invite' : 'user.create';
+      await recordAudit(trx, now, [{ campaignId: campaign.id, action, targetId: user.id, fields: ['role'] }]);
       if (mailed) {
         await deps.mail.record(trx, [
           {
@@ -105,13 +110,28 @@ export async function listUsers(db: Db, campaign?: string | number): Promise<Das
 
 const userNotFound = (id: number) => new NotFoundError(`User ${id} not found: see \`affiliated users list\``);
 
-/** Removes a user (of `campaignId` when given); its sessions and links go with it. */
-export async function removeUser(deps: UserDeps, id: number, campaignId?: number): Promise<DashboardUser> {
+/** Why a removal or a role change was refused: the campaign would have no owner left who can log in. */
+export const LAST_OWNER = 'lastOwner';
+
+/**
+ * Removes a user; its sessions and links go with it. With `campaignId` (an owner in the
+ * dashboard) the user must be of that campaign, and the campaign's last owner stays.
+ */
+export async function removeUser(
+  deps: UserDeps,
+  id: number,
+  campaignId?: number,
+): Promise<DashboardUser | typeof LAST_OWNER> {
   return inTransaction(deps.db, async (trx) => {
     const user = await findDashboardUser(trx, id);
     if (!user || (campaignId !== undefined && user.campaignId !== campaignId)) throw userNotFound(id);
+    if (!(await deleteDashboardUser(trx, id, user.campaignId, campaignId !== undefined))) {
+      // The delete's own condition refused it: the last owner, whose sessions stay.
+      if (campaignId !== undefined && user.role === 'owner') return LAST_OWNER;
+      throw userNotFound(id);
+    }
     await deps.sessions.closeAll(trx, id);
-    if (!(await deleteDashboardUser(trx, id, user.campaignId))) throw userNotFound(id);
+    await recordAudit(trx, deps.now(), [{ campaignId: user.campaignId, action: 'user.remove', targetId: id }]);
     return user;
   });
 }
@@ -123,16 +143,31 @@ export async function resetTwoFactor(deps: UserDeps, id: number): Promise<Dashbo
     if (!user) throw userNotFound(id);
     await setDashboardTotp(trx, id, null, deps.now());
     await deps.sessions.closeAll(trx, id);
+    await recordAudit(trx, deps.now(), [{ campaignId: user.campaignId, action: 'user.reset_2fa', targetId: id }]);
     return user;
   });
 }
 
-/** A new role ends the user's sessions: what it may do is decided again at its next log-in. */
-export async function changeRole(deps: UserDeps, campaignId: number, id: number, role: string): Promise<boolean> {
+/**
+ * A new role ends the user's sessions: what it may do is decided again at its next log-in. The
+ * campaign's last owner keeps its role (LAST_OWNER); false when nothing changed.
+ */
+export async function changeRole(
+  deps: UserDeps,
+  campaignId: number,
+  id: number,
+  role: string,
+): Promise<boolean | typeof LAST_OWNER> {
   if (!isRole(role)) return false;
-  return inTransaction(deps.db, async (trx) => {
+  const changed = await inTransaction(deps.db, async (trx) => {
     const changed = await setDashboardRole(trx, campaignId, id, role, deps.now());
-    if (changed) await deps.sessions.closeAll(trx, id);
+    if (changed) {
+      await deps.sessions.closeAll(trx, id);
+      await recordAudit(trx, deps.now(), [{ campaignId, action: 'user.change_role', targetId: id, fields: ['role'] }]);
+    }
     return changed;
   });
+  // Only to explain a refusal: the update's own condition decided it.
+  if (!changed && role !== 'owner' && (await isDashboardOwner(deps.db, campaignId, id))) return LAST_OWNER;
+  return changed;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../db/knex.js';
+import type { Db, Trx } from '../../db/knex.js';
 import { insertResetToken } from '../../repositories/portalSessions.js';
 import { hashSecret } from '../secretHash.js';
 import type { Site } from '../site.js';
@@ -18,7 +18,7 @@ export const portalUrl = (site: Site, publicId: string) => `${site.url()}/portal
  * invitation's answer to the merchant).
  */
 export async function setPasswordLink(
-  db: Db,
+  db: Db | Trx,
   link: { site: Site; publicId: string; affiliateId: number; now: Date; lifetimeMs: number },
 ): Promise<{ url: string; expiresAt: Date }> {
   const token = randomBytes(32).toString('base64url');

@@ -1,6 +1,7 @@
 import { inTransaction, type Db } from '../../db/knex.js';
 import { findLoginAccount, setPasswordHash } from '../../repositories/portalAccounts.js';
 import { deleteSessionsOf, findUsableResetToken, spendResetToken } from '../../repositories/portalSessions.js';
+import { RESET_LINK_MS } from '../mail/links.js';
 import type { MailOutbox } from '../mail/outbox.js';
 import type { PasswordHasher } from '../passwordHasher.js';
 import { hashSecret } from '../secretHash.js';
@@ -56,7 +57,9 @@ export async function resetLink(
 ): Promise<ResetLink> {
   if (!token || !TOKEN.test(token)) return { state: 'unknown' };
   const found = await findUsableResetToken(deps.db, campaign.id, hashSecret(token), deps.now());
-  return 'affiliateId' in found ? { state: 'usable' } : found;
+  if ('affiliateId' in found) return { state: 'usable' };
+  if (found.state === 'expired') return { state: found.lifetimeMs > RESET_LINK_MS ? 'inviteExpired' : 'expired' };
+  return found;
 }
 
 /**

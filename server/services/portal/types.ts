@@ -37,6 +37,7 @@ export type LogInResult =
 
 export type FormResult = { state: 'saved' } | { state: 'invalid'; problems: FieldProblems };
 
-export type ResetLink = { state: 'usable' } | { state: 'used' | 'expired' | 'unknown' };
+/** `inviteExpired`: an invitation's link (docs/portal.md#inviting-affiliates) past its 7 days. */
+export type ResetLink = { state: 'usable' } | { state: 'used' | 'expired' | 'inviteExpired' | 'unknown' };
 
 export type { FormFields };

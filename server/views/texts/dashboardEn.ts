@@ -144,6 +144,8 @@ export const dashboardEn = {
       email: 'Enter a valid e-mail address.',
       role: 'Choose a role.',
       taken: 'This e-mail already has a user in this campaign.',
+      lastOwner:
+        'The campaign needs an owner who can log in: make another user owner (and let them set a password) before you change or remove this one.',
     } as Record<string, string>,
   },
   affiliateStatus: { pending: 'pending', active: 'active', inactive: 'inactive' },

@@ -147,6 +147,8 @@ export const dashboardPtBR: typeof dashboardEn = {
       email: 'Digite um e-mail válido.',
       role: 'Escolha um papel.',
       taken: 'Este e-mail já tem um usuário nesta campanha.',
+      lastOwner:
+        'A campanha precisa de um proprietário que possa entrar: torne outro usuário proprietário (e deixe-o definir uma senha) antes de alterar ou remover este.',
     },
   },
   affiliateStatus: { pending: 'pendente', active: 'ativo', inactive: 'inativo' },

@@ -166,6 +166,8 @@ export const en = {
     invalidTitle: 'This link no longer works',
     used: 'This reset link has already been used. Ask for a new one if you need it.',
     expired: 'This reset link is more than an hour old. Ask for a new one.',
+    inviteExpired:
+      'This invitation is more than 7 days old. Ask the programme to invite you again, or ask for a password reset link below.',
     unknown: 'This reset link is not valid. Ask for a new one.',
     again: 'Ask for a new link',
   },

@@ -160,6 +160,8 @@ export const ptBR: Texts = {
     invalidTitle: 'Este link não vale mais',
     used: 'Este link de redefinição já foi usado. Peça um novo, se precisar.',
     expired: 'Este link de redefinição tem mais de uma hora. Peça um novo.',
+    inviteExpired:
+      'Este convite tem mais de 7 dias. Peça ao programa que o convide de novo, ou peça abaixo um link de redefinição de senha.',
     unknown: 'Este link de redefinição não é válido. Peça um novo.',
     again: 'Pedir um novo link',
   },
