@@ -10,6 +10,7 @@ export function registerPayouts(program: Command, io: Io): void {
   const payouts = withExamples(program.command('payouts').description('pay affiliates through the API'), [
     'payouts create --all',
     'payouts export --output payouts.csv',
+    'payouts send 7',
     'payouts mark-paid 7',
   ]);
   const run = clientCommand(program, io, () => import('./actions.js'));
@@ -53,6 +54,15 @@ export function registerPayouts(program: Command, io: Io): void {
       [`payouts ${verb} 7`],
     ).action((id: number) => run((a, client, globals) => a.settle(io, client, globals, id, to)));
   }
+  withExamples(
+    payouts
+      .command('send')
+      .description(
+        'pay a pending payout on the rail of the affiliate’s payout details (Pix, PayPal or Stripe): it becomes processing, then paid or failed as the provider says',
+      )
+      .argument('<id>', 'payout id', wholeNumber(1)),
+    ['payouts send 7', 'payouts send 7 --json | jq .reference'],
+  ).action((id: number) => run((a, client, globals) => a.send(io, client, globals, id)));
   withExamples(
     payouts
       .command('export')
