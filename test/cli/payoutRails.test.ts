@@ -144,6 +144,11 @@ describe(`rails and payouts send, in-process CLI against a real daemon and the p
     expect(shown.stdout).to.match(new RegExp(`receipt:\\s+${paid.receipt}`));
     expect(shown.stdout).to.include(paid.reference);
 
+    const exported = await cli(['payouts', 'export', '--status', 'paid']);
+    const [header, row] = exported.stdout.split('\r\n');
+    expect(header).to.include(',currency,rail,reference,receipt,failure_reason,commission_rules');
+    expect(row).to.include(`,12.35,BRL,pix,${reference},${paid.receipt},,campaign 10%: 1`);
+
     const again = parseJson(await cli(['payouts', 'send', String(payout.id), '--json']));
     expect(again).to.include({ id: payout.id, status: 'paid', reference: paid.reference });
     expect(fakes.asaas.transfersFor(paid.reference)).to.have.length(1);

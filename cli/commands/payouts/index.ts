@@ -71,6 +71,6 @@ export function registerPayouts(program: Command, io: Io): void {
       .addOption(choice('--format <format>', 'file format', ['csv', 'json'], 'csv'))
       .option('--output <file>', 'write to this file instead of stdout'),
     ['payouts export --status pending --format csv --output payouts.csv', 'payouts export --format json | jq length'],
-    'Columns: payout_id, affiliate_id, name, email, amount, currency.',
+    'Columns: payout_id, affiliate_id, name, email, payout_method, pix_key_type, payout_account, amount, currency, rail, reference, receipt, failure_reason, commission_rules.',
   ).action((flags) => run((a, client, globals) => a.exportPayouts(io, client, globals, flags)));
 }
