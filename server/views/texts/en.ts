@@ -91,6 +91,10 @@ export const en = {
     coveredCount: (n: string) => `${n} in all, oldest first`,
     previous: 'Previous',
     next: 'Next',
+    rail: 'Paid through',
+    rails: { pix: 'Pix', paypal: 'PayPal', stripe: 'Stripe' } as Record<string, string>,
+    receipt: 'Receipt',
+    failureReason: 'Why it failed',
   },
   terms: {
     title: 'Your terms',
@@ -114,6 +118,7 @@ export const en = {
     approved: 'approved',
     rejected: 'rejected',
     paid: 'paid',
+    processing: 'processing',
     failed: 'failed',
   } as Record<string, string>,
   settings: {

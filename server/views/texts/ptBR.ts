@@ -91,6 +91,10 @@ export const ptBR: Texts = {
     coveredCount: (n: string) => `${n} no total, das mais antigas às mais recentes`,
     previous: 'Anteriores',
     next: 'Seguintes',
+    rail: 'Pago por',
+    rails: { pix: 'Pix', paypal: 'PayPal', stripe: 'Stripe' } as Record<string, string>,
+    receipt: 'Comprovante',
+    failureReason: 'Motivo da falha',
   },
   terms: {
     title: 'Suas condições',
@@ -111,6 +115,7 @@ export const ptBR: Texts = {
     approved: 'aprovada',
     rejected: 'recusada',
     paid: 'paga',
+    processing: 'em processamento',
     failed: 'falhou',
   },
   settings: {
