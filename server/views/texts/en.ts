@@ -229,6 +229,7 @@ export const en = {
     payoutPaid: {
       subject: (campaign: string) => `You were paid by ${campaign}`,
       body: (amount: string) => `A payout of ${amount} was paid to you. Its details are in the portal:`,
+      receipt: (receipt: string) => `Receipt: ${receipt}`,
       optOut: 'You can turn these mails off in the portal’s settings.',
     },
     dashboardInvitation: {

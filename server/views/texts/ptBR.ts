@@ -223,6 +223,7 @@ export const ptBR: Texts = {
     payoutPaid: {
       subject: (campaign: string) => `Você recebeu um pagamento de ${campaign}`,
       body: (amount: string) => `Um pagamento de ${amount} foi feito para você. Os detalhes estão no portal:`,
+      receipt: (receipt: string) => `Comprovante: ${receipt}`,
       optOut: 'Você pode desligar estes e-mails nas configurações do portal.',
     },
     dashboardInvitation: {
