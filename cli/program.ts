@@ -19,6 +19,7 @@ import { registerServe } from './commands/serve/index.js';
 import { registerSnippet } from './commands/snippet/index.js';
 import { registerWebhooks } from './commands/webhooks/index.js';
 import { registerIntegrations } from './commands/integrations/index.js';
+import { registerRails } from './commands/rails/index.js';
 import { registerCompletion } from './commands/completion/index.js';
 import { registerStatus } from './commands/status/index.js';
 import { registerUsers } from './commands/users/index.js';
@@ -61,6 +62,7 @@ export function buildProgram(io: Io): Command {
   registerConversions(program, io);
   registerRefunds(program, io);
   registerPayouts(program, io);
+  registerRails(program, io);
   registerAudit(program, io);
   registerStatus(program, io);
   registerCompletion(program, io);

@@ -4,7 +4,8 @@ import { csvLines } from './csv.js';
 
 /**
  * The columns of `payouts export --format csv`: what a bank or PayPal mass-payment upload needs,
- * then the rules its commissions were earned by (last, so an upload may ignore it).
+ * what a rail made of it (docs/payouts.md#payout-rails: empty for a payout settled by hand), then
+ * the rules its commissions were earned by (last, so an upload may ignore it).
  */
 export const CSV_HEADER = [
   'payout_id',
@@ -16,6 +17,10 @@ export const CSV_HEADER = [
   'payout_account',
   'amount',
   'currency',
+  'rail',
+  'reference',
+  'receipt',
+  'failure_reason',
   'commission_rules',
 ] as const;
 
@@ -33,6 +38,11 @@ function csvRow(payout: Payout, rules: ReadonlyMap<number, string>) {
     // thousands separator; never a float's `12.5` or `0.30000000000000004`.
     plainAmount(moneyOfAmount(payout.amount, payout.currency)),
     payout.currency,
+    // The reference is what to search the provider's dashboard by; the receipt what it paid with.
+    payout.rail ?? '',
+    payout.reference ?? '',
+    payout.receipt ?? '',
+    payout.failureReason ?? '',
     rules.get(payout.id) ?? '',
   ];
 }

@@ -123,6 +123,9 @@ export async function showPayout(page: Page, id: number): Promise<void> {
       amount: money(page, payout.amountCents),
       date: day(page, payout.createdAt),
       paidAt: day(page, payout.paidAt),
+      rail: payout.rail === null ? null : (t.payout.rails[payout.rail] ?? payout.rail),
+      receipt: payout.receipt,
+      failureReason: payout.failureReason,
     },
     conversions: conversions.map((c) => ({
       date: day(page, c.createdAt),

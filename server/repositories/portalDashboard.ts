@@ -160,6 +160,10 @@ export interface PortalPayout {
   status: PayoutStatus;
   createdAt: Date;
   paidAt: Date | null;
+  /** The rail a payout was sent on, the provider's receipt once paid, its reason once failed (docs/payouts.md#payout-rails). */
+  rail: string | null;
+  receipt: string | null;
+  failureReason: string | null;
 }
 
 type PayoutRowRead = {
@@ -170,9 +174,23 @@ type PayoutRowRead = {
   status: PayoutStatus;
   created_at: Date | number;
   paid_at: Date | number | null;
+  rail: string | null;
+  receipt: string | null;
+  failure_reason: string | null;
 };
 
-const PAYOUT_COLUMNS = ['id', 'amount_cents', 'commission_cents', 'clawback_cents', 'status', 'created_at', 'paid_at'];
+const PAYOUT_COLUMNS = [
+  'id',
+  'amount_cents',
+  'commission_cents',
+  'clawback_cents',
+  'status',
+  'created_at',
+  'paid_at',
+  'rail',
+  'receipt',
+  'failure_reason',
+];
 
 function payoutOf(row: PayoutRowRead): PortalPayout {
   return {
@@ -183,6 +201,9 @@ function payoutOf(row: PayoutRowRead): PortalPayout {
     status: row.status,
     createdAt: toDate(row.created_at),
     paidAt: row.paid_at === null ? null : toDate(row.paid_at),
+    rail: row.rail ?? null,
+    receipt: row.receipt ?? null,
+    failureReason: row.failure_reason ?? null,
   };
 }
 

@@ -239,7 +239,7 @@ describe(`the merchant dashboard in Chromium (${ENGINE})`, function () {
       expect(csv.headers()['content-type']).to.equal('text/csv; charset=utf-8');
       const lines = (await csv.text()).trim().split('\r\n');
       expect(lines[0]).to.equal(
-        'payout_id,affiliate_id,name,email,payout_method,pix_key_type,payout_account,amount,currency,commission_rules',
+        'payout_id,affiliate_id,name,email,payout_method,pix_key_type,payout_account,amount,currency,rail,reference,receipt,failure_reason,commission_rules',
       );
       expect(lines).to.have.length(2);
       expect(lines[1]).to.include('ana@example.com');

@@ -103,9 +103,9 @@ describe(`the whole commission cycle from the CLI, as child processes (${ENGINE}
       expect(exported.stdout).to.include('Wrote 2 pending payouts, BRL 41.00 in all');
       const [anaPayout, biaPayout] = made.created;
       expect(readFileSync(files.file('pay.csv'), 'utf8')).to.equal(
-        'payout_id,affiliate_id,name,email,payout_method,pix_key_type,payout_account,amount,currency,commission_rules\r\n' +
-          `${anaPayout.id},${ana.id},"Ana, ""Nana""",ana@example.com,,,,16.00,BRL,campaign 10%: 2\r\n` +
-          `${biaPayout.id},${bia.id},,bia@example.com,,,,25.00,BRL,campaign 10%: 1\r\n`,
+        'payout_id,affiliate_id,name,email,payout_method,pix_key_type,payout_account,amount,currency,rail,reference,receipt,failure_reason,commission_rules\r\n' +
+          `${anaPayout.id},${ana.id},"Ana, ""Nana""",ana@example.com,,,,16.00,BRL,,,,,campaign 10%: 2\r\n` +
+          `${biaPayout.id},${bia.id},,bia@example.com,,,,25.00,BRL,,,,,campaign 10%: 1\r\n`,
       );
       expect(statSync(files.file('pay.csv')).mode & 0o777).to.equal(0o600);
 
@@ -120,8 +120,8 @@ describe(`the whole commission cycle from the CLI, as child processes (${ENGINE}
       const stdoutCsv = await runCli(['payouts', 'export', '--status', 'failed'], { env });
       expect(stdoutCsv.stdout).to.equal(
         // A failed payout released its conversions: no rule to name.
-        'payout_id,affiliate_id,name,email,payout_method,pix_key_type,payout_account,amount,currency,commission_rules\r\n' +
-          `${biaPayout.id},${bia.id},,bia@example.com,,,,25.00,BRL,\r\n`,
+        'payout_id,affiliate_id,name,email,payout_method,pix_key_type,payout_account,amount,currency,rail,reference,receipt,failure_reason,commission_rules\r\n' +
+          `${biaPayout.id},${bia.id},,bia@example.com,,,,25.00,BRL,,,,,\r\n`,
       );
       const paidList = await cli('payouts', 'list', '--status', 'paid');
       expect(paidList.payouts.map((p: { id: number }) => p.id)).to.deep.equal([anaPayout.id]);

@@ -423,6 +423,37 @@ describe(`the affiliate portal over HTTP (${ENGINE})`, function () {
     expect(reply.location).to.equal(`/portal/${other.publicId}/`);
   });
 
+  it('shows a payout’s status (processing too), rail and receipt, in the affiliate’s language', async () => {
+    await servicesFor(database.db).campaigns.update(merchant.campaignId, { approveAffiliates: 'auto' });
+    await signUp('bia@example.com');
+    const bia = await affiliateRow('bia@example.com');
+    await api('POST', '/v1/events', { events: [conversion(merchant.publicId, bia.referral_id, 'B-1', 100)] });
+    const [biaConversion] = await database.db('conversions').where('affiliate_id', bia.id).pluck('id');
+    await api('PATCH', `/v1/conversions/${biaConversion}`, { status: 'approved' });
+    const payout = await api('POST', '/v1/payouts', { affiliateId: bia.id });
+    expect(payout.status).to.equal(201);
+    const { b } = await logIn('bia@example.com');
+    const manual = textOf((await b.get(`/payouts/${payout.body.id}`)).html);
+    expect(manual).not.to.include('Paid through');
+    expect(manual).not.to.include('Receipt');
+
+    // What the Pix rail writes once Asaas confirms (test/integration/payoutSends.test.ts sends it for real).
+    const receipt = 'E19540550202611271200abcdef12345';
+    await database
+      .db('payouts')
+      .where('id', payout.body.id)
+      .update({ status: 'processing', rail: 'pix', reference: 'aff-x' });
+    expect(textOf((await b.get(`/payouts/${payout.body.id}`)).html)).to.match(/Status\s*processing/);
+    await database.db('payouts').where('id', payout.body.id).update({ status: 'paid', paid_at: new Date(), receipt });
+    const paid = textOf((await b.get(`/payouts/${payout.body.id}`)).html);
+    expect(paid).to.match(/Paid through\s*Pix/);
+    expect(paid).to.match(new RegExp(`Receipt\\s*${receipt}`));
+    const { b: pt } = await logIn('bia@example.com', 'correct-horse', browser('pt-BR'));
+    const ptText = textOf((await pt.get(`/payouts/${payout.body.id}`)).html);
+    expect(ptText).to.match(/Pago por\s*Pix/);
+    expect(ptText).to.match(new RegExp(`Comprovante\\s*${receipt}`));
+  });
+
   it('shows the figures of the last 30 days and of all time, the sales with their commission, and names as text', async () => {
     await servicesFor(database.db).campaigns.update(merchant.campaignId, { approveAffiliates: 'auto' });
     await signUp('ana@example.com', { name: '<script>alert("x")</script> O\'Hara & Co' });

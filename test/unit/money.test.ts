@@ -141,9 +141,9 @@ describe('payouts CSV', () => {
         rules,
       ),
     ).to.equal(
-      'payout_id,affiliate_id,name,email,payout_method,pix_key_type,payout_account,amount,currency,commission_rules\r\n' +
-        '1,2,Ana,ana@example.com,,,,12.50,BRL,campaign 10%: 2; group 3 15%: 1\r\n' +
-        '7,2,,ana@example.com,pix,cpf,52998224725,0.30,BRL,\r\n',
+      'payout_id,affiliate_id,name,email,payout_method,pix_key_type,payout_account,amount,currency,rail,reference,receipt,failure_reason,commission_rules\r\n' +
+        '1,2,Ana,ana@example.com,,,,12.50,BRL,,,,,campaign 10%: 2; group 3 15%: 1\r\n' +
+        '7,2,,ana@example.com,pix,cpf,52998224725,0.30,BRL,,,,,\r\n',
     );
   });
 
@@ -151,6 +151,36 @@ describe('payouts CSV', () => {
     const line = payoutsCsv([payout({ affiliateName: 'Silva, "Zé"\nJr', affiliateEmail: '=cmd@x.io' })]).split(
       '\r\n',
     )[1];
-    expect(line).to.equal(`1,2,"Silva, ""Zé""\nJr",'=cmd@x.io,,,,12.50,BRL,`);
+    expect(line).to.equal(`1,2,"Silva, ""Zé""\nJr",'=cmd@x.io,,,,12.50,BRL,,,,,`);
+  });
+
+  it('names the rail, reference and receipt of a sent payout, and a failed one’s reason as the provider gave it', () => {
+    const [, paid, failed] = payoutsCsv([
+      payout({
+        status: 'paid',
+        payoutMethod: 'pix',
+        pixKeyType: 'cpf',
+        payoutAccount: '52998224725',
+        rail: 'pix',
+        reference: 'aff-1-3f9c0a1b2c4d',
+        receipt: 'E19540550202611271200abcdef12345',
+      }),
+      payout({
+        id: 8,
+        status: 'failed',
+        payoutMethod: 'paypal',
+        payoutAccount: 'ana@example.com',
+        rail: 'paypal',
+        reference: 'aff-8-0a1b2c3d4e5f',
+        failureReason: 'RECEIVER_UNREGISTERED: no PayPal account, "unclaimed"',
+      }),
+    ]).split('\r\n');
+    expect(paid).to.equal(
+      '1,2,Ana,ana@example.com,pix,cpf,52998224725,12.50,BRL,pix,aff-1-3f9c0a1b2c4d,E19540550202611271200abcdef12345,,',
+    );
+    expect(failed).to.equal(
+      '8,2,Ana,ana@example.com,paypal,,ana@example.com,12.50,BRL,paypal,aff-8-0a1b2c3d4e5f,,' +
+        '"RECEIVER_UNREGISTERED: no PayPal account, ""unclaimed""",',
+    );
   });
 });

@@ -138,4 +138,17 @@ describe('the portal’s templates escape every field an affiliate controls', ()
       expect(mail.text, kind).to.include(HOSTILE);
     }
   });
+
+  it('the payout-paid mail names the provider’s receipt when the payout went through a rail, and none otherwise', () => {
+    const paid = (data: Record<string, unknown>, locale = 'en') =>
+      mailContent(
+        { kind: 'payout_paid', locale, data: { campaignName: 'Acme', amountCents: 11235, currency: 'BRL', ...data } },
+        'https://affiliates.example/portal/acme/',
+      );
+    const receipt = 'E19540550202611271200abcdef12345';
+    expect(paid({ receipt }).text).to.include(`Receipt: ${receipt}`);
+    expect(paid({ receipt }).html).to.include(receipt);
+    expect(paid({ receipt }, 'pt-BR').text).to.include(`Comprovante: ${receipt}`);
+    expect(paid({}).text).not.to.include('Receipt');
+  });
 });

@@ -66,6 +66,10 @@ function record(io: Io, p: Payout): void {
     created: p.createdAt,
     paid: p.paidAt,
     failed: p.failedAt,
+    rail: p.rail,
+    reference: p.reference,
+    receipt: p.receipt,
+    'failure reason': p.failureReason,
   });
 }
 
@@ -144,6 +148,22 @@ export async function settle(
       ? `Marked payout ${payout.id} paid: its ${plural(paidCount, 'conversion')} ${agree(paidCount, 'is', 'are')} paid.`
       : `Marked payout ${payout.id} failed: its conversions wait for the next payout.`,
   );
+  record(io, payout);
+}
+
+/**
+ * `payouts send`: the intent is committed before the daemon calls the provider, so the answer is
+ * `processing` with its reference; `payouts get` shows it `paid` (with the receipt) or `failed` later.
+ */
+export async function send(io: Io, client: ApiClient, options: GlobalOptions, id: number): Promise<void> {
+  const payout = await client.payouts.send({ params: { id } });
+  if (options.json) return printJson(io, payout);
+  printLine(
+    io,
+    `Payout ${payout.id} is ${payout.status} on ${payout.rail ?? 'no rail'}, reference ${payout.reference ?? '-'}.`,
+  );
+  if (payout.status === 'processing')
+    note(io, `The provider has it: \`payouts get ${payout.id}\` shows it paid or failed.`);
   record(io, payout);
 }
 

@@ -10,6 +10,7 @@ export function registerPayouts(program: Command, io: Io): void {
   const payouts = withExamples(program.command('payouts').description('pay affiliates through the API'), [
     'payouts create --all',
     'payouts export --output payouts.csv',
+    'payouts send 7',
     'payouts mark-paid 7',
   ]);
   const run = clientCommand(program, io, () => import('./actions.js'));
@@ -55,12 +56,21 @@ export function registerPayouts(program: Command, io: Io): void {
   }
   withExamples(
     payouts
+      .command('send')
+      .description(
+        'pay a pending payout on the rail of the affiliate’s payout details (Pix, PayPal or Stripe): it becomes processing, then paid or failed as the provider says',
+      )
+      .argument('<id>', 'payout id', wholeNumber(1)),
+    ['payouts send 7', 'payouts send 7 --json | jq .reference'],
+  ).action((id: number) => run((a, client, globals) => a.send(io, client, globals, id)));
+  withExamples(
+    payouts
       .command('export')
       .description('the payouts of a status as a file for a bank or PayPal mass payment')
       .addOption(choice('--status <status>', 'payouts of this status', PAYOUT_STATUSES, 'pending'))
       .addOption(choice('--format <format>', 'file format', ['csv', 'json'], 'csv'))
       .option('--output <file>', 'write to this file instead of stdout'),
     ['payouts export --status pending --format csv --output payouts.csv', 'payouts export --format json | jq length'],
-    'Columns: payout_id, affiliate_id, name, email, amount, currency.',
+    'Columns: payout_id, affiliate_id, name, email, payout_method, pix_key_type, payout_account, amount, currency, rail, reference, receipt, failure_reason, commission_rules.',
   ).action((flags) => run((a, client, globals) => a.exportPayouts(io, client, globals, flags)));
 }

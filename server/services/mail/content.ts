@@ -63,7 +63,11 @@ export function mailContent(
           formatMoney(Number(mail.data.amountCents ?? 0), locale, text(mail.data.currency) || DEFAULT_CURRENCY),
         ),
       ];
-      after = [t.payoutPaid.optOut];
+      // Sent through a rail: the provider's receipt (Pix end-to-end id, PayPal or Stripe id), to find it in the bank.
+      after = [
+        ...(text(mail.data.receipt) ? [t.payoutPaid.receipt(text(mail.data.receipt))] : []),
+        t.payoutPaid.optOut,
+      ];
       break;
     case 'dashboard_invitation':
       subject = t.dashboardInvitation.subject(campaign);

@@ -97,6 +97,10 @@ export const en = {
     coveredCount: (n: string) => `${n} in all, oldest first`,
     previous: 'Previous',
     next: 'Next',
+    rail: 'Paid through',
+    rails: { pix: 'Pix', paypal: 'PayPal', stripe: 'Stripe' } as Record<string, string>,
+    receipt: 'Receipt',
+    failureReason: 'Why it failed',
   },
   terms: {
     title: 'Your terms',
@@ -120,6 +124,7 @@ export const en = {
     approved: 'approved',
     rejected: 'rejected',
     paid: 'paid',
+    processing: 'processing',
     failed: 'failed',
   } as Record<string, string>,
   settings: {
@@ -232,6 +237,7 @@ export const en = {
     payoutPaid: {
       subject: (campaign: string) => `You were paid by ${campaign}`,
       body: (amount: string) => `A payout of ${amount} was paid to you. Its details are in the portal:`,
+      receipt: (receipt: string) => `Receipt: ${receipt}`,
       optOut: 'You can turn these mails off in the portal’s settings.',
     },
     dashboardInvitation: {

@@ -97,6 +97,10 @@ export const ptBR: Texts = {
     coveredCount: (n: string) => `${n} no total, das mais antigas às mais recentes`,
     previous: 'Anteriores',
     next: 'Seguintes',
+    rail: 'Pago por',
+    rails: { pix: 'Pix', paypal: 'PayPal', stripe: 'Stripe' } as Record<string, string>,
+    receipt: 'Comprovante',
+    failureReason: 'Motivo da falha',
   },
   terms: {
     title: 'Suas condições',
@@ -117,6 +121,7 @@ export const ptBR: Texts = {
     approved: 'aprovada',
     rejected: 'recusada',
     paid: 'paga',
+    processing: 'em processamento',
     failed: 'falhou',
   },
   settings: {
@@ -226,6 +231,7 @@ export const ptBR: Texts = {
     payoutPaid: {
       subject: (campaign: string) => `Você recebeu um pagamento de ${campaign}`,
       body: (amount: string) => `Um pagamento de ${amount} foi feito para você. Os detalhes estão no portal:`,
+      receipt: (receipt: string) => `Comprovante: ${receipt}`,
       optOut: 'Você pode desligar estes e-mails nas configurações do portal.',
     },
     dashboardInvitation: {
