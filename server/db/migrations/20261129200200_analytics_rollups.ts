@@ -18,7 +18,8 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('analytics_hourly', (t) => {
     t.integer('campaign_id').unsigned().notNullable().references('id').inTable('campaigns').onDelete('CASCADE');
-    t.integer('hour').unsigned().notNullable();
+    // Signed: an event's timestamp may be as early as year 1000 (hour -8,502,840).
+    t.integer('hour').notNullable();
     t.integer('affiliate_id').unsigned().notNullable().references('id').inTable('affiliates').onDelete('CASCADE');
     t.string('dims', 16).notNullable();
     t.integer('shard').unsigned().notNullable();
