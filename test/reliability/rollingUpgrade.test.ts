@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { runCli } from '../helpers/cli.js';
-import { createMerchant, type Merchant } from '../helpers/daemon.js';
+import type { Merchant } from '../helpers/daemon.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { addAffiliate } from '../helpers/events.js';
 import { send } from './support/http.js';
@@ -55,7 +57,9 @@ describe(`rolling upgrade from the previous release (${ENGINE})`, function () {
     for (let i = 0; i < 2; i++) {
       backends.push({ daemon: await serve(env, 0, previous.cli), release: 'previous', inFlight: 0 });
     }
-    const merchant = await createMerchant(t.db);
+    // The operator made the campaign and its key with the previous release, as in production:
+    // this build's services would record an audit row in a table that release has not made.
+    const merchant = await previousMerchant(previous.cli, t.url);
     recorder.secret(merchant.key);
     const load = new Load(merchant, backends);
     for (let w = 0; w < WORKERS; w++) {
@@ -279,4 +283,21 @@ class Load {
       backend.inFlight--;
     }
   }
+}
+
+/** A campaign and its key, made by the previous release's CLI on its own schema. */
+async function previousMerchant(cli: string, databaseUrl: string): Promise<Merchant> {
+  const run = async (args: string[]) => {
+    const env = { ...process.env, DATABASE_URL: databaseUrl, NODE_OPTIONS: '' };
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, ...args, '--json'], { env });
+    return JSON.parse(stdout) as Record<string, unknown>;
+  };
+  const campaign = await run(['campaigns', 'create', '--name', 'Rolling upgrade', '--plan', 'unlimited']);
+  const key = await run(['keys', 'create', '--campaign', String(campaign.publicId)]);
+  return {
+    campaignId: Number(campaign.id),
+    publicId: String(campaign.publicId),
+    key: String(key.key),
+    keyId: Number(key.id),
+  };
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { retryingDdl } from './ddl.js';
 
 /**
  * Payouts that pay (docs/payouts.md, "Payout rails"). Expand only: a daemon of the previous
@@ -22,13 +23,17 @@ export async function up(knex: Knex): Promise<void> {
   const campaign = (t: Knex.CreateTableBuilder) =>
     t.integer('campaign_id').unsigned().notNullable().references('id').inTable('campaigns').onDelete('CASCADE');
 
-  await knex.schema.alterTable('payouts', (t) => {
-    t.string('rail', 8).nullable();
-    t.string('reference', 64).nullable().unique();
-    t.string('receipt', 255).nullable();
-    t.string('failure_reason', 500).nullable();
-    datetime(t, 'sent_at').nullable();
-  });
+  // Each one statement on a table older daemons keep writing during a rolling upgrade.
+  await retryingDdl(() =>
+    knex.schema.alterTable('payouts', (t) => {
+      t.string('rail', 8).nullable();
+      t.string('reference', 64).nullable();
+      t.string('receipt', 255).nullable();
+      t.string('failure_reason', 500).nullable();
+      datetime(t, 'sent_at').nullable();
+    }),
+  );
+  await retryingDdl(() => knex.schema.alterTable('payouts', (t) => t.unique(['reference'])));
 
   await knex.schema.createTable('payout_sends', (t) => {
     t.increments('id');
@@ -67,10 +72,12 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(['campaign_id', 'rail']);
   });
 
-  await knex.schema.alterTable('campaigns', (t) => {
-    t.string('payout_schedule', 8).notNullable().defaultTo('manual');
-    datetime(t, 'payout_run_at').nullable();
-  });
+  await retryingDdl(() =>
+    knex.schema.alterTable('campaigns', (t) => {
+      t.string('payout_schedule', 8).notNullable().defaultTo('manual');
+      datetime(t, 'payout_run_at').nullable();
+    }),
+  );
 }
 
 /** Plain `ALTER TABLE … DROP COLUMN`, as 20261122100000_payouts_lifecycle explains. */

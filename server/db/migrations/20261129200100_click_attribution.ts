@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { retryingDdl } from './ddl.js';
 
 /**
  * Attribution by click (docs/analytics.md): the click a lead or sale was attributed through, the
@@ -17,15 +18,22 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   const mysql = knex.client.config.client === 'mysql2';
   const binary = (column: Knex.ColumnBuilder) => (mysql ? column.collate('utf8mb4_bin') : column);
-  await knex.schema.alterTable('tracking_events', (t) => {
-    binary(t.string('click_id', 26).nullable());
-  });
-  await knex.schema.alterTable('conversions', (t) => {
-    binary(t.string('click_id', 26).nullable());
-  });
-  await knex.schema.alterTable('campaigns', (t) => {
-    t.string('attribution', 16).notNullable().defaultTo('last_click');
-  });
+  // Each one statement on a table older daemons keep writing during a rolling upgrade.
+  await retryingDdl(() =>
+    knex.schema.alterTable('tracking_events', (t) => {
+      binary(t.string('click_id', 26).nullable());
+    }),
+  );
+  await retryingDdl(() =>
+    knex.schema.alterTable('conversions', (t) => {
+      binary(t.string('click_id', 26).nullable());
+    }),
+  );
+  await retryingDdl(() =>
+    knex.schema.alterTable('campaigns', (t) => {
+      t.string('attribution', 16).notNullable().defaultTo('last_click');
+    }),
+  );
   await knex.schema.createTable('customer_clicks', (t) => {
     t.integer('campaign_id').unsigned().notNullable().references('id').inTable('campaigns').onDelete('CASCADE');
     binary(t.string('customer_key', 64).notNullable());
