@@ -60,7 +60,10 @@ export function previousReleaseCommit(): string {
 export function buildPreviousRelease(commit: string): PreviousRelease {
   const dir = path.join(os.tmpdir(), `affiliated-release-${commit.slice(0, 12)}`);
   const cli = path.join(dir, 'dist/cli/main.js');
-  if (existsSync(path.join(dir, '.built'))) return { commit, cli };
+  const built = existsSync(path.join(dir, '.built'));
+  // A cached build whose linked node_modules is gone (its checkout was removed) is built again.
+  if (built && existsSync(path.join(dir, 'node_modules', 'commander'))) return { commit, cli };
+  if (built) rmSync(dir, { recursive: true, force: true });
   const work = mkdtempSync(path.join(os.tmpdir(), 'affiliated-release-build-'));
   const run = (command: string, args: string[]) => {
     const result = spawnSync(command, args, { cwd: work, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
