@@ -85,6 +85,16 @@ export function note(io: Io, text: Text): void {
   io.stderr.write(`${render(io, 'stderr', text)}\n`);
 }
 
+/**
+ * After printing the URL a provider must call (a billing integration, a payout rail's callback):
+ * a loopback address is one the provider cannot reach.
+ */
+export function noteIfLoopback(io: Io, url: string): void {
+  if (/^https?:\/\/(127\.|localhost|\[::1\])/.test(url)) {
+    note(io, 'That address is this machine’s: pass --public-url with the address the provider can reach.');
+  }
+}
+
 /** Whole numbers as people read them: `4,979`. */
 export const count = (n: number): string => n.toLocaleString('en-US');
 

@@ -11,6 +11,7 @@ import {
   type GlobalOptions,
   type ListFormat,
   note,
+  noteIfLoopback,
   pageNote,
   plural,
   printJson,
@@ -59,9 +60,7 @@ export async function set(
     'previous secret verifies until': rotated ? integration.previousSecretExpiresAt : null,
   });
   note(io, `Give ${provider} this URL (${DASHBOARD[provider]}) and enable: ${integration.eventTypes.join(', ')}.`);
-  if (/^https?:\/\/(127\.|localhost|\[::1\])/.test(url)) {
-    note(io, 'That address is this machine’s: pass --public-url with the address the provider can reach.');
-  }
+  noteIfLoopback(io, url);
 }
 
 export async function list(io: Io, client: ApiClient, options: GlobalOptions, flags: { output?: ListFormat }) {

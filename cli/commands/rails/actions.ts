@@ -6,6 +6,7 @@ import {
   type GlobalOptions,
   type ListFormat,
   note,
+  noteIfLoopback,
   printJson,
   printLine,
   printRecord,
@@ -102,9 +103,7 @@ export async function set(io: Io, client: ApiClient, options: GlobalOptions, nam
         io,
         'Without --webhook-token its callbacks are refused: the daemon learns outcomes by polling, more slowly.',
       );
-    if (/^https?:\/\/(127\.|localhost|\[::1\])/.test(url)) {
-      note(io, 'That address is this machine’s: pass --public-url with the address the provider can reach.');
-    }
+    noteIfLoopback(io, url);
   }
 }
 
