@@ -56,8 +56,13 @@ export interface PayoutSendConfig {
   retryScheduleMs: readonly number[];
   /** How long a claimed send stays with the daemon that claimed it, unless renewed (it is, while it runs). */
   leaseMs: number;
-  /** Sends in flight at once in this daemon. */
+  /** Sends in flight at once in this daemon (a PayPal batch is one). */
   maxInFlight: number;
+  /** The most payouts one PayPal batch carries (PayPal's limit is 15,000 items a call). */
+  paypalBatchMax: number;
+  /** The most calls a second this daemon makes to one campaign's Asaas, and Stripe, account. */
+  asaasPerSecond: number;
+  stripePerSecond: number;
 }
 
 /** `GET /metrics` (docs/operations.md#metrics). */
@@ -237,6 +242,9 @@ const envSchema = z.object({
   PAYOUT_RETRY_SCHEDULE: durations(DEFAULT_PAYOUT_RETRY_SCHEDULE),
   PAYOUT_LEASE_MS: int(1_000, 3_600_000).default(120_000),
   PAYOUT_MAX_IN_FLIGHT: int(1, 100).default(8),
+  PAYOUT_PAYPAL_BATCH_MAX: int(1, 15_000).default(15_000),
+  PAYOUT_ASAAS_PER_SECOND: int(1, 1_000).default(10),
+  PAYOUT_STRIPE_PER_SECOND: int(1, 1_000).default(25),
   METRICS_ENABLED: bool.default(true),
   EVENTS_RETENTION_DAYS: int(1, 36_500).optional(),
   // A bearer token goes in a header: printable ASCII without blanks, long enough not to be guessed.
@@ -367,6 +375,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       retryScheduleMs: Object.freeze(e.PAYOUT_RETRY_SCHEDULE),
       leaseMs: e.PAYOUT_LEASE_MS,
       maxInFlight: e.PAYOUT_MAX_IN_FLIGHT,
+      paypalBatchMax: e.PAYOUT_PAYPAL_BATCH_MAX,
+      asaasPerSecond: e.PAYOUT_ASAAS_PER_SECOND,
+      stripePerSecond: e.PAYOUT_STRIPE_PER_SECOND,
     }),
     metrics: Object.freeze({ enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN }),
     eventsRetentionDays: e.EVENTS_RETENTION_DAYS,

@@ -231,6 +231,8 @@ export interface PayoutSendRow {
   description: string;
   provider_id: string | null;
   provider_batch_id: string | null;
+  /** The PayPal batch it left in (20261130600000_payout_send_batches); null before a call. */
+  batch_reference: string | null;
   called_at: DbDate | null;
   status: 'pending' | 'done' | 'dead';
   attempt_count: number;

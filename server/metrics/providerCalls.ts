@@ -101,7 +101,19 @@ export function providerCallMetrics(registry: Registry, now: () => number = perf
         () => provider.lookup(credentials, sent),
         (answer) => [answer === 'unknown' ? 'unknown' : statusOf(answer)],
       ),
+    ...(provider.lookupAll ? { lookupAll: lookupAllOf(provider, provider.lookupAll.bind(provider)) } : {}),
   });
+
+  /** A batch's look-up is one call, counted once with an outcome per payout. */
+  const lookupAllOf =
+    <R extends PayoutRail>(provider: PayoutProvider<R>, lookupAll: NonNullable<PayoutProvider<R>['lookupAll']>) =>
+    (credentials: Parameters<typeof lookupAll>[0], sent: Parameters<typeof lookupAll>[1]) =>
+      timed(
+        provider.rail,
+        'lookup',
+        () => lookupAll(credentials, sent),
+        (answers) => answers.map((answer) => (answer === 'unknown' ? 'unknown' : statusOf(answer))),
+      );
 
   return (providers) => ({
     pix: counted(providers.pix),

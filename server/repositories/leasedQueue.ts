@@ -76,10 +76,11 @@ export async function claimItems(
   db: Db,
   queue: LeasedTable,
   ids: readonly number[],
-  options: { now: Date; leaseMs: number; where?: (query: Knex.QueryBuilder) => void },
+  options: { now: Date; leaseMs: number; where?: (query: Knex.QueryBuilder) => void; token?: string },
 ): Promise<string | undefined> {
   if (ids.length === 0) return undefined;
-  const token = randomBytes(12).toString('hex');
+  // A token already held: the items join that claim (a PayPal batch's sends share one lease).
+  const token = options.token ?? randomBytes(12).toString('hex');
   const until = new Date(options.now.getTime() + options.leaseMs);
   let claimed = 0;
   await inChunks(ids, async (part) => {

@@ -1,8 +1,10 @@
+import type { Knex } from 'knex';
 import type { PayoutRailName } from '../../shared/schemas/payoutRail.js';
 import type { PixKeyType } from '../../shared/payoutDetails.js';
+import { inChunks } from '../db/bulk.js';
 import type { Db, Trx } from '../db/knex.js';
 import { type PayoutSendRow, toDate } from '../db/rows.js';
-import { claimItems, type Held, type LeasedTable, retryDeadItem, settleItem } from './leasedQueue.js';
+import { claimItems, dueItems, type Held, type LeasedTable, retryDeadItem, settleItem } from './leasedQueue.js';
 
 /**
  * The send queue of the job runtime (docs/payouts.md): one row per sent payout, claimed with the
@@ -27,6 +29,8 @@ export interface SendIntent {
 export interface ClaimedSend extends Held, SendIntent {
   providerId: string | null;
   providerBatchId: string | null;
+  /** The PayPal batch (`sender_batch_id`) it left in, written with `called_at`; null before. */
+  batchReference: string | null;
   /** When a call may have left: a later attempt asks the provider before sending again. */
   calledAt: Date | null;
   attemptCount: number;
@@ -76,6 +80,7 @@ const toClaimed = (row: PayoutSendRow, leaseToken: string): ClaimedSend => ({
   description: row.description,
   providerId: row.provider_id,
   providerBatchId: row.provider_batch_id,
+  batchReference: row.batch_reference,
   calledAt: row.called_at === null ? null : toDate(row.called_at),
   attemptCount: Number(row.attempt_count),
 });
@@ -84,22 +89,96 @@ export async function claimSends(
   db: Db,
   ids: readonly number[],
   options: { now: Date; leaseMs: number },
-): Promise<ClaimedSend[]> {
+): Promise<{ token: string; sends: ClaimedSend[] } | undefined> {
   const token = await claimItems(db, PAYOUT_SEND_QUEUE, ids, options);
-  if (token === undefined) return [];
+  return token === undefined ? undefined : { token, sends: await heldSends(db, token) };
+}
+
+/** The sends one claim holds, by its token. */
+export async function heldSends(db: Db, token: string): Promise<ClaimedSend[]> {
   const rows = await db<PayoutSendRow>('payout_sends').where('lease_token', token).orderBy('id');
   return rows.map((row) => toClaimed(row, token));
 }
 
 /**
- * Written before a call leaves, while the lease is held: from then on every attempt asks the
- * provider first. False: the lease was lost (another daemon has the send), so nothing is called.
+ * Claims, under a token already held, the sends that leave with a PayPal batch: with
+ * `batchReference`, every waiting send of that batch whose lease is free (due or not: the batch
+ * goes again whole); without, up to `limit` due and free PayPal sends of the campaign that no
+ * call has carried yet. Answers how many joined.
  */
-export async function markCalled(db: Db, send: Held, now: Date): Promise<boolean> {
-  const changed = await db('payout_sends')
-    .where({ id: send.id, lease_token: send.leaseToken })
-    .update({ called_at: db.raw('COALESCE(called_at, ?)', [now]), updated_at: now });
-  return Number(changed) > 0;
+export async function joinBatch(
+  db: Db,
+  token: string,
+  batch: { campaignId: number; batchReference: string | null },
+  options: { now: Date; leaseMs: number; limit: number },
+): Promise<number> {
+  const until = new Date(options.now.getTime() + options.leaseMs);
+  if (batch.batchReference !== null) {
+    const changed = await db('payout_sends')
+      .where({
+        campaign_id: batch.campaignId,
+        batch_reference: batch.batchReference,
+        status: PAYOUT_SEND_QUEUE.pending,
+      })
+      .andWhere((lease) => lease.whereNull('lease_until').orWhere('lease_until', '<=', options.now))
+      .update({ lease_token: token, lease_until: until });
+    return Number(changed);
+  }
+  if (options.limit <= 0) return 0;
+  const fresh = (query: Knex.QueryBuilder) =>
+    query.where({ campaign_id: batch.campaignId, rail: 'paypal' }).whereNull('called_at').whereNull('batch_reference');
+  const ids = await dueItems(db, PAYOUT_SEND_QUEUE, { now: options.now, limit: options.limit, where: fresh });
+  if (ids.length === 0) return 0;
+  const joined = await claimItems(db, PAYOUT_SEND_QUEUE, ids, { ...options, where: fresh, token });
+  return joined === undefined ? 0 : ids.length;
+}
+
+/**
+ * Written before a call leaves, while the lease is held: from then on every attempt asks the
+ * provider first. With a batch reference, every send of the call keeps it (a PayPal batch is
+ * sent again whole, under the same `sender_batch_id`). Answers how many were still held: the
+ * caller's transaction calls nothing unless all of them were.
+ */
+export async function markCalled(
+  trx: Trx,
+  sends: readonly Held[],
+  now: Date,
+  batchReference: string | null = null,
+): Promise<number> {
+  let changed = 0;
+  await inChunks(sends, async (part) => {
+    const query = trx('payout_sends')
+      .whereIn(
+        'id',
+        part.map((send) => send.id),
+      )
+      .andWhere('lease_token', part[0]?.leaseToken ?? '');
+    changed += Number(
+      await query.update({
+        called_at: trx.raw('COALESCE(called_at, ?)', [now]),
+        ...(batchReference === null
+          ? {}
+          : { batch_reference: trx.raw('COALESCE(batch_reference, ?)', [batchReference]) }),
+        updated_at: now,
+      }),
+    );
+    return [];
+  });
+  return changed;
+}
+
+/** Gives these sends back untouched, where this daemon still holds them. */
+export async function releaseSends(db: Db, sends: readonly Held[]): Promise<void> {
+  await inChunks(sends, async (part) => {
+    await db('payout_sends')
+      .whereIn(
+        'id',
+        part.map((send) => send.id),
+      )
+      .andWhere('lease_token', part[0]?.leaseToken ?? '')
+      .update({ lease_token: null, lease_until: null });
+    return [];
+  });
 }
 
 /** An attempt's outcome, written only under the lease (false: lost, the caller rolls back). */
@@ -128,7 +207,8 @@ export async function finishSend(trx: Trx, payoutId: number, now: Date): Promise
 /** A callback that names a batch: its sends are looked up at the next poll, now. */
 export async function dueNow(db: Db, campaignId: number, reference: string, now: Date): Promise<number> {
   return db('payout_sends')
-    .where({ campaign_id: campaignId, reference, status: PAYOUT_SEND_QUEUE.pending })
+    .where({ campaign_id: campaignId, status: PAYOUT_SEND_QUEUE.pending })
+    .andWhere((named) => named.where('batch_reference', reference).orWhere('reference', reference))
     .update({ next_attempt_at: now, updated_at: now });
 }
 

@@ -69,6 +69,7 @@ const MIGRATIONS = [
   '20261129300000_dashboard_users',
   '20261129300100_dashboard_totp_sealed',
   '20261129400000_audit_log',
+  '20261130600000_payout_send_batches',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

@@ -82,4 +82,9 @@ export interface PayoutProvider<R extends PayoutRail = PayoutRail> {
   readonly maxBatch: number;
   send(credentials: CredentialsOf<R>, batch: PayoutBatch): Promise<ProviderOutcome[]>;
   lookup(credentials: CredentialsOf<R>, sent: SentPayout): Promise<ProviderOutcome | 'unknown'>;
+  /**
+   * The same for the payouts of one batch, in one read where the provider lists a batch's items
+   * (PayPal); absent: the caller looks them up one by one.
+   */
+  lookupAll?(credentials: CredentialsOf<R>, sent: readonly SentPayout[]): Promise<Array<ProviderOutcome | 'unknown'>>;
 }

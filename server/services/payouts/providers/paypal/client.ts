@@ -203,6 +203,16 @@ export function paypalProvider({ baseUrl, timeoutMs }: PayPalOptions): PayoutPro
       const [outcome] = await outcomesOfBatch(credentials, sent.providerBatchId, [sent.reference]);
       return outcome ?? 'unknown';
     },
+    async lookupAll(credentials, sent) {
+      // A batch's payouts share its id once PayPal gave it: one read (1,000 items a page) answers all.
+      const batchId = sent.find((one) => one.providerBatchId)?.providerBatchId;
+      if (!batchId) return sent.map(() => 'unknown' as const);
+      return outcomesOfBatch(
+        credentials,
+        batchId,
+        sent.map((one) => one.reference),
+      );
+    },
   };
 
   async function answerOfCreate(
