@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { checkPayoutDetails, type PixKeyType } from '../../shared/payoutDetails.js';
 import type { Db } from '../../server/db/knex.js';
 import { setPayoutDetails } from '../../server/repositories/portalAccounts.js';
-import type { Merchant } from './daemon.js';
+import { findPayout } from '../../server/repositories/payouts.js';
+import { type Merchant, servicesFor } from './daemon.js';
 import { addAffiliate } from './events.js';
 import { lifecycleApi } from './lifecycleApi.js';
 import { FakeAsaas } from './fakes/asaas.js';
@@ -115,4 +116,31 @@ export async function eventually(
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * Commits the send intents of these pending payouts in one transaction, as a payout run does, so
+ * the send queue finds them due together. `heldBy`: the sends are left leased under that token
+ * (a daemon that claimed them and is about to call), so no daemon takes them until it runs out.
+ */
+export async function commitSends(
+  db: Db,
+  campaignId: number,
+  payoutIds: readonly number[],
+  heldBy?: { token: string; untilMs: number },
+): Promise<void> {
+  const { payoutSender } = servicesFor(db);
+  await db.transaction(async (trx) => {
+    const now = new Date();
+    for (const id of payoutIds) {
+      const payout = await findPayout(trx, campaignId, id);
+      if (!payout || !(await payoutSender.sendIn(trx, campaignId, payout, now)))
+        throw new Error(`payout ${id} not sent`);
+    }
+    if (heldBy) {
+      await trx('payout_sends')
+        .whereIn('payout_id', payoutIds)
+        .update({ lease_token: heldBy.token, lease_until: new Date(Date.now() + heldBy.untilMs) });
+    }
+  });
 }
