@@ -5,15 +5,15 @@
 // only: two daemons of it built from the git history, replaced one at a time under load), then
 // the secrets scan of everything they saw, which is why the files run in this order, in one
 // process per engine.
-// CI=true fixes the seed; FUZZ_SEED=n replays a run; FUZZ_RUNS, RACE_ROUNDS, CRASH_EVENTS and
-// DB_CRASH_EVENTS size it; UPGRADE_FROM=<commit> upgrades from another release.
+// CI=true fixes the seed; FUZZ_SEED=n replays a run; FUZZ_RUNS, RACE_ROUNDS, CRASH_EVENTS,
+// DB_CRASH_EVENTS, PAYOUT_CRASH_PAYOUTS (per rail) and PAYOUT_CRASH_KILLS size it; UPGRADE_FROM=<commit> upgrades from another release.
 import { spawnSync } from 'node:child_process';
 
 const engines = ['sqlite', ...(process.env.TEST_MYSQL_URL ? ['mysql'] : [])];
 if (!process.env.TEST_MYSQL_URL) {
   console.log('TEST_MYSQL_URL is not set: the reliability suite runs on SQLite only (.ci/run sets it).');
 }
-const files = ['fuzz', 'races', 'crash', 'rollingUpgrade', 'secrets'].map((name) => `test/reliability/${name}.test.ts`);
+const files = ['fuzz', 'races', 'crash', 'payoutCrash', 'rollingUpgrade', 'secrets'].map((name) => `test/reliability/${name}.test.ts`);
 const extra = process.argv.slice(2);
 
 let failed = 0;
