@@ -13,7 +13,9 @@ const engines = ['sqlite', ...(process.env.TEST_MYSQL_URL ? ['mysql'] : [])];
 if (!process.env.TEST_MYSQL_URL) {
   console.log('TEST_MYSQL_URL is not set: the reliability suite runs on SQLite only (.ci/run sets it).');
 }
-const files = ['fuzz', 'races', 'crash', 'payoutCrash', 'rollingUpgrade', 'secrets'].map((name) => `test/reliability/${name}.test.ts`);
+const files = ['fuzz', 'races', 'crash', 'payoutCrash', 'rollingUpgrade', 'secrets'].map(
+  (name) => `test/reliability/${name}.test.ts`,
+);
 const extra = process.argv.slice(2);
 
 let failed = 0;
