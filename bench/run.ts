@@ -2,7 +2,7 @@
  * `npm run bench`: every figure of docs/benchmarks.md on SQLite and, when BENCH_MYSQL_URL (or
  * TEST_MYSQL_URL) is set, on MySQL/MariaDB, each beside its baseline measured in the same run,
  * medians of BENCH_REPEATS (3) rounds. Writes bench/results/latest.json and latest.md.
- * BENCH_QUICK=1 is a smoke run; BENCH_ONLY=intake,replay,reads,metrics,list,tenants,clicks,analytics (or part names)
+ * BENCH_QUICK=1 is a smoke run; BENCH_ONLY=intake,replay,reads,metrics,list,tenants,clicks,analytics,payouts (or part names)
  * and BENCH_ENGINES=sqlite narrow it. BENCH_GALERA=1 adds the Galera figures (bench/galera.ts).
  * Never part of `npm test`.
  */
@@ -15,6 +15,7 @@ import * as clicks from './clicks.js';
 import * as galera from './galera.js';
 import * as intake from './intake.js';
 import * as metrics from './metrics.js';
+import * as payouts from './payouts.js';
 import type { Engine } from './lib/figure.js';
 import { benchOptions, mysqlUrl } from './lib/options.js';
 import { type Part, runsOn, strandedBy, wanted } from './lib/part.js';
@@ -44,6 +45,7 @@ function modules(options: { galera: boolean }): Array<{ parts: readonly Part[] }
     billing,
     clicks,
     analytics,
+    payouts,
     ...(options.galera ? [galera] : []),
   ];
 }

@@ -183,15 +183,23 @@ export function payoutSendJob(
     attempt: (work) => ask(work.sends[0]?.rail ?? 'pix', work),
     async settle(work, result, next) {
       const now = clock();
-      // A batch's sends were tried together: an unclear one waits as the batch does (the head's schedule).
-      await inTransaction(db, async (trx) => {
-        for (const [i, send] of work.sends.entries()) {
-          await settleOne(trx, send, result.results[i] ?? { ok: false, error: 'no answer' }, next, now);
-        }
-      });
+      // A batch's sends were tried together: an unclear one waits as the batch does (the head's
+      // schedule). Its outcomes are written a slice per transaction, each send's on its own
+      // conditions, so a batch of thousands never holds the writer (SQLite's, intake's too) long.
+      for (let from = 0; from < work.sends.length; from += SETTLE_SLICE) {
+        if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+        await inTransaction(db, async (trx) => {
+          for (const [i, send] of work.sends.slice(from, from + SETTLE_SLICE).entries()) {
+            await settleOne(trx, send, result.results[from + i] ?? { ok: false, error: 'no answer' }, next, now);
+          }
+        });
+      }
     },
   };
 }
+
+/** Sends of a batch whose outcomes one transaction writes. */
+const SETTLE_SLICE = 50;
 
 class LostLease extends Error {}
 
