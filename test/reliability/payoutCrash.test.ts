@@ -126,31 +126,22 @@ describe(`payouts sent while the daemon is SIGKILLed (${ENGINE})`, function () {
     console.log(`      ${planned.length} payouts settled in ${seconds.toFixed(1)} s through ${kills} kills`);
     expect(kills, 'the daemon was killed while payouts were in flight').to.be.at.least(Math.min(3, KILLS));
 
+    // What the fake holds for a payout's reference: the receipt of each transfer (or item) it made.
+    const receiptsAt = (rail: Planned['rail'], reference: string): Array<string | null | undefined> => {
+      if (rail === 'pix') return fakes.asaas.transfersFor(reference).map((transfer) => transfer.endToEndIdentifier);
+      if (rail === 'paypal') return fakes.paypal.itemsFor(reference).map((item) => item.transaction_id);
+      return fakes.stripe.transfersFor(reference).map((transfer) => transfer.id);
+    };
     for (const { id, rail, refused } of planned) {
       const payout = await rails.get(id);
       const what = `payout ${id} (${rail})`;
-      if (rail === 'pix') {
-        const transfers = fakes.asaas.transfersFor(payout.reference);
-        if (refused) {
-          expect(transfers, what).to.have.length(0);
-          expect(payout.status, what).to.equal('failed');
-        } else {
-          expect(transfers, what).to.have.length(1);
-          expect(payout, what).to.include({ status: 'paid', receipt: transfers[0]?.endToEndIdentifier });
-        }
-      } else if (rail === 'paypal') {
-        const items = fakes.paypal.itemsFor(payout.reference);
-        expect(items, what).to.have.length(1);
-        expect(payout, what).to.include({ status: 'paid', receipt: items[0]?.transaction_id });
+      const receipts = receiptsAt(rail, payout.reference);
+      if (refused) {
+        expect(receipts, what).to.have.length(0);
+        expect(payout.status, what).to.equal('failed');
       } else {
-        const transfers = fakes.stripe.transfersFor(payout.reference);
-        if (refused) {
-          expect(transfers, what).to.have.length(0);
-          expect(payout.status, what).to.equal('failed');
-        } else {
-          expect(transfers, what).to.have.length(1);
-          expect(payout, what).to.include({ status: 'paid', receipt: transfers[0]?.id });
-        }
+        expect(receipts, what).to.have.length(1);
+        expect(payout, what).to.include({ status: 'paid', receipt: receipts[0] });
       }
     }
   });
