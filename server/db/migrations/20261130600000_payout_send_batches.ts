@@ -13,12 +13,14 @@ export async function up(knex: Knex): Promise<void> {
   await retryingDdl(() =>
     knex.schema.alterTable('payout_sends', (t) => {
       t.string('batch_reference', 64).nullable();
-      t.index(['campaign_id', 'batch_reference']);
+      // Not (campaign_id, batch_reference): MySQL would let the campaign's foreign key rest on it,
+      // and `down` could no longer drop it. A batch reference is a digest: alone it is selective.
+      t.index(['batch_reference']);
     }),
   );
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('payout_sends', (t) => t.dropIndex(['campaign_id', 'batch_reference']));
+  await knex.schema.alterTable('payout_sends', (t) => t.dropIndex(['batch_reference']));
   await knex.raw('ALTER TABLE ?? DROP COLUMN ??', ['payout_sends', 'batch_reference']);
 }
