@@ -44,7 +44,7 @@ async function webhooksPage(
         description: w.description ?? '',
         events: w.events.join(', '),
         status: w.status,
-        statusText: w.disabledReason ? t.disabled(w.disabledReason) : w.status,
+        statusText: w.disabledReason ? t.disabled(w.disabledReason) : (t.states[w.status] ?? w.status),
         created: day(page, w.createdAt),
       })),
       pager: pager(page, list.total, current, {}),
@@ -81,13 +81,19 @@ export async function showWebhook(page: DashPage, actor: Actor): Promise<void> {
   render(page, 'webhook', {
     title: t.endpoint(found.webhook.url),
     nav: 'webhooks',
-    webhook: { ...found.webhook, events: found.webhook.events.join(', '), created: day(page, found.webhook.createdAt) },
+    webhook: {
+      ...found.webhook,
+      events: found.webhook.events.join(', '),
+      created: day(page, found.webhook.createdAt),
+      statusText: t.states[found.webhook.status] ?? found.webhook.status,
+    },
     deliveries: found.deliveries.map((d) => {
       const last = d.attempts.at(-1);
       return {
         id: d.id,
         event: d.eventType,
         status: d.status,
+        statusText: t.states[d.status] ?? d.status,
         attempts: count(page, d.attempts.length),
         last: last ? (last.statusCode === null ? (last.error ?? '—') : String(last.statusCode)) : '—',
         created: moment(page, d.createdAt),

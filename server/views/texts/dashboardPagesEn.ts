@@ -75,6 +75,13 @@ export const dashboardPagesEn = {
     noDeliveries: 'No deliveries yet.',
     back: 'All endpoints',
     disabled: (reason: string) => `Disabled: ${reason}`,
+    states: {
+      enabled: 'enabled',
+      disabled: 'disabled',
+      pending: 'pending',
+      succeeded: 'delivered',
+      failed: 'failed',
+    } as Record<string, string>,
     endpoint: (url: string) => `Endpoint ${url}`,
   },
   integrations: {

@@ -71,6 +71,7 @@ export const dashboardPagesPtBR: typeof dashboardPagesEn = {
     noDeliveries: 'Nenhuma entrega ainda.',
     back: 'Todos os endereços',
     disabled: (reason: string) => `Desativado: ${reason}`,
+    states: { enabled: 'ativo', disabled: 'desativado', pending: 'pendente', succeeded: 'entregue', failed: 'falhou' },
     endpoint: (url: string) => `Endereço ${url}`,
   },
   integrations: {
