@@ -112,7 +112,7 @@ export const dashboardPagesEn = {
   rules: {
     title: 'Rules',
     intro:
-      'The rules the campaign’s affiliates earn by, unless their group says otherwise. The operator changes them with `affiliated campaigns update`.',
+      'The rules the campaign’s affiliates earn by, unless their group says otherwise. The operator changes them with the command affiliated campaigns update.',
     commission: 'Commission',
     cookieDays: 'Cookie lifetime',
     days: (n: string) => `${n} days`,

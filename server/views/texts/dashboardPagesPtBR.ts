@@ -102,7 +102,7 @@ export const dashboardPagesPtBR: typeof dashboardPagesEn = {
   rules: {
     title: 'Regras',
     intro:
-      'As regras pelas quais os afiliados da campanha ganham, salvo se o grupo deles disser outra coisa. O operador as altera com `affiliated campaigns update`.',
+      'As regras pelas quais os afiliados da campanha ganham, salvo se o grupo deles disser outra coisa. O operador as altera com o comando affiliated campaigns update.',
     commission: 'Comissão',
     cookieDays: 'Duração do cookie',
     days: (n: string) => `${n} dias`,
