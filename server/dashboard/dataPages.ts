@@ -6,15 +6,15 @@ import { bars, CHART } from '../views/chart.js';
 import { count, type DashPage, day, money, noticeOf, redirect, render } from './page.js';
 import { idParam } from './query.js';
 
-const PER_PAGE = 25;
+export const PER_PAGE = 25;
 
-const pick = <T extends string>(values: readonly T[], value: string | undefined): T | undefined =>
+export const pick = <T extends string>(values: readonly T[], value: string | undefined): T | undefined =>
   (values as readonly string[]).includes(value ?? '') ? (value as T) : undefined;
 
-const amount = (page: DashPage, value: number) => formatAmount(value, page.locale, page.campaign.currency);
+export const amount = (page: DashPage, value: number) => formatAmount(value, page.locale, page.campaign.currency);
 
 /** The pages of a list, with the query that keeps its filters. */
-function pager(page: DashPage, total: number, current: number, filters: Record<string, string | undefined>) {
+export function pager(page: DashPage, total: number, current: number, filters: Record<string, string | undefined>) {
   const pages = Math.max(1, Math.ceil(total / PER_PAGE));
   const href = (n: number) => {
     const q = new URLSearchParams();

@@ -12,6 +12,7 @@ import type { FormFields } from '../services/portal/index.js';
 import { renderView } from '../views/engine.js';
 import { negotiateLocale } from '../views/locale.js';
 import { textsFor } from '../views/texts/index.js';
+import { campaignRoutes } from './campaignRoutes.js';
 import { postFactor, postLogin, postLogout, postSetup, showFactor, showLogin, showSetup } from './authPages.js';
 import {
   payoutsFile,
@@ -120,6 +121,7 @@ function pagesRouter(config: Readonly<Config>): Router {
   router.post('/users', post(postInvite));
   router.post('/users/role', post(postRole));
   router.post('/users/remove', post(postRemoveUser));
+  campaignRoutes(router, show, post);
   router.on(RouterEvents.NotFound, (ctx) => {
     const page = pageOf(ctx);
     const methods = new Set((ctx.matched ?? []).flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD')));
@@ -128,6 +130,15 @@ function pagesRouter(config: Readonly<Config>): Router {
     bare(ctx, methods.size > 0 ? 405 : 404, t.notFoundTitle, t.notFound, page.locale);
   });
   return router;
+}
+
+/** Every route of the dashboard's pages (method, path after `/dashboard/{publicId}`): the security suite posts to each form. */
+export function dashboardRoutes(config: Readonly<Config>): { method: string; path: string }[] {
+  return pagesRouter(config).stack.flatMap((layer) =>
+    layer.methods
+      .filter((method) => method !== 'HEAD')
+      .map((method) => ({ method, path: String(layer.path).replace('/dashboard/:publicId', '') })),
+  );
 }
 
 const DASHBOARD_PATH = /^\/dashboard\/([A-Za-z0-9_-]{3,64})(\/.*)?$/;

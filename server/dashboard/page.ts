@@ -90,6 +90,10 @@ export function noticeOf(page: DashPage): string | null {
       return dash.users.changed;
     case 'removed':
       return dash.users.removed;
+    case 'created':
+      return dash.saved;
+    case 'deleted':
+      return dash.deleted;
     case undefined:
       return null;
   }

@@ -129,20 +129,27 @@ export function createServices(options: {
   const providers = deps.observer ? deps.observer.payoutProviders(rails) : rails;
   const payoutQueue = jobs.queue(payoutSendJob({ ...deps, box, providers, writer }));
   const analytics = analyticsService(deps);
+  const audit = auditService(deps);
+  const groups = groupService(deps, outbox);
+  const campaigns = campaignService(deps, usage);
+  const webhooks = webhookService({ ...deps, box, wake: webhookQueue.wake }, outbox);
+  const integrations = integrationService(deps, box);
+  const coupons = couponService(deps);
+  const payoutRails = payoutRailService(deps, box);
   jobs.periodic(autoApproveJob(deps, conversions));
   jobs.periodic(portalHousekeeping(deps));
   jobs.periodic(eventsRetention(deps));
   return {
     authenticator: apiKeyAuthenticator(deps),
     affiliates,
-    groups: groupService(deps, outbox),
+    groups,
     events,
-    campaigns: campaignService(deps, usage),
+    campaigns,
     apiKeys,
     plans: planService(deps),
     health: healthService(deps),
     reference: referenceService(),
-    webhooks: webhookService({ ...deps, box, wake: webhookQueue.wake }, outbox),
+    webhooks,
     reports,
     analytics,
     sdk: sdkService(deps),
@@ -150,10 +157,10 @@ export function createServices(options: {
     conversions,
     refunds: refundService(deps, outbox),
     billing: billingReceiver(deps, box, billingLedger(outbox, saleRecorder(outbox)), usage),
-    integrations: integrationService(deps, box),
-    coupons: couponService(deps),
+    integrations,
+    coupons,
     payouts,
-    payoutRails: payoutRailService(deps, box),
+    payoutRails,
     payoutSender: payoutSender(deps, outbox, payoutQueue.wake),
     payoutCallbacks: payoutCallbacks({ ...deps, box, writer, wake: payoutQueue.wake }),
     dashboard: dashboardService({
@@ -167,10 +174,17 @@ export function createServices(options: {
       hasher,
       site,
       box,
+      audit,
+      groups,
+      campaigns,
+      webhooks,
+      integrations,
+      coupons,
+      payoutRails,
     }),
     portal: portalService({ ...deps, affiliates, analytics, mail, hasher, wakeMail: mailQueue.wake, site }),
     mail: mailService(deps),
-    audit: auditService(deps),
+    audit,
     site,
     // The intake writer's requests are answered before the pool they write through closes.
     jobs,

@@ -16,17 +16,15 @@ import { NotFoundError } from '../../errors.js';
 import { findCampaign } from '../../repositories/campaigns.js';
 import type { DashboardUser } from '../../repositories/dashboardUsers.js';
 import { databaseThrottleStore, redisThrottleStore, type RedisClient } from '../../repositories/portalThrottle.js';
-import type { AffiliateService } from '../affiliates.js';
 import type { ApiKeyService } from '../apiKeys.js';
-import type { ConversionService } from '../conversions.js';
 import type { ServiceDeps } from '../deps.js';
 import type { MailOutbox } from '../mail/outbox.js';
 import type { PasswordHasher } from '../passwordHasher.js';
-import type { PayoutService } from '../payouts.js';
 import { portalThrottle } from '../portal/throttle.js';
 import type { ReportService } from '../reports.js';
 import type { Site } from '../site.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
+import { campaignPages, type CampaignPagesDeps, type DashboardCampaignPages } from './campaignPages.js';
 import * as login from './login.js';
 import { overview, type Overview } from './overview.js';
 import { requireRole } from './roles.js';
@@ -38,6 +36,7 @@ import * as users from './users.js';
 export type { Asker, DashboardActor, DashboardCampaign, DashboardRole, SetupLink } from './types.js';
 export { DASHBOARD_ROLES } from './types.js';
 export type { Overview } from './overview.js';
+export type { AffiliateDetail, IntegrationsView } from './campaignPages.js';
 export type { DashboardUser } from '../../repositories/dashboardUsers.js';
 export type { NewUserResult } from './users.js';
 export { may } from './roles.js';
@@ -47,7 +46,7 @@ export { may } from './roles.js';
  * these; what a page changes goes through the services the API uses, after the actor's role
  * is checked here (403 otherwise).
  */
-export interface DashboardService {
+export interface DashboardService extends DashboardCampaignPages {
   readonly mailEnabled: boolean;
   campaign(publicId: string): Promise<DashboardCampaign>;
   session(campaign: DashboardCampaign, secret: string | undefined): Promise<DashboardActor | undefined>;
@@ -111,10 +110,7 @@ export interface DashboardService {
   };
 }
 
-export interface DashboardServiceDeps extends ServiceDeps {
-  affiliates: AffiliateService;
-  conversions: ConversionService;
-  payouts: PayoutService;
+export interface DashboardServiceDeps extends ServiceDeps, CampaignPagesDeps {
   reports: ReportService;
   apiKeys: ApiKeyService;
   mail: MailOutbox;
@@ -134,6 +130,7 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
   const notFound = () => new NotFoundError('Not Found');
 
   return {
+    ...campaignPages(deps),
     mailEnabled: deps.mail.enabled,
 
     async campaign(publicId) {

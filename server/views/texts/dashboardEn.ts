@@ -1,14 +1,23 @@
+import { dashboardPagesEn } from './dashboardPagesEn.js';
+
 /** The merchant dashboard's words in English (docs/dashboard.md); pt-BR has the same keys. */
 export const dashboardEn = {
+  ...dashboardPagesEn,
   brand: 'Merchant dashboard',
   nav: {
     main: 'Main',
+    campaign: 'Campaign',
     overview: 'Overview',
     affiliates: 'Affiliates',
     conversions: 'Conversions',
     payouts: 'Payouts',
     keys: 'API keys',
     users: 'Users',
+    audit: 'Audit log',
+    webhooks: 'Webhooks',
+    integrations: 'Integrations',
+    rules: 'Rules',
+    groups: 'Groups',
     logOut: 'Log out',
   },
   roleNote: (email: string, role: string) => `${email} · ${role}`,

@@ -1,16 +1,24 @@
 import type { dashboardEn } from './dashboardEn.js';
+import { dashboardPagesPtBR } from './dashboardPagesPtBR.js';
 
 /** As palavras do painel do lojista em português do Brasil. */
 export const dashboardPtBR: typeof dashboardEn = {
+  ...dashboardPagesPtBR,
   brand: 'Painel do lojista',
   nav: {
     main: 'Principal',
+    campaign: 'Campanha',
     overview: 'Resumo',
     affiliates: 'Afiliados',
     conversions: 'Conversões',
     payouts: 'Pagamentos',
     keys: 'Chaves de API',
     users: 'Usuários',
+    audit: 'Auditoria',
+    webhooks: 'Webhooks',
+    integrations: 'Integrações',
+    rules: 'Regras',
+    groups: 'Grupos',
     logOut: 'Sair',
   },
   roleNote: (email: string, role: string) => `${email} · ${role}`,
