@@ -43,4 +43,24 @@ describe(`document and server agree on what they refuse (${ENGINE})`, () => {
     });
     expect(encoded.status, encoded.text).to.equal(201);
   });
+
+  it('a payout rail credential is printable ASCII, as the document’s pattern says in any regex dialect', async () => {
+    const document = await api('GET', '/v1/openapi.json');
+    const schemas = document.body.paths['/v1/payout-rails/stripe'].put.requestBody.content['application/json'].schema;
+    const documented = new RegExp(schemas.properties.secretKey.pattern as string);
+    // U+00A0 is a space to JavaScript's \S and not to an ASCII-only reading of it: Schemathesis
+    // generated it as valid and the daemon refused it.
+    for (const key of ['sk_test_abc\u00a0defgh', 'sk_test_açaí12345', 'sk_test_\u2003abcdefgh', 'sk_test abcdefgh']) {
+      const res = await api('PUT', '/v1/payout-rails/stripe', { secretKey: key });
+      expect(res.status, JSON.stringify(key)).to.equal(400);
+      expect(res.body.message).to.deep.equal([
+        'secretKey must be 8 to 512 printable ASCII characters without spaces (paste it as the provider shows it)',
+      ]);
+      expect(documented.test(key), JSON.stringify(key)).to.equal(false);
+    }
+    const ascii = 'sk_test_!#$%&()*+,-./:;<=>?@[]^_`{|}~09AZaz';
+    expect(documented.test(ascii)).to.equal(true);
+    const taken = await api('PUT', '/v1/payout-rails/stripe', { secretKey: ascii });
+    expect(taken.status, taken.text).to.equal(200);
+  });
 });
