@@ -10,6 +10,8 @@ export const DASHBOARD_NOTICES = [
   'invited',
   'changed',
   'removed',
+  'passkeyAdded',
+  'passkeyRemoved',
 ] as const;
 
 const optional = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);

@@ -64,7 +64,12 @@ export async function remove(io: Io, options: GlobalOptions, userId: number): Pr
 }
 
 export async function resetTwoFactor(io: Io, options: GlobalOptions, userId: number): Promise<void> {
-  const user = await withServices(io, options, ({ dashboard }) => dashboard.operator.resetTwoFactor(userId));
-  if (options.json) return printJson(io, shown(user));
-  printLine(io, `User ${user.id} (${user.email}) has no second factor now; they set one up at their next log-in.`);
+  const { user, passkeys } = await withServices(io, options, ({ dashboard }) =>
+    dashboard.operator.resetTwoFactor(userId),
+  );
+  if (options.json) return printJson(io, { ...shown(user), passkeysRemoved: passkeys });
+  printLine(
+    io,
+    `User ${user.id} (${user.email}) has no second factor now (TOTP, recovery codes and ${passkeys} passkey(s) removed); they set one up at their next log-in.`,
+  );
 }

@@ -28,6 +28,7 @@ import type { ReportService } from '../reports.js';
 import type { Site } from '../site.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
 import * as login from './login.js';
+import * as passkeys from './passkeys.js';
 import { overview, type Overview } from './overview.js';
 import { requireRole } from './roles.js';
 import { dashboardSessions } from './sessions.js';
@@ -38,9 +39,10 @@ import * as users from './users.js';
 export type { Asker, DashboardActor, DashboardCampaign, DashboardRole, SetupLink } from './types.js';
 export { DASHBOARD_ROLES } from './types.js';
 export type { Overview } from './overview.js';
+export type { DashboardPasskey, PasskeyOptions, RegisterResult } from './passkeys.js';
 export type { DashboardUser } from '../../repositories/dashboardUsers.js';
 export type { NewUserResult } from './users.js';
-export { may } from './roles.js';
+export { may, needsSecondFactor } from './roles.js';
 
 /**
  * The merchant dashboard's rules (docs/dashboard.md). Its pages (server/dashboard/) call only
@@ -72,6 +74,22 @@ export interface DashboardService {
   ): Promise<login.EnrolResult>;
   checkTotp(actor: DashboardActor, code: string, session: string): Promise<login.FactorResult>;
   checkRecoveryCode(actor: DashboardActor, code: string, session: string): Promise<login.FactorResult>;
+
+  /** docs/dashboard.md#passkeys: the user's own passkeys (owners and admins). */
+  passkeys(actor: DashboardActor): Promise<passkeys.DashboardPasskey[]>;
+  /** Options for `navigator.credentials.create`, the challenge kept on the session; `pageOrigin` is where the page was opened. */
+  passkeyRegistrationOptions(
+    campaign: DashboardCampaign,
+    actor: DashboardActor,
+    session: string,
+    pageOrigin: string,
+  ): Promise<passkeys.PasskeyOptions>;
+  addPasskey(actor: DashboardActor, session: string, response: string | undefined): Promise<passkeys.RegisterResult>;
+  /** Options for `navigator.credentials.get`, for a session that owes its second factor. */
+  passkeyLogInOptions(actor: DashboardActor, session: string, pageOrigin: string): Promise<passkeys.PasskeyOptions>;
+  checkPasskey(actor: DashboardActor, session: string, response: string | undefined): Promise<login.FactorResult>;
+  /** false: the user has no such passkey. */
+  removePasskey(actor: DashboardActor, id: number): Promise<boolean>;
 
   overview(actor: DashboardActor): Promise<Overview>;
   affiliates(actor: DashboardActor, query: ListAffiliatesQuery): Promise<AffiliateList>;
@@ -107,7 +125,7 @@ export interface DashboardService {
     create(input: { campaign: string; email: string; role: string }): Promise<users.NewUserResult>;
     list(campaign?: string): Promise<DashboardUser[]>;
     remove(id: number): Promise<DashboardUser>;
-    resetTwoFactor(id: number): Promise<DashboardUser>;
+    resetTwoFactor(id: number): Promise<{ user: DashboardUser; passkeys: number }>;
   };
 }
 
@@ -130,6 +148,7 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
   const throttle = portalThrottle(store, deps.config.portal.postsPerIp);
   const sessions = dashboardSessions(db);
   const loginDeps: login.LoginDeps = { db, now, hasher: deps.hasher, sessions, throttle, box: deps.box };
+  const passkeyDeps: passkeys.PasskeyDeps = { ...loginDeps, site: deps.site };
   const userDeps: users.UserDeps = { db, now, site: deps.site, mail: deps.mail, sessions };
   const notFound = () => new NotFoundError('Not Found');
 
@@ -168,6 +187,15 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
     enrolTotp: (actor, fields, session) => login.enrolTotp(loginDeps, actor, fields, session),
     checkTotp: (actor, code, session) => login.checkTotp(loginDeps, actor, code, session),
     checkRecoveryCode: (actor, code, session) => login.checkRecoveryCode(loginDeps, actor, code, session),
+
+    passkeys: (actor) => passkeys.ownPasskeys(passkeyDeps, actor),
+    passkeyRegistrationOptions: (campaign, actor, session, pageOrigin) =>
+      passkeys.registrationOptions(passkeyDeps, campaign, actor, session, pageOrigin),
+    addPasskey: (actor, session, response) => passkeys.register(passkeyDeps, actor, session, response),
+    passkeyLogInOptions: (actor, session, pageOrigin) =>
+      passkeys.authenticationOptions(passkeyDeps, actor, session, pageOrigin),
+    checkPasskey: (actor, session, response) => passkeys.authenticate(passkeyDeps, actor, session, response),
+    removePasskey: (actor, id) => passkeys.removePasskey(passkeyDeps, actor, id),
 
     async overview(actor) {
       requireRole(actor, 'read');
