@@ -67,11 +67,24 @@ export async function findDashboardUserByEmail(
   return row && toUser(row);
 }
 
+/** A user as lists show them: with how many passkeys they have. */
+export type ListedDashboardUser = DashboardUser & { passkeys: number };
+
 /** A campaign's users (every campaign's without one), oldest first. */
-export async function listDashboardUsers(db: Db, campaignId?: number): Promise<DashboardUser[]> {
+export async function listDashboardUsers(db: Db, campaignId?: number): Promise<ListedDashboardUser[]> {
   const query = db('dashboard_users').select('*').orderBy('id');
   if (campaignId !== undefined) query.where({ campaign_id: campaignId });
-  return (await query).map(toUser);
+  const users = (await query).map(toUser);
+  const counts = await db('dashboard_passkeys')
+    .whereIn(
+      'user_id',
+      users.map((u) => u.id),
+    )
+    .groupBy('user_id')
+    .select('user_id')
+    .count({ n: '*' });
+  const passkeys = new Map(counts.map((c) => [Number(c.user_id), Number(c.n)]));
+  return users.map((u) => ({ ...u, passkeys: passkeys.get(u.id) ?? 0 }));
 }
 
 export async function setDashboardPassword(trx: Trx, id: number, passwordHash: string, now: Date): Promise<void> {

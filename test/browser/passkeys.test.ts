@@ -234,7 +234,12 @@ describe(`dashboard passkeys in Chromium (${ENGINE})`, function () {
   it('`users reset-2fa` removes the passkeys too: the next log-in enrols again', async () => {
     const sessions = () => database.db('dashboard_sessions').where({ user_id: owner.id });
     expect(await sessions()).to.have.length.greaterThan(0);
-    const reset = await runCli(['users', 'reset-2fa', String(owner.id)], { env: { DATABASE_URL: database.url } });
+    const env = { DATABASE_URL: database.url };
+    // A passkey alone is a second factor in the operator's list.
+    const listed = await runCli(['users', 'list', '--campaign', merchant.publicId, '--json'], { env });
+    const users = (JSON.parse(listed.stdout) as { users: { id: number; secondFactor: boolean }[] }).users;
+    expect(users.find((u) => u.id === owner.id)?.secondFactor).to.equal(true);
+    const reset = await runCli(['users', 'reset-2fa', String(owner.id)], { env });
     expect(reset.code, reset.stderr).to.equal(0);
     expect(reset.stdout).to.include('1 passkey(s) removed');
     expect(await passkeysOf(owner.id)).to.have.length(0);

@@ -10,13 +10,14 @@ const PROBLEMS: Record<string, string> = {
   taken: 'this e-mail already has a user in this campaign: see `affiliated users list`',
 };
 
-const shown = (user: DashboardUser) => ({
+/** `passkeys`: how many the user has (a list knows it); with TOTP, either is a second factor. */
+const shown = (user: DashboardUser & { passkeys?: number }) => ({
   id: user.id,
   campaignId: user.campaignId,
   email: user.email,
   role: user.role,
   passwordSet: user.passwordHash !== null,
-  secondFactor: user.totpSecret !== null,
+  secondFactor: user.totpSecret !== null || (user.passkeys ?? 0) > 0,
   createdAt: user.createdAt.toISOString(),
 });
 

@@ -14,7 +14,7 @@ import type {
 } from '../../../shared/schemas/payout.js';
 import { NotFoundError } from '../../errors.js';
 import { findCampaign } from '../../repositories/campaigns.js';
-import type { DashboardUser } from '../../repositories/dashboardUsers.js';
+import type { DashboardUser, ListedDashboardUser } from '../../repositories/dashboardUsers.js';
 import { databaseThrottleStore, redisThrottleStore, type RedisClient } from '../../repositories/portalThrottle.js';
 import type { AffiliateService } from '../affiliates.js';
 import type { ApiKeyService } from '../apiKeys.js';
@@ -40,7 +40,7 @@ export type { Asker, DashboardActor, DashboardCampaign, DashboardRole, SetupLink
 export { DASHBOARD_ROLES } from './types.js';
 export type { Overview } from './overview.js';
 export type { DashboardPasskey, PasskeyOptions, RegisterResult } from './passkeys.js';
-export type { DashboardUser } from '../../repositories/dashboardUsers.js';
+export type { DashboardUser, ListedDashboardUser } from '../../repositories/dashboardUsers.js';
 export type { NewUserResult } from './users.js';
 export { may, needsSecondFactor } from './roles.js';
 
@@ -110,7 +110,7 @@ export interface DashboardService {
   createKey(actor: DashboardActor, name: string): Promise<ApiKeyInfo & { key: string }>;
   revokeKey(actor: DashboardActor, id: number): Promise<ApiKeyInfo>;
 
-  users(actor: DashboardActor): Promise<DashboardUser[]>;
+  users(actor: DashboardActor): Promise<ListedDashboardUser[]>;
   invite(
     actor: DashboardActor,
     fields: { email?: string; role?: string },
@@ -123,7 +123,7 @@ export interface DashboardService {
   /** The operator's `affiliated users …` commands. */
   operator: {
     create(input: { campaign: string; email: string; role: string }): Promise<users.NewUserResult>;
-    list(campaign?: string): Promise<DashboardUser[]>;
+    list(campaign?: string): Promise<ListedDashboardUser[]>;
     remove(id: number): Promise<DashboardUser>;
     resetTwoFactor(id: number): Promise<{ user: DashboardUser; passkeys: number }>;
   };

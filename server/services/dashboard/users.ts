@@ -5,6 +5,7 @@ import { deleteDashboardPasskeysOf } from '../../repositories/dashboardPasskeys.
 import { insertDashboardToken } from '../../repositories/dashboardSessions.js';
 import {
   type DashboardUser,
+  type ListedDashboardUser,
   deleteDashboardUser,
   findDashboardUser,
   insertDashboardUser,
@@ -102,7 +103,7 @@ export async function createUser(
   }
 }
 
-export async function listUsers(db: Db, campaign?: string | number): Promise<DashboardUser[]> {
+export async function listUsers(db: Db, campaign?: string | number): Promise<ListedDashboardUser[]> {
   if (campaign === undefined) return listDashboardUsers(db);
   const found = await findCampaign(db, campaign);
   if (!found) throw new NotFoundError(`Campaign ${campaign} not found: see \`affiliated campaigns list\``);
