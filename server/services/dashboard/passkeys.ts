@@ -96,6 +96,10 @@ function mayEnrol(actor: DashboardActor, passkeys: readonly DashboardPasskey[]):
 
 const refusedRole = () => new ForbiddenError('Your role does not allow this: ask an owner of the campaign');
 
+/**
+ * The relying party, when the page was opened at its origin: the browser would refuse the RP ID
+ * elsewhere (or sign for another site), so the user is told where to go instead.
+ */
 function where(
   deps: PasskeyDeps,
   pageOrigin: string,

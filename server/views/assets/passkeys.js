@@ -30,10 +30,16 @@
           headers: { Accept: 'application/json' },
         })
         .then(function (answer) {
-          return answer.json().then(function (json) {
-            if (!answer.ok) throw new Error(json.message);
-            return json;
-          });
+          // A refusal is the error body every answer has; a page (403, a timed-out form) has none.
+          return answer.json().then(
+            function (json) {
+              if (!answer.ok) throw new Error(json.message);
+              return json;
+            },
+            function () {
+              throw new Error(answer.status + ' ' + answer.statusText);
+            },
+          );
         })
         .then(function (options) {
           return form.getAttribute('data-passkey') === 'register'
