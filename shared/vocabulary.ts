@@ -158,6 +158,8 @@ export const AUDIT_ACTIONS = [
   'user.change_role',
   'user.remove',
   'user.reset_2fa',
+  'user.add_passkey',
+  'user.remove_passkey',
   'affiliate.invite',
 ] as const;
 /** The kinds of thing an audit row names as its target: the first word of its action. */

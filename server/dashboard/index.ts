@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { Router, RouterEvents } from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type { Config } from '../config.js';
@@ -26,6 +28,14 @@ import {
   showPayouts,
 } from './dataPages.js';
 import { type DashPage, redirect } from './page.js';
+import {
+  postAddPasskey,
+  postLogInOptions,
+  postPasskeyFactor,
+  postRegistrationOptions,
+  postRemovePasskey,
+  showPasskeys,
+} from './passkeyPages.js';
 import { parseDashboardQuery } from './query.js';
 import { csrfValid, dashboardHeaders, originValid, sessionSecretOf } from './security.js';
 import {
@@ -102,6 +112,13 @@ function pagesRouter(config: Readonly<Config>): Router {
   router.post('/setup', openPost(postSetup));
   router.get('/factor', open(showFactor));
   router.post('/factor', openPost(postFactor));
+  router.post('/factor/passkey/options', openPost(postLogInOptions));
+  router.post('/factor/passkey', openPost(postPasskeyFactor));
+  // Open to a session owing its factor too: a first passkey instead of TOTP (the service decides).
+  router.post('/passkeys/options', openPost(postRegistrationOptions));
+  router.post('/passkeys', openPost(postAddPasskey));
+  router.get('/passkeys', show(showPasskeys));
+  router.post('/passkeys/remove', post(postRemovePasskey));
   router.get('/overview', show(showOverview));
   router.get('/affiliates', show(showAffiliates));
   router.post('/affiliates/approve', post(postApproveAffiliate));
@@ -143,6 +160,7 @@ export function dashboardRoutes(config: Readonly<Config>): { method: string; pat
 
 const DASHBOARD_PATH = /^\/dashboard\/([A-Za-z0-9_-]{3,64})(\/.*)?$/;
 const CSS = '/dashboard/assets/dashboard.css';
+const JS = 'text/javascript; charset=utf-8';
 
 function loadAssets(): Map<string, { body: Buffer; type: string }> {
   const read = (name: string) => {
@@ -154,7 +172,15 @@ function loadAssets(): Map<string, { body: Buffer; type: string }> {
   };
   // The portal's stylesheet, then the dashboard's few rules of its own (tables, the chart, the QR code).
   const css = Buffer.concat([read('portal.css'), read('dashboard.css')]);
-  return new Map([[CSS, { body: css, type: 'text/css; charset=utf-8' }]]);
+  // The passkey buttons' scripts: @simplewebauthn/browser's bundle as its package ships it (no CDN), then ours.
+  // Its `exports` name only the module entry: the bundle is found beside it, in the package's folder.
+  const entry = createRequire(import.meta.url).resolve('@simplewebauthn/browser');
+  const webauthn = readFileSync(join(dirname(dirname(entry)), 'dist/bundle/index.umd.min.js'));
+  return new Map([
+    [CSS, { body: css, type: 'text/css; charset=utf-8' }],
+    ['/dashboard/assets/webauthn.js', { body: webauthn, type: JS }],
+    ['/dashboard/assets/passkeys.js', { body: read('passkeys.js'), type: JS }],
+  ]);
 }
 
 /** The error pages' frame: it needs no campaign. */
@@ -175,7 +201,7 @@ export function dashboard(deps: { services: Services; config: Readonly<Config>; 
   const assets = loadAssets();
   const dispatch = pagesRouter(deps.config).routes() as Middleware;
   return async function serveDashboard(ctx: Context, next: Next): Promise<void> {
-    const asset = ctx.path === CSS ? assets.get(CSS) : undefined;
+    const asset = assets.get(ctx.path);
     const matched = asset ? null : DASHBOARD_PATH.exec(ctx.path);
     if (!asset && !matched) return next();
     dashboardHeaders(ctx);

@@ -12,6 +12,8 @@ export const DASHBOARD_NOTICES = [
   'removed',
   'created',
   'deleted',
+  'passkeyAdded',
+  'passkeyRemoved',
 ] as const;
 
 const optional = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);

@@ -43,6 +43,7 @@ import type {
 import type { AuditLogRow } from './auditRows.js';
 import type {
   DashboardRecoveryCodeRow,
+  DashboardPasskeyRow,
   DashboardSessionRow,
   DashboardTokenRow,
   DashboardUserRow,
@@ -83,6 +84,7 @@ declare module 'knex/types/tables.js' {
     dashboard_sessions: DashboardSessionRow;
     dashboard_tokens: DashboardTokenRow;
     dashboard_recovery_codes: DashboardRecoveryCodeRow;
+    dashboard_passkeys: DashboardPasskeyRow;
     affiliate_groups: AffiliateGroupRow;
     campaign_customers: CampaignCustomerRow;
     refunds: RefundRow;

@@ -61,6 +61,7 @@ export async function createTestDatabase(
 }
 
 const CHILD_TABLES = [
+  'dashboard_passkeys',
   'dashboard_recovery_codes',
   'dashboard_tokens',
   'dashboard_sessions',

@@ -11,12 +11,22 @@ import { conversion } from '../helpers/events.js';
 import { call } from '../helpers/http.js';
 
 /** The forms a browser posts before it has a whole session (log-in, set-up link, second factor, log-out). */
-const BEFORE_SESSION = ['/login', '/logout', '/setup', '/factor'];
+// The passkey ceremonies also serve a session still waiting for its second factor (docs/dashboard.md#passkeys).
+const BEFORE_SESSION = [
+  '/login',
+  '/logout',
+  '/setup',
+  '/factor',
+  '/factor/passkey/options',
+  '/factor/passkey',
+  '/passkeys/options',
+  '/passkeys',
+];
 /**
  * What role each of the other forms needs (docs/dashboard.md#users-and-roles). A form added to the
  * dashboard must be added here: the first test fails until the suite knows what to refuse.
  */
-const NEEDS: Record<string, 'change' | 'keys' | 'users'> = {
+const NEEDS: Record<string, 'change' | 'keys' | 'users' | 'own'> = {
   '/affiliates/approve': 'change',
   '/conversions/status': 'change',
   '/payouts/run': 'change',
@@ -31,12 +41,15 @@ const NEEDS: Record<string, 'change' | 'keys' | 'users'> = {
   '/groups': 'change',
   '/groups/update': 'change',
   '/groups/remove': 'change',
+  // Every user's own passkeys, whatever the role: another's id is not found (404).
+  '/passkeys/remove': 'own',
 };
 /** Who may not post each kind of form: the roles below it. */
-const REFUSED: Record<'change' | 'keys' | 'users', string[]> = {
+const REFUSED: Record<'change' | 'keys' | 'users' | 'own', string[]> = {
   change: ['viewer'],
   keys: ['viewer', 'admin'],
   users: ['viewer', 'admin'],
+  own: [],
 };
 /** What the forms could change: compared whole before and after every refused post. */
 const TABLES = [
@@ -46,6 +59,7 @@ const TABLES = [
   'api_keys',
   'dashboard_users',
   'dashboard_tokens',
+  'dashboard_passkeys',
   'webhook_endpoints',
   'affiliate_groups',
   'audit_log',
@@ -148,6 +162,7 @@ describe(`the dashboard's forms refuse forged posts (${ENGINE})`, function () {
       '/groups': { name: 'Forged', commissionType: 'fixed', commissionValue: '5' },
       '/groups/update': { id: String(group.id), name: 'Forged' },
       '/groups/remove': { id: String(group.id) },
+      '/passkeys/remove': { id: '1' },
     });
   });
   after(async () => {

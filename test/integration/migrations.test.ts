@@ -43,6 +43,7 @@ const TABLES = [
   'dashboard_sessions',
   'dashboard_tokens',
   'dashboard_recovery_codes',
+  'dashboard_passkeys',
   'clicks',
   'customer_clicks',
   'analytics_hourly',
@@ -69,6 +70,7 @@ const MIGRATIONS = [
   '20261129300000_dashboard_users',
   '20261129300100_dashboard_totp_sealed',
   '20261129400000_audit_log',
+  '20261129500000_dashboard_passkeys',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

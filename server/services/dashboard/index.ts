@@ -14,7 +14,7 @@ import type {
 } from '../../../shared/schemas/payout.js';
 import { NotFoundError } from '../../errors.js';
 import { findCampaign } from '../../repositories/campaigns.js';
-import type { DashboardUser } from '../../repositories/dashboardUsers.js';
+import type { DashboardUser, ListedDashboardUser } from '../../repositories/dashboardUsers.js';
 import { databaseThrottleStore, redisThrottleStore, type RedisClient } from '../../repositories/portalThrottle.js';
 import type { ApiKeyService } from '../apiKeys.js';
 import type { ServiceDeps } from '../deps.js';
@@ -26,6 +26,7 @@ import type { Site } from '../site.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
 import { campaignPages, type CampaignPagesDeps, type DashboardCampaignPages } from './campaignPages.js';
 import * as login from './login.js';
+import * as passkeys from './passkeys.js';
 import { overview, type Overview } from './overview.js';
 import { requireRole } from './roles.js';
 import { dashboardSessions } from './sessions.js';
@@ -37,9 +38,10 @@ export type { Asker, DashboardActor, DashboardCampaign, DashboardRole, SetupLink
 export { DASHBOARD_ROLES } from './types.js';
 export type { Overview } from './overview.js';
 export type { AffiliateDetail, IntegrationsView } from './campaignPages.js';
-export type { DashboardUser } from '../../repositories/dashboardUsers.js';
+export type { DashboardPasskey, PasskeyOptions, RegisterResult } from './passkeys.js';
+export type { DashboardUser, ListedDashboardUser } from '../../repositories/dashboardUsers.js';
 export type { NewUserResult } from './users.js';
-export { may } from './roles.js';
+export { may, needsSecondFactor } from './roles.js';
 
 /**
  * The merchant dashboard's rules (docs/dashboard.md). Its pages (server/dashboard/) call only
@@ -72,6 +74,22 @@ export interface DashboardService extends DashboardCampaignPages {
   checkTotp(actor: DashboardActor, code: string, session: string): Promise<login.FactorResult>;
   checkRecoveryCode(actor: DashboardActor, code: string, session: string): Promise<login.FactorResult>;
 
+  /** docs/dashboard.md#passkeys: the user's own passkeys (owners and admins). */
+  passkeys(actor: DashboardActor): Promise<passkeys.DashboardPasskey[]>;
+  /** Options for `navigator.credentials.create`, the challenge kept on the session; `pageOrigin` is where the page was opened. */
+  passkeyRegistrationOptions(
+    campaign: DashboardCampaign,
+    actor: DashboardActor,
+    session: string,
+    pageOrigin: string,
+  ): Promise<passkeys.PasskeyOptions>;
+  addPasskey(actor: DashboardActor, session: string, response: string | undefined): Promise<passkeys.RegisterResult>;
+  /** Options for `navigator.credentials.get`, for a session that owes its second factor. */
+  passkeyLogInOptions(actor: DashboardActor, session: string, pageOrigin: string): Promise<passkeys.PasskeyOptions>;
+  checkPasskey(actor: DashboardActor, session: string, response: string | undefined): Promise<login.FactorResult>;
+  /** false: the user has no such passkey. */
+  removePasskey(actor: DashboardActor, id: number): Promise<boolean>;
+
   overview(actor: DashboardActor): Promise<Overview>;
   affiliates(actor: DashboardActor, query: ListAffiliatesQuery): Promise<AffiliateList>;
   approveAffiliate(actor: DashboardActor, id: number): Promise<void>;
@@ -91,7 +109,7 @@ export interface DashboardService extends DashboardCampaignPages {
   createKey(actor: DashboardActor, name: string): Promise<ApiKeyInfo & { key: string }>;
   revokeKey(actor: DashboardActor, id: number): Promise<ApiKeyInfo>;
 
-  users(actor: DashboardActor): Promise<DashboardUser[]>;
+  users(actor: DashboardActor): Promise<ListedDashboardUser[]>;
   invite(
     actor: DashboardActor,
     fields: { email?: string; role?: string },
@@ -104,9 +122,9 @@ export interface DashboardService extends DashboardCampaignPages {
   /** The operator's `affiliated users …` commands. */
   operator: {
     create(input: { campaign: string; email: string; role: string }): Promise<users.NewUserResult>;
-    list(campaign?: string): Promise<DashboardUser[]>;
+    list(campaign?: string): Promise<ListedDashboardUser[]>;
     remove(id: number): Promise<DashboardUser>;
-    resetTwoFactor(id: number): Promise<DashboardUser>;
+    resetTwoFactor(id: number): Promise<{ user: DashboardUser; passkeys: number }>;
   };
 }
 
@@ -126,6 +144,7 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
   const throttle = portalThrottle(store, deps.config.portal.postsPerIp);
   const sessions = dashboardSessions(db);
   const loginDeps: login.LoginDeps = { db, now, hasher: deps.hasher, sessions, throttle, box: deps.box };
+  const passkeyDeps: passkeys.PasskeyDeps = { ...loginDeps, site: deps.site };
   const userDeps: users.UserDeps = { db, now, site: deps.site, mail: deps.mail, sessions };
   const notFound = () => new NotFoundError('Not Found');
 
@@ -165,6 +184,15 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
     enrolTotp: (actor, fields, session) => login.enrolTotp(loginDeps, actor, fields, session),
     checkTotp: (actor, code, session) => login.checkTotp(loginDeps, actor, code, session),
     checkRecoveryCode: (actor, code, session) => login.checkRecoveryCode(loginDeps, actor, code, session),
+
+    passkeys: (actor) => passkeys.ownPasskeys(passkeyDeps, actor),
+    passkeyRegistrationOptions: (campaign, actor, session, pageOrigin) =>
+      passkeys.registrationOptions(passkeyDeps, campaign, actor, session, pageOrigin),
+    addPasskey: (actor, session, response) => passkeys.register(passkeyDeps, actor, session, response),
+    passkeyLogInOptions: (actor, session, pageOrigin) =>
+      passkeys.authenticationOptions(passkeyDeps, actor, session, pageOrigin),
+    checkPasskey: (actor, session, response) => passkeys.authenticate(passkeyDeps, actor, session, response),
+    removePasskey: (actor, id) => passkeys.removePasskey(passkeyDeps, actor, id),
 
     async overview(actor) {
       requireRole(actor, 'read');

@@ -19,6 +19,7 @@ export const dashboardPtBR: typeof dashboardEn = {
     integrations: 'Integrações',
     rules: 'Regras',
     groups: 'Grupos',
+    passkeys: 'Chaves de acesso',
     logOut: 'Sair',
   },
   roleNote: (email: string, role: string) => `${email} · ${role}`,
@@ -61,6 +62,34 @@ export const dashboardPtBR: typeof dashboardEn = {
     codesIntro:
       'Cada código permite entrar uma vez se você perder o autenticador. Guarde-os em lugar seguro agora: eles aparecem só esta vez.',
     codesDone: 'Guardei: continuar',
+  },
+  passkeys: {
+    title: 'Chaves de acesso',
+    heading: 'Chave de acesso',
+    intro:
+      'Uma chave de acesso (passkey) é um segundo fator guardado pelo seu aparelho ou chave de segurança: ao entrar, depois da senha, ela substitui o código do app autenticador. Adicione uma em cada aparelho que você usa.',
+    addIntro: 'Adicione uma chave de acesso deste aparelho ou uma chave de segurança.',
+    enrolIntro: 'Ou, em vez de um app autenticador, use uma chave de acesso deste aparelho ou uma chave de segurança.',
+    logInIntro: 'Use uma das suas chaves de acesso.',
+    add: 'Adicionar chave de acesso',
+    logIn: 'Usar chave de acesso',
+    name: 'Chave de acesso',
+    label: (n: number) => `Chave de acesso ${n}`,
+    created: 'Adicionada',
+    lastUsed: 'Último uso',
+    never: 'nunca',
+    remove: 'Remover',
+    none: 'Nenhuma chave de acesso ainda.',
+    added: 'A chave de acesso foi adicionada: use-a no próximo acesso.',
+    removed: 'A chave de acesso foi removida.',
+    refused: 'Essa chave de acesso não foi aceita. Tente de novo ou use outro fator.',
+    unknown: 'Você não tem essa chave de acesso.',
+    needsScript: 'Chaves de acesso precisam de JavaScript e de um navegador que as aceite.',
+    loggedOut: 'Sua sessão terminou: entre de novo.',
+    elsewhere: (origin: string) =>
+      `Chaves de acesso só funcionam em ${origin} (o PUBLIC_URL do daemon): abra o painel nesse endereço.`,
+    unusable:
+      'Chaves de acesso precisam que o endereço público do daemon (PUBLIC_URL) seja um nome, não um endereço IP: peça ao operador que o configure.',
   },
   overview: {
     title: 'Resumo',
