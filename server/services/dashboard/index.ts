@@ -12,6 +12,7 @@ import type {
   Payout,
   PayoutList,
 } from '../../../shared/schemas/payout.js';
+import type { PayoutRun } from '../../../shared/schemas/payoutRun.js';
 import { NotFoundError } from '../../errors.js';
 import { findCampaign } from '../../repositories/campaigns.js';
 import type { DashboardUser } from '../../repositories/dashboardUsers.js';
@@ -23,6 +24,7 @@ import type { ServiceDeps } from '../deps.js';
 import type { MailOutbox } from '../mail/outbox.js';
 import type { PasswordHasher } from '../passwordHasher.js';
 import type { PayoutService } from '../payouts.js';
+import type { PayoutRunService, StoredPayoutRun } from '../payouts/run.js';
 import { portalThrottle } from '../portal/throttle.js';
 import type { ReportService } from '../reports.js';
 import type { Site } from '../site.js';
@@ -87,6 +89,12 @@ export interface DashboardService {
   allPayouts(actor: DashboardActor, status: ListPayoutsQuery['status']): Promise<Payout[]>;
   createPayouts(actor: DashboardActor): Promise<BulkCreatePayoutsResponse>;
   markPayoutPaid(actor: DashboardActor, id: number): Promise<Payout>;
+  /** A payout run (docs/payouts.md#payout-runs), started by this user. */
+  runPayouts(actor: DashboardActor, dryRun: boolean): Promise<PayoutRun>;
+  /** Runs waiting for a second person's approval. */
+  payoutRunsAwaiting(actor: DashboardActor): Promise<StoredPayoutRun[]>;
+  /** The second person's approval: an owner or admin who did not start the run; once. */
+  approvePayoutRun(actor: DashboardActor, id: number): Promise<{ run: StoredPayoutRun; sent: number }>;
 
   keys(actor: DashboardActor): Promise<ApiKeyInfo[]>;
   createKey(actor: DashboardActor, name: string): Promise<ApiKeyInfo & { key: string }>;
@@ -115,6 +123,7 @@ export interface DashboardServiceDeps extends ServiceDeps {
   affiliates: AffiliateService;
   conversions: ConversionService;
   payouts: PayoutService;
+  payoutRuns: PayoutRunService;
   reports: ReportService;
   apiKeys: ApiKeyService;
   mail: MailOutbox;
@@ -209,6 +218,18 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
     async markPayoutPaid(actor, id) {
       requireRole(actor, 'change');
       return deps.payouts.update(actor.campaignId, id, 'paid');
+    },
+    async runPayouts(actor, dryRun) {
+      requireRole(actor, 'change');
+      return deps.payoutRuns.start(actor.campaignId, { dryRun });
+    },
+    async payoutRunsAwaiting(actor) {
+      requireRole(actor, 'read');
+      return deps.payoutRuns.awaitingApproval(actor.campaignId);
+    },
+    async approvePayoutRun(actor, id) {
+      requireRole(actor, 'change');
+      return deps.payoutRuns.approve(actor.campaignId, id, actor.userId);
     },
 
     async keys(actor) {
