@@ -107,7 +107,7 @@ describe(`payout runs: POST /v1/payout-runs, approval, schedule (${ENGINE})`, fu
     ];
     expect(reasons(dry.body)).to.deep.equal(expected);
     expect(dry.body.leftOut[1].message).to.equal(
-      "below_minimum: the balance of 10.00 USD (approved commissions less clawbacks) does not reach the campaign's payout minimum of 50.00 USD: wait for more approved commissions",
+      "below_minimum: the balance of USD 10.00 (approved commissions less clawbacks) does not reach the campaign's payout minimum of USD 50.00: wait for more approved commissions",
     );
     expect(await payoutCount()).to.equal(0);
 

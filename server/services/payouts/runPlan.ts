@@ -1,5 +1,5 @@
 import { MESSAGES } from '../../../shared/errors.js';
-import { formatCents, fromCents } from '../../../shared/money.js';
+import { formatMoney, fromCents, moneyOfAmount } from '../../../shared/money.js';
 import type { PayoutRailName } from '../../../shared/schemas/payoutRail.js';
 import type { PayoutRunLeftOut } from '../../../shared/schemas/payoutRun.js';
 import type { PayableBalance } from '../../repositories/payoutRuns.js';
@@ -40,8 +40,9 @@ export function planRun(
     };
     // A clawback larger than what is approved carries forward whole: no payout of nothing.
     if (cents <= 0 || cents < campaign.minimumCents) {
-      const minimum = formatCents(campaign.minimumCents);
-      const message = MESSAGES.payoutRunBelowMinimum(formatCents(cents), minimum, campaign.currency);
+      const text = (hundredths: number) =>
+        formatMoney(moneyOfAmount(fromCents(hundredths), campaign.currency), 'en-US', 'code');
+      const message = MESSAGES.payoutRunBelowMinimum(text(cents), text(campaign.minimumCents));
       plan.leftOut.push({ ...who, reason: 'below_minimum', message });
       continue;
     }
