@@ -90,6 +90,12 @@ export function noticeOf(page: DashPage): string | null {
       return dash.users.changed;
     case 'removed':
       return dash.users.removed;
+    case 'runSent':
+      return dash.payouts.runSent(n);
+    case 'runWaiting':
+      return dash.payouts.runWaiting(n);
+    case 'runApproved':
+      return dash.payouts.runApproved(n);
     case undefined:
       return null;
   }

@@ -10,6 +10,9 @@ export const DASHBOARD_NOTICES = [
   'invited',
   'changed',
   'removed',
+  'runSent',
+  'runWaiting',
+  'runApproved',
 ] as const;
 
 const optional = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
