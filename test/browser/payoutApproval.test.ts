@@ -1,14 +1,11 @@
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { checkPayoutDetails } from '../../shared/payoutDetails.js';
 import { createLogger } from '../../server/logger.js';
 import { type Daemon, startDaemon } from '../../server/main.js';
-import { setPayoutDetails } from '../../server/repositories/portalAccounts.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { setUpAndLogIn, totpCode } from '../helpers/dashboard.js';
 import { createMerchant, type Merchant, servicesFor, testConfig } from '../helpers/daemon.js';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
-import { addAffiliate } from '../helpers/events.js';
 import { closeRailFakes, railApi, railEnv, type RailFakes, startRailFakes } from '../helpers/payoutRails.js';
 
 /**
@@ -67,11 +64,7 @@ describe(`a payout run above the approval threshold, approved by a second person
     await rails.connect(fakes);
     fakes.asaas.settleInstantly = true;
     await servicesFor(database.db).campaigns.update(merchant.campaignId, { payoutApprovalAbove: 50 });
-    const { id, code } = await addAffiliate(database.db, merchant.campaignId);
-    const check = checkPayoutDetails({ method: 'pix', pixKeyType: 'phone', account: '+5511987654321' });
-    if (!check.ok) throw new Error('bad details');
-    await database.db.transaction((trx) => setPayoutDetails(trx, id, check.details, check.identity, new Date()));
-    await rails.approve(...(await rails.arrive(code, [['PED-1', 1000]])));
+    await rails.owed({ method: 'pix', pixKeyType: 'phone', account: '+5511987654321' }, [1000]);
 
     const owner = await loggedIn('owner@shop.example', 'owner');
     await owner.goto(dash('/payouts'));

@@ -1,12 +1,9 @@
 import { expect } from 'chai';
-import { checkPayoutDetails } from '../../shared/payoutDetails.js';
-import { setPayoutDetails } from '../../server/repositories/portalAccounts.js';
 import { actingAs, userActor } from '../../server/services/audit.js';
 import { payoutScheduleJob } from '../../server/services/payouts/schedule.js';
 import { createLogger } from '../../server/logger.js';
 import { servicesFor, testConfig, useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
-import { addAffiliate } from '../helpers/events.js';
 import {
   closeRailFakes,
   type Details,
@@ -44,21 +41,7 @@ describe(`payout runs: POST /v1/payout-runs, approval, schedule (${ENGINE})`, fu
     fakes.asaas.settleInstantly = true;
   });
 
-  /** An affiliate with these details (or none) and approved conversions of these order values (10 %). */
-  async function owed(details: Details | null, orders: readonly number[]): Promise<number> {
-    const { id, code } = await addAffiliate(t.db, t.merchant.campaignId);
-    if (details) {
-      const check = checkPayoutDetails(details);
-      if (!check.ok) throw new Error(`bad details ${JSON.stringify(details)}`);
-      await t.db.transaction((trx) => setPayoutDetails(trx, id, check.details, check.identity, new Date()));
-    }
-    const ids = await rails.arrive(
-      code,
-      orders.map((value, i) => [`o-${id}-${i}`, value] as const),
-    );
-    await rails.approve(...ids);
-    return id;
-  }
+  const owed = async (details: Details | null, orders: readonly number[]) => (await rails.owed(details, orders)).id;
 
   /** A dashboard user of the merchant's campaign, by the operator's command; its id. */
   async function admin(name: string, role = 'admin'): Promise<number> {
