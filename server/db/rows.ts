@@ -220,11 +220,11 @@ export interface PayoutRow {
   receipt: string | null;
   failure_reason: string | null;
   sent_at: DbDate | null;
-  /** The payout run that created it (20261129500000_payout_runs); null: made by hand. */
+  /** The payout run that created it (20261129500100_payout_runs); null: made by hand. */
   payout_run_id: number | null;
 }
 
-/** One payout run (20261129500000_payout_runs). */
+/** One payout run (20261129500100_payout_runs). */
 export interface PayoutRunRow {
   id: number;
   campaign_id: number;

@@ -70,7 +70,7 @@ const MIGRATIONS = [
   '20261129300000_dashboard_users',
   '20261129300100_dashboard_totp_sealed',
   '20261129400000_audit_log',
-  '20261129500000_payout_runs',
+  '20261129500100_payout_runs',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */
