@@ -26,6 +26,8 @@ export interface Config {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   /** How often the hold-period job runs; 0: not in this daemon. */
   autoApproveIntervalMs: number;
+  /** How often the payout schedule's job looks for a campaign whose period began; 0: not in this daemon. */
+  payoutScheduleIntervalMs: number;
   /** The daemon's address as browsers reach it: the origin of links in mails (docs/portal.md). */
   publicUrl: string | undefined;
   mail: MailConfig;
@@ -211,6 +213,7 @@ const envSchema = z.object({
   REQUEST_TIMEOUT_MS: int(100, 600_000).default(30_000),
   KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(5_000),
   AUTO_APPROVE_INTERVAL_MS: int(0, 86_400_000).default(60_000),
+  PAYOUT_SCHEDULE_INTERVAL_MS: int(0, 86_400_000).default(60_000),
   PUBLIC_URL: z
     .string()
     .regex(/^https?:\/\/[^\s/?#]+\/?$/, { error: 'must be an origin such as https://affiliates.example.com' })
@@ -347,6 +350,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     }),
     autoApproveIntervalMs: e.AUTO_APPROVE_INTERVAL_MS,
+    payoutScheduleIntervalMs: e.PAYOUT_SCHEDULE_INTERVAL_MS,
     publicUrl: e.PUBLIC_URL,
     mail: Object.freeze({
       smtpUrl: e.SMTP_URL,

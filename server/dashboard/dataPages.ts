@@ -136,17 +136,30 @@ export async function showPayouts(page: DashPage, actor: NonNullable<DashPage['a
   const status = pick(PAYOUT_STATUSES, page.query.status);
   const current = page.query.page ?? 1;
   const list = await page.services.dashboard.payouts(actor, { status, page: current, limit: PER_PAGE });
+  const runs = await page.services.dashboard.payoutRunsAwaiting(actor);
   const t = page.t;
   const created = page.query.n;
+  const { notice } = page.query;
   render(page, 'payouts', {
     title: t.dash.payouts.title,
     nav: 'payouts',
     notice:
-      page.query.notice === 'saved'
+      notice === 'saved'
         ? t.dash.payouts.saved
-        : created !== undefined
-          ? t.dash.payouts.ran(count(page, created))
-          : null,
+        : notice !== undefined
+          ? noticeOf(page)
+          : created !== undefined
+            ? t.dash.payouts.ran(count(page, created))
+            : null,
+    // Runs above the approval threshold (docs/payouts.md#payout-runs): the starter sees no button.
+    runs: runs.map((run) => ({
+      id: run.id,
+      total: money(page, run.totalCents),
+      payouts: count(page, run.payoutCount),
+      startedBy: t.dash.payouts.starter(run.startedBy.type, run.startedBy.id ?? ''),
+      created: day(page, run.createdAt),
+      mine: run.startedBy.type === 'user' && run.startedBy.id === String(actor.userId),
+    })),
     statuses: PAYOUT_STATUSES.map((s) => ({ value: s, text: t.status[s] ?? s })),
     filters: { status: status ?? '' },
     payouts: list.payouts.map((p) => ({

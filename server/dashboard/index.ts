@@ -36,6 +36,7 @@ import {
   postRemovePasskey,
   showPasskeys,
 } from './passkeyPages.js';
+import { postApprovePayoutRun, postStartPayoutRun } from './payoutRunPages.js';
 import { parseDashboardQuery } from './query.js';
 import { csrfValid, dashboardHeaders, originValid, sessionSecretOf } from './security.js';
 import {
@@ -131,6 +132,8 @@ function pagesRouter(config: Readonly<Config>): Router {
     post((page, actor) => postCreatePayouts(page, actor)),
   );
   router.post('/payouts/paid', post(postPayoutPaid));
+  router.post('/payouts/runs', post(postStartPayoutRun));
+  router.post('/payouts/runs/approve', post(postApprovePayoutRun));
   router.get('/settings/keys', show(showKeys));
   router.post('/settings/keys', post(postCreateKey));
   router.post('/settings/keys/revoke', post(postRevokeKey));

@@ -99,6 +99,12 @@ export function noticeOf(page: DashPage): string | null {
       return dash.passkeys.added;
     case 'passkeyRemoved':
       return dash.passkeys.removed;
+    case 'runSent':
+      return dash.payouts.runSent(n);
+    case 'runWaiting':
+      return dash.payouts.runWaiting(n);
+    case 'runApproved':
+      return dash.payouts.runApproved(n);
     case undefined:
       return null;
   }

@@ -14,6 +14,9 @@ export const DASHBOARD_NOTICES = [
   'deleted',
   'passkeyAdded',
   'passkeyRemoved',
+  'runSent',
+  'runWaiting',
+  'runApproved',
 ] as const;
 
 const optional = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);

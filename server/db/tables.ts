@@ -11,6 +11,7 @@ import type {
   AffiliateCountShardRow,
   PayoutConversionRow,
   PayoutRow,
+  PayoutRunRow,
   PlanRow,
   RefundRow,
   TrackingEventRow,
@@ -63,6 +64,7 @@ declare module 'knex/types/tables.js' {
     tracking_events: TrackingEventRow;
     conversions: ConversionRow;
     payouts: PayoutRow;
+    payout_runs: PayoutRunRow;
     monthly_usage: MonthlyUsageRow;
     affiliate_count_shards: AffiliateCountShardRow;
     webhook_endpoints: WebhookEndpointRow;

@@ -26,6 +26,8 @@ import { createPayoutProviders } from './payouts/providers/index.js';
 import { type PayoutRailService, payoutRailService } from './payouts/rails.js';
 import { type PayoutSender, payoutSender } from './payouts/send.js';
 import { payoutSendJob } from './payouts/sendJob.js';
+import { type PayoutRunService, payoutRunService } from './payouts/run.js';
+import { payoutScheduleJob } from './payouts/schedule.js';
 import { settlementEffects } from './payouts/settlement.js';
 import { type PlanService, planService } from './plans.js';
 import { type ReferenceService, referenceService } from './reference.js';
@@ -73,6 +75,8 @@ export interface Services {
   /** Payout rails (docs/payouts.md): credentials, sends, and the providers' callbacks. */
   payoutRails: PayoutRailService;
   payoutSender: PayoutSender;
+  /** Payout runs and their approvals (docs/payouts.md#payout-runs). */
+  payoutRuns: PayoutRunService;
   payoutCallbacks: PayoutCallbacks;
   /** Billing providers' webhooks (docs/integrations.md). */
   billing: BillingReceiver;
@@ -128,6 +132,8 @@ export function createServices(options: {
   const rails = createPayoutProviders(deps.config.payouts);
   const providers = deps.observer ? deps.observer.payoutProviders(rails) : rails;
   const payoutQueue = jobs.queue(payoutSendJob({ ...deps, box, providers, writer }));
+  const sender = payoutSender(deps, outbox, payoutQueue.wake);
+  const payoutRuns = payoutRunService(deps, payouts, sender);
   const analytics = analyticsService(deps);
   const audit = auditService(deps);
   const groups = groupService(deps, outbox);
@@ -137,6 +143,7 @@ export function createServices(options: {
   const coupons = couponService(deps);
   const payoutRails = payoutRailService(deps, box);
   jobs.periodic(autoApproveJob(deps, conversions));
+  jobs.periodic(payoutScheduleJob(deps, payoutRuns));
   jobs.periodic(portalHousekeeping(deps));
   jobs.periodic(eventsRetention(deps));
   return {
@@ -161,13 +168,15 @@ export function createServices(options: {
     coupons,
     payouts,
     payoutRails,
-    payoutSender: payoutSender(deps, outbox, payoutQueue.wake),
+    payoutSender: sender,
+    payoutRuns,
     payoutCallbacks: payoutCallbacks({ ...deps, box, writer, wake: payoutQueue.wake }),
     dashboard: dashboardService({
       ...deps,
       affiliates,
       conversions,
       payouts,
+      payoutRuns,
       reports,
       apiKeys,
       mail,

@@ -95,6 +95,7 @@ const CHILD_TABLES = [
   'payout_sends',
   'payout_rails',
   'payout_conversions',
+  'payout_runs',
   'conversions',
   'tracking_events',
   'payouts',

@@ -27,6 +27,7 @@ const TABLES = [
   'payout_conversions',
   'payout_sends',
   'payout_rails',
+  'payout_runs',
   'clawbacks',
   'affiliate_groups',
   'campaign_customers',
@@ -71,6 +72,7 @@ const MIGRATIONS = [
   '20261129300100_dashboard_totp_sealed',
   '20261129400000_audit_log',
   '20261129500000_dashboard_passkeys',
+  '20261129500100_payout_runs',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

@@ -12,6 +12,7 @@ import type {
   Payout,
   PayoutList,
 } from '../../../shared/schemas/payout.js';
+import type { PayoutRun } from '../../../shared/schemas/payoutRun.js';
 import { NotFoundError } from '../../errors.js';
 import { findCampaign } from '../../repositories/campaigns.js';
 import type { DashboardUser, ListedDashboardUser } from '../../repositories/dashboardUsers.js';
@@ -20,6 +21,7 @@ import type { ApiKeyService } from '../apiKeys.js';
 import type { ServiceDeps } from '../deps.js';
 import type { MailOutbox } from '../mail/outbox.js';
 import type { PasswordHasher } from '../passwordHasher.js';
+import type { PayoutRunService, StoredPayoutRun } from '../payouts/run.js';
 import { portalThrottle } from '../portal/throttle.js';
 import type { ReportService } from '../reports.js';
 import type { Site } from '../site.js';
@@ -104,6 +106,12 @@ export interface DashboardService extends DashboardCampaignPages {
   allPayouts(actor: DashboardActor, status: ListPayoutsQuery['status']): Promise<Payout[]>;
   createPayouts(actor: DashboardActor): Promise<BulkCreatePayoutsResponse>;
   markPayoutPaid(actor: DashboardActor, id: number): Promise<Payout>;
+  /** A payout run (docs/payouts.md#payout-runs), started by this user. */
+  runPayouts(actor: DashboardActor, dryRun: boolean): Promise<PayoutRun>;
+  /** Runs waiting for a second person's approval. */
+  payoutRunsAwaiting(actor: DashboardActor): Promise<StoredPayoutRun[]>;
+  /** The second person's approval: an owner or admin who did not start the run; once. */
+  approvePayoutRun(actor: DashboardActor, id: number): Promise<{ run: StoredPayoutRun; sent: number }>;
 
   keys(actor: DashboardActor): Promise<ApiKeyInfo[]>;
   createKey(actor: DashboardActor, name: string): Promise<ApiKeyInfo & { key: string }>;
@@ -129,6 +137,7 @@ export interface DashboardService extends DashboardCampaignPages {
 }
 
 export interface DashboardServiceDeps extends ServiceDeps, CampaignPagesDeps {
+  payoutRuns: PayoutRunService;
   reports: ReportService;
   apiKeys: ApiKeyService;
   mail: MailOutbox;
@@ -234,6 +243,18 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
     async markPayoutPaid(actor, id) {
       requireRole(actor, 'change');
       return deps.payouts.update(actor.campaignId, id, 'paid');
+    },
+    async runPayouts(actor, dryRun) {
+      requireRole(actor, 'change');
+      return deps.payoutRuns.start(actor.campaignId, { dryRun });
+    },
+    async payoutRunsAwaiting(actor) {
+      requireRole(actor, 'read');
+      return deps.payoutRuns.awaitingApproval(actor.campaignId);
+    },
+    async approvePayoutRun(actor, id) {
+      requireRole(actor, 'change');
+      return deps.payoutRuns.approve(actor.campaignId, id, actor.userId);
     },
 
     async keys(actor) {

@@ -147,6 +147,27 @@ export const dashboardEn = {
     saved: 'Payout marked paid.',
     csv: 'Export CSV',
     none: 'No payouts match.',
+    runTitle: 'Pay through the rails',
+    runIntro:
+      'Pays every affiliate whose approved balance reaches the payout minimum, on the rail of their payout details (Pix, PayPal or Stripe). A run above the approval threshold waits for a second owner or admin.',
+    startRun: 'Run payouts now',
+    runSent: (n: string) => `Payout run sent ${n} payouts to the providers.`,
+    runWaiting: (n: string) =>
+      `Payout run ${n} is above the approval threshold: another owner or admin must approve it.`,
+    runApproved: (n: string) => `Payout run approved: ${n} payouts sent.`,
+    awaitingTitle: 'Runs awaiting approval',
+    runColumn: 'Run',
+    payoutCount: 'Payouts',
+    startedBy: 'Started by',
+    approve: 'Approve and send',
+    starter: (type: string, id: string) =>
+      type === 'user'
+        ? `dashboard user #${id}`
+        : type === 'key'
+          ? `API key #${id}`
+          : type === 'operator'
+            ? 'the operator'
+            : 'the schedule',
   },
   keys: {
     title: 'API keys',

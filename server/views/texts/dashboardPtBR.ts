@@ -148,6 +148,27 @@ export const dashboardPtBR: typeof dashboardEn = {
     saved: 'Pagamento marcado como pago.',
     csv: 'Exportar CSV',
     none: 'Nenhum pagamento encontrado.',
+    runTitle: 'Pagar pelos meios de pagamento',
+    runIntro:
+      'Paga cada afiliado cujo saldo aprovado alcança o pagamento mínimo, pelo meio dos seus dados de pagamento (Pix, PayPal ou Stripe). Uma rodada acima do limite de aprovação espera por outro proprietário ou administrador.',
+    startRun: 'Pagar agora',
+    runSent: (n: string) => `A rodada enviou ${n} pagamentos aos provedores.`,
+    runWaiting: (n: string) =>
+      `A rodada ${n} está acima do limite de aprovação: outro proprietário ou administrador precisa aprová-la.`,
+    runApproved: (n: string) => `Rodada aprovada: ${n} pagamentos enviados.`,
+    awaitingTitle: 'Rodadas aguardando aprovação',
+    runColumn: 'Rodada',
+    payoutCount: 'Pagamentos',
+    startedBy: 'Iniciada por',
+    approve: 'Aprovar e enviar',
+    starter: (type: string, id: string) =>
+      type === 'user'
+        ? `usuário #${id} do painel`
+        : type === 'key'
+          ? `chave de API #${id}`
+          : type === 'operator'
+            ? 'o operador'
+            : 'o agendamento',
   },
   keys: {
     title: 'Chaves de API',
