@@ -41,6 +41,12 @@ export interface AnalyticsHourlyRow {
   commission_cents: number;
 }
 
+/** One row of the daily rollup: the hourly rollup's rows of one UTC day summed (docs/analytics.md). */
+export type AnalyticsDailyRow = Omit<AnalyticsHourlyRow, 'hour'> & {
+  /** Whole UTC days since 1970-01-01. */
+  day: number;
+};
+
 /** A customer's first and last click in a campaign (docs/analytics.md). */
 export interface CustomerClickRow {
   campaign_id: number;

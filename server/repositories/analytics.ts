@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { inChunks, insertRows } from '../db/bulk.js';
 import type { Db, Trx } from '../db/knex.js';
-import type { AnalyticsHourlyRow } from '../db/analyticsRows.js';
+import type { AnalyticsDailyRow, AnalyticsHourlyRow } from '../db/analyticsRows.js';
 import { COUNTER_SHARD } from './counterShard.js';
 
 /** What the rollup counts, as its columns. */
@@ -78,66 +78,107 @@ function rollupRows(facts: readonly RollupFact[]): AnalyticsHourlyRow[] {
     .filter((row): row is AnalyticsHourlyRow => row !== undefined);
 }
 
-/** Adds facts stored in this transaction to the rollup: multi-row upserts that increment. */
+const HOURS_A_DAY = 24;
+
+/** The hourly rows summed per UTC day, in key order as well. */
+function dailyRows(hourly: readonly AnalyticsHourlyRow[]): AnalyticsDailyRow[] {
+  const rows = new Map<string, AnalyticsDailyRow>();
+  for (const { hour, ...rest } of hourly) {
+    const day = Math.floor(hour / HOURS_A_DAY);
+    const key = `${String(rest.campaign_id).padStart(10, '0')}\n${String(day).padStart(10, '0')}\n${String(rest.affiliate_id).padStart(10, '0')}\n${rest.dims}`;
+    const row = rows.get(key);
+    if (!row) rows.set(key, { ...rest, day });
+    else for (const counter of ROLLUP_COUNTERS) row[counter] += rest[counter];
+  }
+  return [...rows.keys()]
+    .sort()
+    .map((key) => rows.get(key))
+    .filter((row): row is AnalyticsDailyRow => row !== undefined);
+}
+
+/** Adds facts stored in this transaction to both rollups: multi-row upserts that increment. */
 export async function addToRollup(trx: Trx, facts: readonly RollupFact[]): Promise<void> {
   const rows = rollupRows(facts);
   if (rows.length === 0) return;
-  await insertRows(
-    trx,
-    'analytics_hourly',
-    ['campaign_id', 'hour', 'affiliate_id', 'dims', 'shard', ...ROLLUP_DIMENSIONS, ...ROLLUP_COUNTERS],
-    rows,
-    { key: ['campaign_id', 'hour', 'affiliate_id', 'dims', 'shard'], increment: ROLLUP_COUNTERS },
-  );
+  const kept = ['campaign_id', 'affiliate_id', 'dims', 'shard', ...ROLLUP_DIMENSIONS, ...ROLLUP_COUNTERS] as const;
+  const increment = { increment: ROLLUP_COUNTERS };
+  await insertRows(trx, 'analytics_hourly', ['hour', ...kept], rows, {
+    key: ['campaign_id', 'hour', 'affiliate_id', 'dims', 'shard'],
+    ...increment,
+  });
+  await insertRows(trx, 'analytics_daily', ['day', ...kept], dailyRows(rows), {
+    key: ['campaign_id', 'day', 'affiliate_id', 'dims', 'shard'],
+    ...increment,
+  });
 }
 
-/** A series query: a campaign, UTC hours cut into buckets by their first hours, an optional grouping. */
+/** Which rollup a query reads: `hour` (analytics_hourly) or `day` (analytics_daily, UTC days). */
+export type RollupGrain = 'hour' | 'day';
+
+/**
+ * A read of one rollup: a campaign's units (hours or UTC days since 1970) cut into runs by their
+ * first units, an optional grouping.
+ */
 export interface RollupQuery {
   campaignId: number;
-  /** First hour of each bucket, ascending; the last bucket ends at `endHour` (excluded). */
-  bucketStarts: readonly number[];
-  endHour: number;
+  grain: RollupGrain;
+  /** First unit of each run, ascending; the last run ends at `end` (excluded). */
+  runStarts: readonly number[];
+  end: number;
+  /** Only these units of the range, ascending (an index seek each); all of it when absent. */
+  only?: readonly number[];
   groupBy: 'affiliate' | RollupDimension | undefined;
   /** Only this affiliate's rows (the portal). */
   affiliateId?: number;
 }
 
 export interface RollupSums {
-  bucket: number;
+  /** The run's index in `runStarts`. */
+  run: number;
   /** The group's value (an affiliate id as text); '' without grouping. */
   group: string;
   sums: Record<RollupCounter, number>;
 }
 
-/** The bucket of an hour, in SQL: a CASE over the buckets' first hours (integers the service computed). */
-function bucketOf(db: Db, starts: readonly number[]): Knex.Raw {
+/**
+ * The run of a unit, in SQL: the unit itself counted from the first where every run is one unit
+ * long, else a CASE over the runs' first units (integers the service computed).
+ */
+function runOf(db: Db, column: RollupGrain, starts: readonly number[], end: number): Knex.Raw {
   if (starts.length <= 1) return db.raw('0');
-  // Hours: every hour is its own bucket, counted from the first.
-  if (starts.every((start, i) => start === (starts[0] ?? 0) + i)) return db.raw('hour - ?', [starts[0] ?? 0]);
-  const whens = starts.slice(1).map((_, i) => `WHEN hour < ? THEN ${i}`);
+  const first = starts[0] ?? 0;
+  if (end === first + starts.length && starts.every((start, i) => start === first + i)) {
+    return db.raw(`${column} - ?`, [first]);
+  }
+  const whens = starts.slice(1).map((_, i) => `WHEN ${column} < ? THEN ${i}`);
   return db.raw(`CASE ${whens.join(' ')} ELSE ${starts.length - 1} END`, starts.slice(1));
 }
 
 /**
- * Sums per bucket (and group) over one range scan of the primary key (campaign_id, hour, …).
+ * Sums per run (and group) over one range scan of the rollup's primary key (campaign_id, unit,
+ * …), or one seek per unit of `only`.
  */
 export async function rollupSums(db: Db, query: RollupQuery): Promise<RollupSums[]> {
-  const first = query.bucketStarts[0];
-  if (first === undefined) return [];
-  const bucket = bucketOf(db, query.bucketStarts);
-  // A column of a fixed list, never input.
+  const first = query.runStarts[0];
+  if (first === undefined || query.only?.length === 0) return [];
+  // Columns and tables of fixed lists, never input.
+  const column = query.grain;
+  const run = runOf(db, column, query.runStarts, query.end);
   const group = query.groupBy === undefined ? "''" : query.groupBy === 'affiliate' ? 'affiliate_id' : query.groupBy;
-  let builder = db('analytics_hourly')
-    .where('campaign_id', query.campaignId)
-    .andWhere('hour', '>=', first)
-    .andWhere('hour', '<', query.endHour);
+  let builder = db(query.grain === 'hour' ? 'analytics_hourly' : 'analytics_daily').where(
+    'campaign_id',
+    query.campaignId,
+  );
+  builder = query.only
+    ? builder.whereIn(column, [...query.only])
+    : builder.andWhere(column, '>=', first).andWhere(column, '<', query.end);
   if (query.affiliateId !== undefined) builder = builder.andWhere('affiliate_id', query.affiliateId);
   const sums = ROLLUP_COUNTERS.map((counter) => db.raw(`SUM(${counter}) AS ${counter}`));
   const rows = await builder
-    .select(db.raw(`${bucket.toQuery()} AS bucket`), db.raw(`${group} AS grp`), ...sums)
-    .groupBy('bucket', 'grp');
+    .select(db.raw(`${run.toQuery()} AS run`), db.raw(`${group} AS grp`), ...sums)
+    .groupBy('run', 'grp');
   return (rows as Record<string, unknown>[]).map((row) => ({
-    bucket: Number(row.bucket),
+    run: Number(row.run),
     group: String(row.grp ?? ''),
     sums: Object.fromEntries(ROLLUP_COUNTERS.map((counter) => [counter, Number(row[counter] ?? 0)])) as Record<
       RollupCounter,

@@ -88,6 +88,7 @@ const CHILD_TABLES = [
   'clicks',
   'customer_clicks',
   'analytics_hourly',
+  'analytics_daily',
   'clawbacks',
   'refunds',
   'campaign_customers',
