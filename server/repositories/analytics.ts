@@ -144,14 +144,15 @@ export interface RollupSums {
  * The run of a unit, in SQL: the unit itself counted from the first where every run is one unit
  * long, else a CASE over the runs' first units (integers the service computed).
  */
-function runOf(db: Db, column: RollupGrain, starts: readonly number[], end: number): Knex.Raw {
-  if (starts.length <= 1) return db.raw('0');
+function runOf(db: Db, column: RollupGrain, starts: readonly number[], end: number): { run: Knex.Raw; by: string } {
+  if (starts.length <= 1) return { run: db.raw('0'), by: 'run' };
   const first = starts[0] ?? 0;
   if (end === first + starts.length && starts.every((start, i) => start === first + i)) {
-    return db.raw(`${column} - ?`, [first]);
+    // Grouped by the column itself, the groups follow the key's order: no sort of the rows read.
+    return { run: db.raw(`${column} - ?`, [first]), by: column };
   }
   const whens = starts.slice(1).map((_, i) => `WHEN ${column} < ? THEN ${i}`);
-  return db.raw(`CASE ${whens.join(' ')} ELSE ${starts.length - 1} END`, starts.slice(1));
+  return { run: db.raw(`CASE ${whens.join(' ')} ELSE ${starts.length - 1} END`, starts.slice(1)), by: 'run' };
 }
 
 /**
@@ -163,7 +164,7 @@ export async function rollupSums(db: Db, query: RollupQuery): Promise<RollupSums
   if (first === undefined || query.only?.length === 0) return [];
   // Columns and tables of fixed lists, never input.
   const column = query.grain;
-  const run = runOf(db, column, query.runStarts, query.end);
+  const { run, by } = runOf(db, column, query.runStarts, query.end);
   const group = query.groupBy === undefined ? "''" : query.groupBy === 'affiliate' ? 'affiliate_id' : query.groupBy;
   let builder = db(query.grain === 'hour' ? 'analytics_hourly' : 'analytics_daily').where(
     'campaign_id',
@@ -176,7 +177,7 @@ export async function rollupSums(db: Db, query: RollupQuery): Promise<RollupSums
   const sums = ROLLUP_COUNTERS.map((counter) => db.raw(`SUM(${counter}) AS ${counter}`));
   const rows = await builder
     .select(db.raw(`${run.toQuery()} AS run`), db.raw(`${group} AS grp`), ...sums)
-    .groupBy('run', 'grp');
+    .groupBy(by, 'grp');
   return (rows as Record<string, unknown>[]).map((row) => ({
     run: Number(row.run),
     group: String(row.grp ?? ''),
