@@ -10,6 +10,7 @@ import {
 } from '../../../shared/schemas/analytics.js';
 import { NotFoundError } from '../../errors.js';
 import {
+  ROLLUP_COUNTERS,
   type RollupCounter,
   type RollupDimension,
   referralIdsOf,
@@ -56,7 +57,7 @@ function valuesOf(metrics: readonly AnalyticsMetric[], sums: Readonly<Record<Rol
 const zero = zeroCounts;
 
 function add(into: Record<RollupCounter, number>, sums: Readonly<Record<RollupCounter, number>>, sign = 1): void {
-  for (const key of Object.keys(into) as RollupCounter[]) into[key] += sign * sums[key];
+  for (const key of ROLLUP_COUNTERS) into[key] += sign * sums[key];
 }
 
 /** Sums per group and point, and in all, read as the plan says (exact integers: moves only add and take). */
@@ -65,13 +66,16 @@ async function pointSums(
   campaignId: number,
   buckets: Buckets,
   byHour: boolean,
-  groupBy: 'affiliate' | RollupDimension | undefined,
-  affiliateId?: number,
+  read: {
+    groupBy: 'affiliate' | RollupDimension | undefined;
+    counters: readonly RollupCounter[];
+    affiliateId?: number;
+  },
 ) {
   const groups = new Map<string, Record<RollupCounter, number>[]>();
   const totals = zero();
   for (const part of readPlan(buckets.starts, buckets.endHour, byHour)) {
-    const rows = await rollupSums(db, { campaignId, ...part, groupBy, affiliateId });
+    const rows = await rollupSums(db, { campaignId, ...part, ...read });
     for (const row of rows) {
       let points = groups.get(row.group);
       if (!points) {
@@ -105,14 +109,11 @@ export function analyticsService({ db, now }: ServiceDeps): AnalyticsService {
         : [...ANALYTICS_METRICS];
       const buckets = bucketsOf(query, interval, now());
       const currency = await currencyOf(campaignId);
-      const { groups, totals } = await pointSums(
-        db,
-        campaignId,
-        buckets,
-        interval === 'hour',
-        query.groupBy,
+      const { groups, totals } = await pointSums(db, campaignId, buckets, interval === 'hour', {
+        groupBy: query.groupBy,
+        counters: metrics.map((metric) => COLUMN[metric]),
         affiliateId,
-      );
+      });
       const names =
         query.groupBy === 'affiliate'
           ? await referralIdsOf(db, [...groups.keys()].map(Number))
@@ -157,7 +158,10 @@ export function analyticsService({ db, now }: ServiceDeps): AnalyticsService {
       const days = bucketsOf(query, 'day', now());
       // The whole range as one point.
       const buckets = { ...days, starts: days.starts.slice(0, 1) };
-      const { totals } = await pointSums(db, campaignId, buckets, false, undefined);
+      const { totals } = await pointSums(db, campaignId, buckets, false, {
+        groupBy: undefined,
+        counters: ['clicks', 'leads', 'conversions'],
+      });
       return {
         from: buckets.from,
         to: buckets.to,
