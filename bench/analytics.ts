@@ -45,19 +45,18 @@ const EVENTS_PER_ROW = 67;
 async function seedRollup(db: Db, campaignId: number): Promise<number> {
   const ids = await db('affiliates').where({ campaign_id: campaignId }).orderBy('id').limit(AFFILIATES).pluck('id');
   let rows = 0;
+  const keyOf = (id: number) => ({
+    campaign_id: campaignId,
+    affiliate_id: id,
+    dims: '',
+    shard: 0,
+    device: '',
+    country: '',
+    referrer: '',
+    utm_source: '',
+  });
   for (let h = 0; h < HOURS; h++) {
-    const batch = ids.map((id: number) => ({
-      campaign_id: campaignId,
-      hour: FIRST_HOUR + h,
-      affiliate_id: id,
-      dims: '',
-      shard: 0,
-      device: '',
-      country: '',
-      referrer: '',
-      utm_source: '',
-      ...ROW,
-    }));
+    const batch = ids.map((id: number) => ({ ...keyOf(id), hour: FIRST_HOUR + h, ...ROW }));
     await db('analytics_hourly').insert(batch);
     rows += batch.length;
   }
@@ -66,15 +65,8 @@ async function seedRollup(db: Db, campaignId: number): Promise<number> {
   for (const day of days) {
     await db('analytics_daily').insert(
       ids.map((id: number) => ({
-        campaign_id: campaignId,
+        ...keyOf(id),
         day,
-        affiliate_id: id,
-        dims: '',
-        shard: 0,
-        device: '',
-        country: '',
-        referrer: '',
-        utm_source: '',
         ...Object.fromEntries(Object.entries(ROW).map(([counter, value]) => [counter, value * 24])),
       })),
     );

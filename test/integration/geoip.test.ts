@@ -54,20 +54,16 @@ describe(`GEOIP_DB: a click's country (${ENGINE})`, () => {
     // An existing (empty) SQLite file: the start says nothing of creating one.
     const sqlite = path.join(dir, 'x.sqlite3');
     writeFileSync(sqlite, '');
-    const res = await runCli(['serve', '--port', '0'], {
-      cwd: dir,
-      env: { DATABASE_URL: `sqlite:${sqlite}`, GEOIP_DB: missing },
-    });
+    const serve = (geoipDb: string) =>
+      runCli(['serve', '--port', '0'], { cwd: dir, env: { DATABASE_URL: `sqlite:${sqlite}`, GEOIP_DB: geoipDb } });
+    const res = await serve(missing);
     expect(res.code).to.equal(1);
     expect(res.stderr.trim()).to.equal(
       `error: GEOIP_DB: cannot read ${missing} (ENOENT): give the path of a MaxMind-format database (.mmdb), or unset GEOIP_DB`,
     );
     const notADatabase = path.join(dir, 'countries.txt');
     writeFileSync(notADatabase, 'BR 203.0.113.0/24\n');
-    const bad = await runCli(['serve', '--port', '0'], {
-      cwd: dir,
-      env: { DATABASE_URL: `sqlite:${sqlite}`, GEOIP_DB: notADatabase },
-    });
+    const bad = await serve(notADatabase);
     expect(bad.code).to.equal(1);
     expect(bad.stderr.trim()).to.match(
       /^error: GEOIP_DB: .*countries\.txt is not a MaxMind-format database \(\.mmdb\)/,
