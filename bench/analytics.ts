@@ -1,7 +1,7 @@
 /**
  * The analytics query's figure: `GET /v1/analytics` for a month, by day, by affiliate, over a
  * rollup seeded straight into `analytics_hourly` (BENCH_ROLLUP_AFFILIATES affiliates, every hour
- * of the month, each row the sum of 67 events) and `analytics_daily` (those hours summed per day),
+ * of the month, each row the sum of 67 events) and its day rows (those hours summed per day),
  * one request at a time: p95, beside the p95 of `GET /v1/campaign` interleaved with it (the same
  * daemon's cheapest authenticated read).
  *
@@ -14,6 +14,7 @@
  */
 import { Pool } from 'undici';
 import type { Db } from '../server/db/knex.js';
+import { DAY_ROWS } from '../server/repositories/analytics.js';
 import { startDaemonChild } from './lib/daemon.js';
 import { runIfMain } from './lib/direct.js';
 import { activeCodes, sendConversionBatches } from './lib/events.js';
@@ -60,13 +61,13 @@ async function seedRollup(db: Db, campaignId: number): Promise<number> {
     await db('analytics_hourly').insert(batch);
     rows += batch.length;
   }
-  // The daily rollup the daemon keeps beside it: each day's hours summed.
+  // The day rows the daemon keeps beside them: each day's hours summed.
   const days = Array.from({ length: HOURS / 24 }, (_, d) => Math.floor(FIRST_HOUR / 24) + d);
   for (const day of days) {
-    await db('analytics_daily').insert(
+    await db('analytics_hourly').insert(
       ids.map((id: number) => ({
         ...keyOf(id),
-        day,
+        hour: DAY_ROWS + day,
         ...Object.fromEntries(Object.entries(ROW).map(([counter, value]) => [counter, value * 24])),
       })),
     );

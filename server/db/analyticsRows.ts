@@ -23,7 +23,7 @@ export interface ClickRow {
 /** One row of the analytics rollup (docs/analytics.md). */
 export interface AnalyticsHourlyRow {
   campaign_id: number;
-  /** Whole hours since 1970-01-01T00:00Z. */
+  /** Whole hours since 1970-01-01T00:00Z; a UTC day's row: 1,000,000,000 + whole days. */
   hour: number;
   affiliate_id: number;
   dims: string;
@@ -40,12 +40,6 @@ export interface AnalyticsHourlyRow {
   revenue_cents: number;
   commission_cents: number;
 }
-
-/** One row of the daily rollup: the hourly rollup's rows of one UTC day summed (docs/analytics.md). */
-export type AnalyticsDailyRow = Omit<AnalyticsHourlyRow, 'hour'> & {
-  /** Whole UTC days since 1970-01-01. */
-  day: number;
-};
 
 /** A customer's first and last click in a campaign (docs/analytics.md). */
 export interface CustomerClickRow {

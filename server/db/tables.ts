@@ -47,7 +47,7 @@ import type {
   DashboardTokenRow,
   DashboardUserRow,
 } from './dashboardRows.js';
-import type { AnalyticsDailyRow, AnalyticsHourlyRow, ClickRow, CustomerClickRow } from './analyticsRows.js';
+import type { AnalyticsHourlyRow, ClickRow, CustomerClickRow } from './analyticsRows.js';
 
 /**
  * Knex's table map (its documented `knex/types/tables` augmentation, `.js` under ESM resolution): `db('affiliates')` is typed
@@ -97,6 +97,5 @@ declare module 'knex/types/tables.js' {
     clicks: ClickRow;
     customer_clicks: CustomerClickRow;
     analytics_hourly: AnalyticsHourlyRow;
-    analytics_daily: AnalyticsDailyRow;
   }
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { inChunks, insertRows } from '../db/bulk.js';
 import type { Db, Trx } from '../db/knex.js';
-import type { AnalyticsDailyRow, AnalyticsHourlyRow } from '../db/analyticsRows.js';
+import type { AnalyticsHourlyRow } from '../db/analyticsRows.js';
 import { COUNTER_SHARD } from './counterShard.js';
 
 /** What the rollup counts, as its columns. */
@@ -42,6 +42,13 @@ export const zeroCounts = (): Record<RollupCounter, number> => ({
 });
 
 const HOUR_MS = 3_600_000;
+const HOURS_A_DAY = 24;
+/**
+ * A UTC day's row sits in the same table at `DAY_ROWS + day` (docs/analytics.md, "The rollups"):
+ * far beyond any hour (year 9999 is hour 70 million), so an hour range never meets one, and one
+ * upsert keeps both, in one key order.
+ */
+export const DAY_ROWS = 1_000_000_000;
 export const hourOf = (at: Date) => Math.floor(at.getTime() / HOUR_MS);
 
 const digest = (dimensions: Readonly<Record<RollupDimension, string>>) =>
@@ -50,27 +57,16 @@ const digest = (dimensions: Readonly<Record<RollupDimension, string>>) =>
     .digest('base64url')
     .slice(0, 16);
 
-/** Facts summed per rollup row of this daemon's shard, in key order (concurrent flushes lock rows in one order). */
+/**
+ * Facts summed per rollup row of this daemon's shard, each in its hour's row and its UTC day's,
+ * in key order (concurrent flushes lock rows in one order).
+ */
 function rollupRows(facts: readonly RollupFact[]): AnalyticsHourlyRow[] {
   const rows = new Map<string, AnalyticsHourlyRow>();
   for (const fact of facts) {
-    const hour = hourOf(fact.at);
     const dims = digest(fact.dimensions);
-    const key = `${String(fact.campaignId).padStart(10, '0')}\n${String(hour).padStart(10, '0')}\n${String(fact.affiliateId).padStart(10, '0')}\n${dims}`;
-    let row = rows.get(key);
-    if (!row) {
-      row = {
-        campaign_id: fact.campaignId,
-        hour,
-        affiliate_id: fact.affiliateId,
-        dims,
-        shard: COUNTER_SHARD,
-        ...fact.dimensions,
-        ...zeroCounts(),
-      };
-      rows.set(key, row);
-    }
-    for (const counter of ROLLUP_COUNTERS) row[counter] += fact.counts[counter] ?? 0;
+    const at = hourOf(fact.at);
+    for (const hour of [at, DAY_ROWS + Math.floor(at / HOURS_A_DAY)]) addFact(rows, fact, hour, dims);
   }
   return [...rows.keys()]
     .sort()
@@ -78,41 +74,38 @@ function rollupRows(facts: readonly RollupFact[]): AnalyticsHourlyRow[] {
     .filter((row): row is AnalyticsHourlyRow => row !== undefined);
 }
 
-const HOURS_A_DAY = 24;
-
-/** The hourly rows summed per UTC day, in key order as well. */
-function dailyRows(hourly: readonly AnalyticsHourlyRow[]): AnalyticsDailyRow[] {
-  const rows = new Map<string, AnalyticsDailyRow>();
-  for (const { hour, ...rest } of hourly) {
-    const day = Math.floor(hour / HOURS_A_DAY);
-    const key = `${String(rest.campaign_id).padStart(10, '0')}\n${String(day).padStart(10, '0')}\n${String(rest.affiliate_id).padStart(10, '0')}\n${rest.dims}`;
-    const row = rows.get(key);
-    if (!row) rows.set(key, { ...rest, day });
-    else for (const counter of ROLLUP_COUNTERS) row[counter] += rest[counter];
+function addFact(rows: Map<string, AnalyticsHourlyRow>, fact: RollupFact, hour: number, dims: string): void {
+  const key = `${String(fact.campaignId).padStart(10, '0')}\n${String(hour).padStart(10, '0')}\n${String(fact.affiliateId).padStart(10, '0')}\n${dims}`;
+  let row = rows.get(key);
+  if (!row) {
+    row = {
+      campaign_id: fact.campaignId,
+      hour,
+      affiliate_id: fact.affiliateId,
+      dims,
+      shard: COUNTER_SHARD,
+      ...fact.dimensions,
+      ...zeroCounts(),
+    };
+    rows.set(key, row);
   }
-  return [...rows.keys()]
-    .sort()
-    .map((key) => rows.get(key))
-    .filter((row): row is AnalyticsDailyRow => row !== undefined);
+  for (const counter of ROLLUP_COUNTERS) row[counter] += fact.counts[counter] ?? 0;
 }
 
-/** Adds facts stored in this transaction to both rollups: multi-row upserts that increment. */
+/** Adds facts stored in this transaction to the rollup, by hour and by day: one multi-row upsert that increments. */
 export async function addToRollup(trx: Trx, facts: readonly RollupFact[]): Promise<void> {
   const rows = rollupRows(facts);
   if (rows.length === 0) return;
-  const kept = ['campaign_id', 'affiliate_id', 'dims', 'shard', ...ROLLUP_DIMENSIONS, ...ROLLUP_COUNTERS] as const;
-  const increment = { increment: ROLLUP_COUNTERS };
-  await insertRows(trx, 'analytics_hourly', ['hour', ...kept], rows, {
-    key: ['campaign_id', 'hour', 'affiliate_id', 'dims', 'shard'],
-    ...increment,
-  });
-  await insertRows(trx, 'analytics_daily', ['day', ...kept], dailyRows(rows), {
-    key: ['campaign_id', 'day', 'affiliate_id', 'dims', 'shard'],
-    ...increment,
-  });
+  await insertRows(
+    trx,
+    'analytics_hourly',
+    ['campaign_id', 'hour', 'affiliate_id', 'dims', 'shard', ...ROLLUP_DIMENSIONS, ...ROLLUP_COUNTERS],
+    rows,
+    { key: ['campaign_id', 'hour', 'affiliate_id', 'dims', 'shard'], increment: ROLLUP_COUNTERS },
+  );
 }
 
-/** Which rollup a query reads: `hour` (analytics_hourly) or `day` (analytics_daily, UTC days). */
+/** Which rows a query reads: hours, or UTC days (at DAY_ROWS + day). */
 export type RollupGrain = 'hour' | 'day';
 
 /**
@@ -146,7 +139,8 @@ export interface RollupSums {
  * The run of a unit, in SQL: the unit itself counted from the first where every run is one unit
  * long, else a CASE over the runs' first units (integers the service computed).
  */
-function runOf(db: Db, column: RollupGrain, starts: readonly number[], end: number): { run: Knex.Raw; by: string } {
+function runOf(db: Db, starts: readonly number[], end: number): { run: Knex.Raw; by: string } {
+  const column = 'hour';
   if (starts.length <= 1) return { run: db.raw('0'), by: 'run' };
   const first = starts[0] ?? 0;
   if (end === first + starts.length && starts.every((start, i) => start === first + i)) {
@@ -164,17 +158,21 @@ function runOf(db: Db, column: RollupGrain, starts: readonly number[], end: numb
 export async function rollupSums(db: Db, query: RollupQuery): Promise<RollupSums[]> {
   const first = query.runStarts[0];
   if (first === undefined || query.only?.length === 0) return [];
-  // Columns and tables of fixed lists, never input.
-  const column = query.grain;
-  const { run, by } = runOf(db, column, query.runStarts, query.end);
-  const group = query.groupBy === undefined ? "''" : query.groupBy === 'affiliate' ? 'affiliate_id' : query.groupBy;
-  let builder = db(query.grain === 'hour' ? 'analytics_hourly' : 'analytics_daily').where(
-    'campaign_id',
-    query.campaignId,
+  // A day's row is at DAY_ROWS + day.
+  const shift = query.grain === 'day' ? DAY_ROWS : 0;
+  const { run, by } = runOf(
+    db,
+    query.runStarts.map((start) => start + shift),
+    query.end + shift,
   );
+  const group = query.groupBy === undefined ? "''" : query.groupBy === 'affiliate' ? 'affiliate_id' : query.groupBy;
+  let builder = db('analytics_hourly').where('campaign_id', query.campaignId);
   builder = query.only
-    ? builder.whereIn(column, [...query.only])
-    : builder.andWhere(column, '>=', first).andWhere(column, '<', query.end);
+    ? builder.whereIn(
+        'hour',
+        query.only.map((unit) => unit + shift),
+      )
+    : builder.andWhere('hour', '>=', first + shift).andWhere('hour', '<', query.end + shift);
   if (query.affiliateId !== undefined) builder = builder.andWhere('affiliate_id', query.affiliateId);
   const counters = ROLLUP_COUNTERS.filter((counter) => query.counters.includes(counter));
   const sums = counters.map((counter) => db.raw(`SUM(${counter}) AS ${counter}`));

@@ -88,7 +88,6 @@ const CHILD_TABLES = [
   'clicks',
   'customer_clicks',
   'analytics_hourly',
-  'analytics_daily',
   'clawbacks',
   'refunds',
   'campaign_customers',

@@ -46,7 +46,6 @@ const TABLES = [
   'clicks',
   'customer_clicks',
   'analytics_hourly',
-  'analytics_daily',
 ];
 const MIGRATIONS = [
   '20261121100000_initial_schema',
@@ -70,7 +69,7 @@ const MIGRATIONS = [
   '20261129300000_dashboard_users',
   '20261129300100_dashboard_totp_sealed',
   '20261129400000_audit_log',
-  '20261130135000_analytics_daily',
+  '20261130135000_analytics_day_rows',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

@@ -4,7 +4,7 @@ import { readPlan } from '../../server/services/analytics/plan.js';
 
 const HOURS_A_DAY = 24;
 
-/** Points summed as the plan reads them from a daily and an hourly rollup of these counts by hour. */
+/** Points summed as the plan reads them from day and hour rows of these counts by hour. */
 function planned(starts: readonly number[], endHour: number, byHour: boolean, counts: ReadonlyMap<number, number>) {
   const points = starts.map(() => 0);
   const inUnit = (grain: 'hour' | 'day', unit: number) =>
@@ -37,7 +37,7 @@ function direct(starts: readonly number[], endHour: number, counts: ReadonlyMap<
   });
 }
 
-describe('readPlan: how a series reads the daily and hourly rollups', () => {
+describe('readPlan: how a series reads the rollup’s day and hour rows', () => {
   // Every hour of a wide range counts a different amount, so any misplaced hour shows.
   const counts = new Map<number, number>();
   const base = Date.UTC(2026, 8, 1) / 3_600_000;
@@ -55,7 +55,7 @@ describe('readPlan: how a series reads the daily and hourly rollups', () => {
     }
   }
 
-  it('reads a UTC month by day as 31 daily rows and no hour', () => {
+  it('reads a UTC month by day as 31 day rows and no hour', () => {
     const buckets = bucketsOf({ from: '2026-10-01', to: '2026-10-31' }, 'day', now);
     const parts = readPlan(buckets.starts, buckets.endHour, false);
     expect(parts.map((part) => part.grain)).to.deep.equal(['day']);

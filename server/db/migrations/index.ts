@@ -21,7 +21,7 @@ import * as analyticsRollups from './20261129200200_analytics_rollups.js';
 import * as dashboardUsers from './20261129300000_dashboard_users.js';
 import * as dashboardTotpSealed from './20261129300100_dashboard_totp_sealed.js';
 import * as auditLog from './20261129400000_audit_log.js';
-import * as analyticsDaily from './20261130135000_analytics_daily.js';
+import * as analyticsDayRows from './20261130135000_analytics_day_rows.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -62,7 +62,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261129300000_dashboard_users', dashboardUsers],
   ['20261129300100_dashboard_totp_sealed', dashboardTotpSealed],
   ['20261129400000_audit_log', auditLog],
-  ['20261130135000_analytics_daily', analyticsDaily],
+  ['20261130135000_analytics_day_rows', analyticsDayRows],
 ];
 
 /** Every migration this build knows, in order: the last is the schema version it was built for. */

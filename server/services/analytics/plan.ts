@@ -43,9 +43,9 @@ function pointOf(starts: readonly number[], endHour: number, hour: number, from:
 
 /**
  * How to read points beginning at these UTC hours (docs/analytics.md, "How a series is read").
- * Hours: the hourly rollup, one run a point. Days and months: each UTC day the range touches is
- * read from the daily rollup into the point holding most of its hours, and the day's other hours
- * are read from the hourly rollup and moved (taken from that point, added to their own). In UTC
+ * Hours: the hour rows, one run a point. Days and months: each UTC day the range touches is
+ * read from its day row into the point holding most of its hours, and the day's other hours
+ * are read from their hour rows and moved (taken from that point, added to their own). In UTC
  * no hour moves; a zone n hours off UTC moves min(n, 24 - n) hours a day.
  */
 export function readPlan(starts: readonly number[], endHour: number, byHour: boolean): ReadPart[] {
