@@ -39,6 +39,13 @@ export interface Config {
   metrics: MetricsConfig;
   /** Days raw page views and clicks are kept (docs/analytics.md#retention); undefined: for ever. */
   eventsRetentionDays: number | undefined;
+  /**
+   * The analytics rollups kept as events and clicks are stored. Off only for the bench's baseline
+   * of what their upkeep costs intake (docs/benchmarks.md): the analytics then miss what arrives.
+   */
+  rollupUpkeep: boolean;
+  /** A MaxMind-format database clicks' countries are read from (docs/analytics.md); undefined: unknown. */
+  geoipDb: string | undefined;
 }
 
 /** The payout rails' providers (docs/payouts-providers.md): their API origins, so a sandbox can stand in. */
@@ -242,6 +249,8 @@ const envSchema = z.object({
   PAYOUT_MAX_IN_FLIGHT: int(1, 100).default(8),
   METRICS_ENABLED: bool.default(true),
   EVENTS_RETENTION_DAYS: int(1, 36_500).optional(),
+  ROLLUP_UPKEEP: bool.default(true),
+  GEOIP_DB: z.string().min(1).optional(),
   // A bearer token goes in a header: printable ASCII without blanks, long enough not to be guessed.
   METRICS_TOKEN: z
     .string()
@@ -374,5 +383,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     }),
     metrics: Object.freeze({ enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN }),
     eventsRetentionDays: e.EVENTS_RETENTION_DAYS,
+    rollupUpkeep: e.ROLLUP_UPKEEP,
+    geoipDb: e.GEOIP_DB,
   });
 }

@@ -15,6 +15,7 @@ import { type CampaignService, campaignService } from './campaigns.js';
 import { type ClickService, clickService } from './clicks/index.js';
 import { type CouponService, couponService } from './coupons.js';
 import { type ConversionService, conversionService } from './conversions.js';
+import type { CountryOf } from '../geoip.js';
 import type { Observer, ServiceDeps, Worker } from './deps.js';
 import { type EventService, eventService, monthlyUsage, saleRecorder } from './events/index.js';
 import { type GroupService, groupService } from './groups.js';
@@ -104,6 +105,7 @@ export function createServices(options: {
   now?: () => Date;
   redis?: RedisClient;
   observer?: Observer;
+  countryOf?: CountryOf;
 }): Services {
   const deps: ServiceDeps = { ...options, now: options.now ?? (() => new Date()) };
   // One bound on bcrypt for the whole daemon: the API's affiliates and the portal's log-ins share it.
@@ -163,7 +165,7 @@ export function createServices(options: {
     clicks,
     conversions,
     refunds: refundService(deps, outbox),
-    billing: billingReceiver(deps, box, billingLedger(outbox, saleRecorder(outbox)), usage),
+    billing: billingReceiver(deps, box, billingLedger(outbox, saleRecorder(outbox, deps.config.rollupUpkeep)), usage),
     integrations,
     coupons,
     payouts,

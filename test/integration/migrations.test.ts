@@ -73,6 +73,7 @@ const MIGRATIONS = [
   '20261129400000_audit_log',
   '20261129500000_dashboard_passkeys',
   '20261129500100_payout_runs',
+  '20261130135000_analytics_day_rows',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

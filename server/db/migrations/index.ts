@@ -23,6 +23,7 @@ import * as dashboardTotpSealed from './20261129300100_dashboard_totp_sealed.js'
 import * as auditLog from './20261129400000_audit_log.js';
 import * as dashboardPasskeys from './20261129500000_dashboard_passkeys.js';
 import * as payoutRuns from './20261129500100_payout_runs.js';
+import * as analyticsDayRows from './20261130135000_analytics_day_rows.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -65,6 +66,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261129400000_audit_log', auditLog],
   ['20261129500000_dashboard_passkeys', dashboardPasskeys],
   ['20261129500100_payout_runs', payoutRuns],
+  ['20261130135000_analytics_day_rows', analyticsDayRows],
 ];
 
 /** Every migration this build knows, in order: the last is the schema version it was built for. */
