@@ -1,21 +1,32 @@
 /**
  * The analytics query's figure: `GET /v1/analytics` for a month, by day, by affiliate, over a
  * rollup seeded straight into `analytics_hourly` (BENCH_ROLLUP_AFFILIATES affiliates, every hour
- * of the month, each row the sum of 67 events), one request at a time: p95, beside the p95 of
- * `GET /v1/campaign` interleaved with it (the same daemon's cheapest authenticated read).
+ * of the month, each row the sum of 67 events) and its day rows (those hours summed per day),
+ * one request at a time: p95, beside the p95 of `GET /v1/campaign` interleaved with it (the same
+ * daemon's cheapest authenticated read).
  *
- * Run alone (after `npm run build`): `node --import tsx bench/analytics.ts [sqlite|mysql] [analyticsQuery]`.
+ * And what the rollups' upkeep costs intake: conversions in batches of 500, one request at a time,
+ * through a daemon that keeps the rollups and one started with ROLLUP_UPKEEP=false on the same
+ * database, one after the other each round.
+ *
+ * Run alone (after `npm run build`):
+ * `node --import tsx bench/analytics.ts [sqlite|mysql] [analyticsQuery|rollupUpkeep]`.
  */
 import { Pool } from 'undici';
 import type { Db } from '../server/db/knex.js';
+import { DAY_ROWS } from '../server/repositories/analytics.js';
+import { startDaemonChild } from './lib/daemon.js';
 import { runIfMain } from './lib/direct.js';
+import { activeCodes, sendConversionBatches } from './lib/events.js';
 import { type Engine, type Figure, makeFigure } from './lib/figure.js';
 import type { BenchOptions } from './lib/options.js';
 import { part, type Part } from './lib/part.js';
 import { seedAffiliates, withStage } from './lib/stage.js';
-import { medianOfRounds, percentile, timeMs } from './lib/stats.js';
+import { median, medianOfRounds, percentile, timeMs } from './lib/stats.js';
 
 const P95_TARGET_MS = 50;
+/** Intake with the rollups' upkeep keeps at least 90 % of its rate without it. */
+const UPKEEP_TARGET = 0.9;
 const AFFILIATES = Number(process.env.BENCH_ROLLUP_AFFILIATES ?? 200);
 /** October 2026: 31 days of 24 hours. */
 const FIRST_HOUR = Date.UTC(2026, 9, 1) / 3_600_000;
@@ -35,21 +46,31 @@ const EVENTS_PER_ROW = 67;
 async function seedRollup(db: Db, campaignId: number): Promise<number> {
   const ids = await db('affiliates').where({ campaign_id: campaignId }).orderBy('id').limit(AFFILIATES).pluck('id');
   let rows = 0;
+  const keyOf = (id: number) => ({
+    campaign_id: campaignId,
+    affiliate_id: id,
+    dims: '',
+    shard: 0,
+    device: '',
+    country: '',
+    referrer: '',
+    utm_source: '',
+  });
   for (let h = 0; h < HOURS; h++) {
-    const batch = ids.map((id: number) => ({
-      campaign_id: campaignId,
-      hour: FIRST_HOUR + h,
-      affiliate_id: id,
-      dims: '',
-      shard: 0,
-      device: '',
-      country: '',
-      referrer: '',
-      utm_source: '',
-      ...ROW,
-    }));
+    const batch = ids.map((id: number) => ({ ...keyOf(id), hour: FIRST_HOUR + h, ...ROW }));
     await db('analytics_hourly').insert(batch);
     rows += batch.length;
+  }
+  // The day rows the daemon keeps beside them: each day's hours summed.
+  const days = Array.from({ length: HOURS / 24 }, (_, d) => Math.floor(FIRST_HOUR / 24) + d);
+  for (const day of days) {
+    await db('analytics_hourly').insert(
+      ids.map((id: number) => ({
+        ...keyOf(id),
+        hour: DAY_ROWS + day,
+        ...Object.fromEntries(Object.entries(ROW).map(([counter, value]) => [counter, value * 24])),
+      })),
+    );
   }
   return rows;
 }
@@ -106,6 +127,61 @@ export function benchAnalyticsQuery(engine: Engine, opts: BenchOptions): Promise
   );
 }
 
-export const parts: Part[] = [part('analytics', 'analyticsQuery', benchAnalyticsQuery)];
+export function benchRollupUpkeep(engine: Engine, opts: BenchOptions): Promise<Figure[]> {
+  return withStage(
+    engine,
+    opts,
+    async ({ db, database, merchant, daemon }) => {
+      // A SQLite file serves one daemon: each side gets a daemon of its own in turn, started
+      // afresh every round and warmed up alike, on both engines.
+      await daemon.stop();
+      const codes = await activeCodes(db, merchant.campaignId);
+      const side = async (upkeep: boolean, tag: string) => {
+        const child = await startDaemonChild(database.url, {
+          logLevel: opts.daemonLogLevel,
+          env: { ROLLUP_UPKEEP: String(upkeep) },
+          profile: `rollupUpkeep-${upkeep ? 'on' : 'off'}-${engine}`,
+        });
+        const send = (name: string, batches: number) =>
+          sendConversionBatches(child.url, merchant.key, merchant.publicId, codes, {
+            batches,
+            size: opts.batchSize,
+            tag: name,
+          });
+        try {
+          await send(`${tag}-warm`, 3);
+          return await send(tag, opts.batches);
+        } finally {
+          await child.stop();
+        }
+      };
+      const on: number[] = [];
+      const off: number[] = [];
+      for (let round = 0; round < opts.repeats; round++) {
+        on.push(await side(true, `on${round}`));
+        off.push(await side(false, `off${round}`));
+      }
+      return [
+        makeFigure({
+          name: `conversions in batches of ${opts.batchSize}, rollup upkeep`,
+          engine,
+          value: median(on),
+          unit: 'events/s',
+          baseline: median(off),
+          baselineName: 'the same batches through a daemon with ROLLUP_UPKEEP=false',
+          target: { on: 'ratio', op: '>=', limit: UPKEEP_TARGET },
+          note: `${(opts.batches * opts.batchSize).toLocaleString('en-US')} events a round and side, one request at a time, sides alternating`,
+        }),
+      ];
+    },
+    seedAffiliates(100),
+    `rollupUpkeep-${engine}`,
+  );
+}
+
+export const parts: Part[] = [
+  part('analytics', 'analyticsQuery', benchAnalyticsQuery),
+  part('analytics', 'rollupUpkeep', benchRollupUpkeep),
+];
 
 await runIfMain(import.meta.url, parts);

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm test`: unit tests once, then the integration and CLI suites on SQLite and, when
-// TEST_MYSQL_URL is set, again on MySQL/MariaDB. Mocha's own summary lines stay in the output.
+// TEST_MYSQL_URL is set, again on MySQL/MariaDB, side by side (scripts/mochaRuns.mjs; TEST_JOBS=1
+// runs them in turn). Mocha's own summary lines stay in the output.
 import { spawnSync } from 'node:child_process';
+import { mochaRuns } from './mochaRuns.mjs';
 
 const engines = ['sqlite', ...(process.env.TEST_MYSQL_URL ? ['mysql'] : [])];
 if (!process.env.TEST_MYSQL_URL) {
@@ -21,21 +23,4 @@ const runs = [
 // Chromium and tmux, from Debian's packages when missing: the browser and terminal tests drive them.
 if (spawnSync('bash', ['scripts/test-tools.sh'], { stdio: 'inherit' }).status !== 0) process.exit(1);
 
-let failed = 0;
-for (const run of runs) {
-  console.log(`\n=== ${run.name} ===`);
-  const result = spawnSync(
-    process.execPath,
-    ['node_modules/mocha/bin/mocha.js', '--timeout', String(run.timeout), '--exit', ...run.specs, ...extra],
-    {
-      stdio: 'inherit',
-      env: {
-        ...process.env,
-        TEST_ENGINE: run.engine,
-        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import tsx`.trim(),
-      },
-    },
-  );
-  if (result.status !== 0) failed++;
-}
-process.exit(failed === 0 ? 0 : 1);
+process.exit((await mochaRuns(runs, extra)) === 0 ? 0 : 1);

@@ -26,6 +26,8 @@ export interface Config {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   /** How often the hold-period job runs; 0: not in this daemon. */
   autoApproveIntervalMs: number;
+  /** How often the payout schedule's job looks for a campaign whose period began; 0: not in this daemon. */
+  payoutScheduleIntervalMs: number;
   /** The daemon's address as browsers reach it: the origin of links in mails (docs/portal.md). */
   publicUrl: string | undefined;
   mail: MailConfig;
@@ -37,6 +39,13 @@ export interface Config {
   metrics: MetricsConfig;
   /** Days raw page views and clicks are kept (docs/analytics.md#retention); undefined: for ever. */
   eventsRetentionDays: number | undefined;
+  /**
+   * The analytics rollups kept as events and clicks are stored. Off only for the bench's baseline
+   * of what their upkeep costs intake (docs/benchmarks.md): the analytics then miss what arrives.
+   */
+  rollupUpkeep: boolean;
+  /** A MaxMind-format database clicks' countries are read from (docs/analytics.md); undefined: unknown. */
+  geoipDb: string | undefined;
 }
 
 /** The payout rails' providers (docs/payouts-providers.md): their API origins, so a sandbox can stand in. */
@@ -216,6 +225,7 @@ const envSchema = z.object({
   REQUEST_TIMEOUT_MS: int(100, 600_000).default(30_000),
   KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(5_000),
   AUTO_APPROVE_INTERVAL_MS: int(0, 86_400_000).default(60_000),
+  PAYOUT_SCHEDULE_INTERVAL_MS: int(0, 86_400_000).default(60_000),
   PUBLIC_URL: z
     .string()
     .regex(/^https?:\/\/[^\s/?#]+\/?$/, { error: 'must be an origin such as https://affiliates.example.com' })
@@ -247,6 +257,8 @@ const envSchema = z.object({
   PAYOUT_STRIPE_PER_SECOND: int(1, 1_000).default(25),
   METRICS_ENABLED: bool.default(true),
   EVENTS_RETENTION_DAYS: int(1, 36_500).optional(),
+  ROLLUP_UPKEEP: bool.default(true),
+  GEOIP_DB: z.string().min(1).optional(),
   // A bearer token goes in a header: printable ASCII without blanks, long enough not to be guessed.
   METRICS_TOKEN: z
     .string()
@@ -355,6 +367,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     }),
     autoApproveIntervalMs: e.AUTO_APPROVE_INTERVAL_MS,
+    payoutScheduleIntervalMs: e.PAYOUT_SCHEDULE_INTERVAL_MS,
     publicUrl: e.PUBLIC_URL,
     mail: Object.freeze({
       smtpUrl: e.SMTP_URL,
@@ -381,5 +394,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     }),
     metrics: Object.freeze({ enabled: e.METRICS_ENABLED, token: e.METRICS_TOKEN }),
     eventsRetentionDays: e.EVENTS_RETENTION_DAYS,
+    rollupUpkeep: e.ROLLUP_UPKEEP,
+    geoipDb: e.GEOIP_DB,
   });
 }

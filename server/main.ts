@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import { createDb, type Db, isDatabaseUnavailable } from './db/knex.js';
+import { openCountries } from './geoip.js';
 import { migrateToLatest, refuseNewerSchema } from './db/migrate.js';
 import { StartupError } from './errors.js';
 import { createHttpServer } from './http/server.js';
@@ -83,6 +84,8 @@ export async function startDaemon(
   options: { migrate?: boolean; logger?: Logger; now?: () => Date } = {},
 ): Promise<Daemon> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  // Before the database: a wrong path stops the start with nothing opened.
+  const countryOf = config.geoipDb === undefined ? undefined : openCountries(config.geoipDb);
   const db = createDb(config.database);
   let redis: Redis | undefined;
   try {
@@ -101,7 +104,15 @@ export async function startDaemon(
   }
 
   const metrics = config.metrics.enabled ? createMetrics({ logger, db }) : undefined;
-  const services = createServices({ db, config, logger, now: options.now, redis, observer: metrics?.observer });
+  const services = createServices({
+    db,
+    config,
+    logger,
+    now: options.now,
+    redis,
+    observer: metrics?.observer,
+    countryOf,
+  });
   metrics?.readQueues(services.jobs.figures());
   const warnings = await services.health.durabilityWarnings().catch(() => ['its settings could not be read']);
   for (const warning of warnings) logger.warn(`durability: ${warning}`);

@@ -160,6 +160,13 @@ export const MESSAGES = Object.freeze({
   payoutAmountNotPayable: (currency: string) =>
     `amount_not_payable: the amount has no exact value in ${currency}'s minor unit; pay by hand and mark the payout paid`,
   payoutNotSendable: (status: string) => `Payout cannot be sent while it is ${status}: only a pending payout is sent`,
+  payoutRunNotFound: 'Payout run not found',
+  payoutRunBelowMinimum: (amount: string, minimum: string) =>
+    `below_minimum: the balance of ${amount} (approved commissions less clawbacks) does not reach the campaign's payout minimum of ${minimum}: wait for more approved commissions`,
+  payoutRunSameUser:
+    'A second person must approve this payout run: ask another owner or admin of the campaign, not the one who started it',
+  payoutRunNotAwaiting: (status: string) =>
+    `Payout run cannot be approved while it is ${status}: only a run awaiting approval is approved, once`,
 });
 
 /** The body of every error answer, built one way. */

@@ -9,6 +9,17 @@ export const CONVERSION_STATUSES = ['pending', 'approved', 'rejected', 'paid'] a
 export const PAYOUT_STATUSES = ['pending', 'processing', 'paid', 'failed'] as const;
 /** The rails the daemon pays on (docs/payouts-providers.md), and a campaign's payout schedule. */
 export const PAYOUT_RAIL_NAMES = ['pix', 'paypal', 'stripe'] as const;
+/** A payout run's life (docs/payouts.md#payout-runs); `dry_run` and `empty` are answers only, never stored. */
+export const PAYOUT_RUN_STATUSES = ['dry_run', 'empty', 'creating', 'sending', 'sent', 'awaiting_approval'] as const;
+/** Why a payout run leaves an affiliate out (docs/payouts.md#payout-runs). */
+export const PAYOUT_RUN_LEFT_OUT = [
+  'below_minimum',
+  'no_payout_details',
+  'rail_not_connected',
+  'currency_not_supported',
+  'amount_not_payable',
+] as const;
+/** When the daemon runs a campaign's payouts by itself (docs/payouts.md#payout-runs). */
 export const PAYOUT_SCHEDULES = ['manual', 'weekly', 'monthly'] as const;
 export const EVENT_TYPES = ['conversion', 'lead', 'page_view'] as const;
 /** At most this many events a request (spec §10.6). */
@@ -133,6 +144,8 @@ export const AUDIT_ACTIONS = [
   'payout.mark_paid',
   'payout.mark_failed',
   'payout.send',
+  'payout_run.start',
+  'payout_run.approve',
   'payout_rail.set',
   'payout_rail.remove',
   'group.create',
@@ -158,6 +171,8 @@ export const AUDIT_ACTIONS = [
   'user.change_role',
   'user.remove',
   'user.reset_2fa',
+  'user.add_passkey',
+  'user.remove_passkey',
   'affiliate.invite',
 ] as const;
 /** The kinds of thing an audit row names as its target: the first word of its action. */
@@ -167,6 +182,7 @@ export const AUDIT_TARGET_TYPES = [
   'refund',
   'payout',
   'payout_rail',
+  'payout_run',
   'group',
   'webhook',
   'integration',

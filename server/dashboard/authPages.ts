@@ -75,7 +75,7 @@ export async function postSetup(page: DashPage, fields: FormFields): Promise<voi
 }
 
 /** The enrolment page: a secret proposed now (or the one a refused form carried), its QR code as SVG. */
-async function enrolPage(page: DashPage, secret?: string, status = 200): Promise<void> {
+async function enrolPage(page: DashPage, secret?: string, status = 200, problem?: string): Promise<void> {
   const { actor } = page;
   if (!actor) return redirect(page, '/');
   const proposal = page.services.dashboard.totpProposal(page.campaign, actor);
@@ -91,7 +91,35 @@ async function enrolPage(page: DashPage, secret?: string, status = 200): Promise
       secret: chosen.secret,
       grouped: chosen.secret.replace(/(.{4})/g, '$1 ').trim(),
       qr,
-      refused: status !== 200,
+      refused: status === 200 ? null : (problem ?? page.t.dash.factor.refused),
+    },
+    status,
+  );
+}
+
+/**
+ * The second-factor page: the TOTP code (and recovery codes) when enrolled, the passkey button
+ * when the user has one; enrolment when neither is set yet. `refused` says which one failed.
+ */
+export async function factorPage(
+  page: DashPage,
+  refused: 'code' | 'passkey' | null = null,
+  status = 200,
+): Promise<void> {
+  const { actor } = page;
+  if (!actor) return redirect(page, '/');
+  const passkeys = await page.services.dashboard.passkeys(actor);
+  const { factor } = page.t.dash;
+  const problem = refused && (refused === 'code' ? factor.refused : page.t.dash.passkeys.refused);
+  if (!actor.totpEnrolled && passkeys.length === 0) return enrolPage(page, undefined, status, problem ?? undefined);
+  render(
+    page,
+    'factor',
+    {
+      title: factor.title,
+      refused: problem,
+      totp: actor.totpEnrolled,
+      passkey: passkeys.length > 0,
     },
     status,
   );
@@ -101,8 +129,7 @@ export async function showFactor(page: DashPage): Promise<void> {
   const { actor } = page;
   if (!actor) return redirect(page, '/');
   if (!actor.factorPending) return redirect(page, '/overview');
-  if (!actor.totpEnrolled) return enrolPage(page);
-  render(page, 'factor', { title: page.t.dash.factor.title, refused: false });
+  await factorPage(page);
 }
 
 export async function postFactor(page: DashPage, fields: FormFields): Promise<void> {
@@ -124,8 +151,7 @@ export async function postFactor(page: DashPage, fields: FormFields): Promise<vo
     fields.recovery !== undefined
       ? await dashboard.checkRecoveryCode(actor, fields.recovery, secret)
       : await dashboard.checkTotp(actor, fields.code ?? '', secret);
-  if (result.state === 'refused')
-    return render(page, 'factor', { title: page.t.dash.factor.title, refused: true }, 401);
+  if (result.state === 'refused') return factorPage(page, 'code', 401);
   setSessionCookie(page.ctx, result.secret);
   redirect(page, '/overview');
 }

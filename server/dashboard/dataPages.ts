@@ -6,15 +6,15 @@ import { bars, CHART } from '../views/chart.js';
 import { count, type DashPage, day, money, noticeOf, redirect, render } from './page.js';
 import { idParam } from './query.js';
 
-const PER_PAGE = 25;
+export const PER_PAGE = 25;
 
-const pick = <T extends string>(values: readonly T[], value: string | undefined): T | undefined =>
+export const pick = <T extends string>(values: readonly T[], value: string | undefined): T | undefined =>
   (values as readonly string[]).includes(value ?? '') ? (value as T) : undefined;
 
-const amount = (page: DashPage, value: number) => formatAmount(value, page.locale, page.campaign.currency);
+export const amount = (page: DashPage, value: number) => formatAmount(value, page.locale, page.campaign.currency);
 
 /** The pages of a list, with the query that keeps its filters. */
-function pager(page: DashPage, total: number, current: number, filters: Record<string, string | undefined>) {
+export function pager(page: DashPage, total: number, current: number, filters: Record<string, string | undefined>) {
   const pages = Math.max(1, Math.ceil(total / PER_PAGE));
   const href = (n: number) => {
     const q = new URLSearchParams();
@@ -136,17 +136,30 @@ export async function showPayouts(page: DashPage, actor: NonNullable<DashPage['a
   const status = pick(PAYOUT_STATUSES, page.query.status);
   const current = page.query.page ?? 1;
   const list = await page.services.dashboard.payouts(actor, { status, page: current, limit: PER_PAGE });
+  const runs = await page.services.dashboard.payoutRunsAwaiting(actor);
   const t = page.t;
   const created = page.query.n;
+  const { notice } = page.query;
   render(page, 'payouts', {
     title: t.dash.payouts.title,
     nav: 'payouts',
     notice:
-      page.query.notice === 'saved'
+      notice === 'saved'
         ? t.dash.payouts.saved
-        : created !== undefined
-          ? t.dash.payouts.ran(count(page, created))
-          : null,
+        : notice !== undefined
+          ? noticeOf(page)
+          : created !== undefined
+            ? t.dash.payouts.ran(count(page, created))
+            : null,
+    // Runs above the approval threshold (docs/payouts.md#payout-runs): the starter sees no button.
+    runs: runs.map((run) => ({
+      id: run.id,
+      total: money(page, run.totalCents),
+      payouts: count(page, run.payoutCount),
+      startedBy: t.dash.payouts.starter(run.startedBy.type, run.startedBy.id ?? ''),
+      created: day(page, run.createdAt),
+      mine: run.startedBy.type === 'user' && run.startedBy.id === String(actor.userId),
+    })),
     statuses: PAYOUT_STATUSES.map((s) => ({ value: s, text: t.status[s] ?? s })),
     filters: { status: status ?? '' },
     payouts: list.payouts.map((p) => ({

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { Router, RouterEvents } from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import type { Config } from '../config.js';
@@ -12,6 +14,7 @@ import type { FormFields } from '../services/portal/index.js';
 import { renderView } from '../views/engine.js';
 import { negotiateLocale } from '../views/locale.js';
 import { textsFor } from '../views/texts/index.js';
+import { campaignRoutes } from './campaignRoutes.js';
 import { postFactor, postLogin, postLogout, postSetup, showFactor, showLogin, showSetup } from './authPages.js';
 import {
   payoutsFile,
@@ -25,6 +28,15 @@ import {
   showPayouts,
 } from './dataPages.js';
 import { type DashPage, redirect } from './page.js';
+import {
+  postAddPasskey,
+  postLogInOptions,
+  postPasskeyFactor,
+  postRegistrationOptions,
+  postRemovePasskey,
+  showPasskeys,
+} from './passkeyPages.js';
+import { postApprovePayoutRun, postStartPayoutRun } from './payoutRunPages.js';
 import { parseDashboardQuery } from './query.js';
 import { csrfValid, dashboardHeaders, originValid, sessionSecretOf } from './security.js';
 import {
@@ -101,6 +113,13 @@ function pagesRouter(config: Readonly<Config>): Router {
   router.post('/setup', openPost(postSetup));
   router.get('/factor', open(showFactor));
   router.post('/factor', openPost(postFactor));
+  router.post('/factor/passkey/options', openPost(postLogInOptions));
+  router.post('/factor/passkey', openPost(postPasskeyFactor));
+  // Open to a session owing its factor too: a first passkey instead of TOTP (the service decides).
+  router.post('/passkeys/options', openPost(postRegistrationOptions));
+  router.post('/passkeys', openPost(postAddPasskey));
+  router.get('/passkeys', show(showPasskeys));
+  router.post('/passkeys/remove', post(postRemovePasskey));
   router.get('/overview', show(showOverview));
   router.get('/affiliates', show(showAffiliates));
   router.post('/affiliates/approve', post(postApproveAffiliate));
@@ -113,6 +132,8 @@ function pagesRouter(config: Readonly<Config>): Router {
     post((page, actor) => postCreatePayouts(page, actor)),
   );
   router.post('/payouts/paid', post(postPayoutPaid));
+  router.post('/payouts/runs', post(postStartPayoutRun));
+  router.post('/payouts/runs/approve', post(postApprovePayoutRun));
   router.get('/settings/keys', show(showKeys));
   router.post('/settings/keys', post(postCreateKey));
   router.post('/settings/keys/revoke', post(postRevokeKey));
@@ -120,6 +141,7 @@ function pagesRouter(config: Readonly<Config>): Router {
   router.post('/users', post(postInvite));
   router.post('/users/role', post(postRole));
   router.post('/users/remove', post(postRemoveUser));
+  campaignRoutes(router, show, post);
   router.on(RouterEvents.NotFound, (ctx) => {
     const page = pageOf(ctx);
     const methods = new Set((ctx.matched ?? []).flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD')));
@@ -130,8 +152,18 @@ function pagesRouter(config: Readonly<Config>): Router {
   return router;
 }
 
+/** Every route of the dashboard's pages (method, path after `/dashboard/{publicId}`): the security suite posts to each form. */
+export function dashboardRoutes(config: Readonly<Config>): { method: string; path: string }[] {
+  return pagesRouter(config).stack.flatMap((layer) =>
+    layer.methods
+      .filter((method) => method !== 'HEAD')
+      .map((method) => ({ method, path: String(layer.path).replace('/dashboard/:publicId', '') })),
+  );
+}
+
 const DASHBOARD_PATH = /^\/dashboard\/([A-Za-z0-9_-]{3,64})(\/.*)?$/;
 const CSS = '/dashboard/assets/dashboard.css';
+const JS = 'text/javascript; charset=utf-8';
 
 function loadAssets(): Map<string, { body: Buffer; type: string }> {
   const read = (name: string) => {
@@ -143,7 +175,15 @@ function loadAssets(): Map<string, { body: Buffer; type: string }> {
   };
   // The portal's stylesheet, then the dashboard's few rules of its own (tables, the chart, the QR code).
   const css = Buffer.concat([read('portal.css'), read('dashboard.css')]);
-  return new Map([[CSS, { body: css, type: 'text/css; charset=utf-8' }]]);
+  // The passkey buttons' scripts: @simplewebauthn/browser's bundle as its package ships it (no CDN), then ours.
+  // Its `exports` name only the module entry: the bundle is found beside it, in the package's folder.
+  const entry = createRequire(import.meta.url).resolve('@simplewebauthn/browser');
+  const webauthn = readFileSync(join(dirname(dirname(entry)), 'dist/bundle/index.umd.min.js'));
+  return new Map([
+    [CSS, { body: css, type: 'text/css; charset=utf-8' }],
+    ['/dashboard/assets/webauthn.js', { body: webauthn, type: JS }],
+    ['/dashboard/assets/passkeys.js', { body: read('passkeys.js'), type: JS }],
+  ]);
 }
 
 /** The error pages' frame: it needs no campaign. */
@@ -164,7 +204,7 @@ export function dashboard(deps: { services: Services; config: Readonly<Config>; 
   const assets = loadAssets();
   const dispatch = pagesRouter(deps.config).routes() as Middleware;
   return async function serveDashboard(ctx: Context, next: Next): Promise<void> {
-    const asset = ctx.path === CSS ? assets.get(CSS) : undefined;
+    const asset = assets.get(ctx.path);
     const matched = asset ? null : DASHBOARD_PATH.exec(ctx.path);
     if (!asset && !matched) return next();
     dashboardHeaders(ctx);

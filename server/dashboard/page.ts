@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Config } from '../config.js';
 import type { DashboardActor, DashboardCampaign } from '../services/dashboard/index.js';
-import { may } from '../services/dashboard/index.js';
+import { may, needsSecondFactor } from '../services/dashboard/index.js';
 import type { Services } from '../services/index.js';
 import { renderView } from '../views/engine.js';
 import { formatCount, formatDate, formatMoney } from '../views/format.js';
@@ -45,6 +45,7 @@ export function render(page: DashPage, view: string, data: Record<string, unknow
           keys: may(full.role, 'keys'),
           users: may(full.role, 'users'),
           change: may(full.role, 'change'),
+          passkeys: needsSecondFactor(full.role),
         }
       : null,
     loggedIn: actor !== undefined,
@@ -90,6 +91,20 @@ export function noticeOf(page: DashPage): string | null {
       return dash.users.changed;
     case 'removed':
       return dash.users.removed;
+    case 'created':
+      return dash.saved;
+    case 'deleted':
+      return dash.deleted;
+    case 'passkeyAdded':
+      return dash.passkeys.added;
+    case 'passkeyRemoved':
+      return dash.passkeys.removed;
+    case 'runSent':
+      return dash.payouts.runSent(n);
+    case 'runWaiting':
+      return dash.payouts.runWaiting(n);
+    case 'runApproved':
+      return dash.payouts.runApproved(n);
     case undefined:
       return null;
   }

@@ -10,6 +10,13 @@ export const DASHBOARD_NOTICES = [
   'invited',
   'changed',
   'removed',
+  'created',
+  'deleted',
+  'passkeyAdded',
+  'passkeyRemoved',
+  'runSent',
+  'runWaiting',
+  'runApproved',
 ] as const;
 
 const optional = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
@@ -24,6 +31,11 @@ export const dashboardQuery = z.object({
   status: optional(z.string().regex(/^[a-z_]{1,32}$/)),
   search: optional(z.string().max(255)),
   flagged: optional(z.enum(['true', 'false'])),
+  /** The audit log's filters (its page reads them as `GET /v1/audit-log` does). */
+  action: optional(z.string().regex(/^[a-z_]{1,32}\.[a-z_0-9]{1,32}$/)),
+  actor: optional(z.string().regex(/^[a-z]{1,16}$/)),
+  from: optional(z.string().regex(/^\d{4}-\d{2}-\d{2}$/)),
+  to: optional(z.string().regex(/^\d{4}-\d{2}-\d{2}$/)),
   /** A set-up link's token. */
   token: optional(z.string().max(64)),
   /** `?n=` of a notice that counts. */

@@ -82,7 +82,7 @@ async function usersPage(
         email: u.email,
         role: u.role,
         roleText: t.dashboardRoles[u.role] ?? u.role,
-        factor: u.totpSecret === null ? t.dash.users.off : t.dash.users.on,
+        factor: u.totpSecret === null && u.passkeys === 0 ? t.dash.users.off : t.dash.users.on,
         self: u.id === actor.userId,
       })),
     },

@@ -23,7 +23,7 @@ export interface ClickRow {
 /** One row of the analytics rollup (docs/analytics.md). */
 export interface AnalyticsHourlyRow {
   campaign_id: number;
-  /** Whole hours since 1970-01-01T00:00Z. */
+  /** Whole hours since 1970-01-01T00:00Z; a UTC day's row: 1,000,000,000 + whole days. */
   hour: number;
   affiliate_id: number;
   dims: string;

@@ -30,6 +30,9 @@ export interface DashboardSessionRow {
   created_at: DbDate;
   last_seen_at: DbDate;
   expires_at: DbDate;
+  /** The WebAuthn challenge last given, until spent (migration 20261129500000_dashboard_passkeys). */
+  webauthn_challenge?: string | null;
+  webauthn_challenge_expires_at?: DbDate | null;
 }
 
 export interface DashboardTokenRow {
@@ -46,4 +49,20 @@ export interface DashboardRecoveryCodeRow {
   user_id: number;
   code_hash: string;
   used_at: DbDate | null;
+}
+
+/** A user's passkey (migration 20261129500000_dashboard_passkeys). */
+export interface DashboardPasskeyRow {
+  id: number;
+  user_id: number;
+  /** base64url, as the browser names the credential; unique across users. */
+  credential_id: string;
+  /** The COSE public key, base64url. */
+  public_key: string;
+  /** The authenticator's signature counter at its last use. */
+  counter: number | string;
+  /** Comma-separated, as the browser reported them at enrolment. */
+  transports: string | null;
+  created_at: DbDate;
+  last_used_at: DbDate | null;
 }

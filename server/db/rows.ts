@@ -38,6 +38,11 @@ export interface CampaignRow {
   currency: string;
   /** docs/analytics.md: which of a customer's clicks a sale counts for. */
   attribution: 'first_click' | 'last_click';
+  /** docs/payouts.md#payout-runs: `manual`, `weekly` or `monthly`, and the start of the period last run. */
+  payout_schedule: 'manual' | 'weekly' | 'monthly';
+  payout_run_at: DbDate | null;
+  /** Hundredths; a run whose total is above it waits for approval. null: none. */
+  payout_approval_above_cents: number | string | null;
   created_at: DbDate;
 }
 
@@ -215,6 +220,23 @@ export interface PayoutRow {
   receipt: string | null;
   failure_reason: string | null;
   sent_at: DbDate | null;
+  /** The payout run that created it (20261129500100_payout_runs); null: made by hand. */
+  payout_run_id: number | null;
+}
+
+/** One payout run (20261129500100_payout_runs). */
+export interface PayoutRunRow {
+  id: number;
+  campaign_id: number;
+  status: 'creating' | 'sending' | 'sent' | 'awaiting_approval';
+  rail: 'pix' | 'paypal' | 'stripe' | null;
+  total_cents: number | string;
+  payout_count: number;
+  started_by_type: 'key' | 'operator' | 'user' | 'system';
+  started_by_id: string | null;
+  approved_by_user_id: number | null;
+  created_at: DbDate;
+  approved_at: DbDate | null;
 }
 
 /** One sent payout in the send queue (20261129100000_payout_rails). */

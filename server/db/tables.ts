@@ -11,6 +11,7 @@ import type {
   AffiliateCountShardRow,
   PayoutConversionRow,
   PayoutRow,
+  PayoutRunRow,
   PlanRow,
   RefundRow,
   TrackingEventRow,
@@ -43,6 +44,7 @@ import type {
 import type { AuditLogRow } from './auditRows.js';
 import type {
   DashboardRecoveryCodeRow,
+  DashboardPasskeyRow,
   DashboardSessionRow,
   DashboardTokenRow,
   DashboardUserRow,
@@ -62,6 +64,7 @@ declare module 'knex/types/tables.js' {
     tracking_events: TrackingEventRow;
     conversions: ConversionRow;
     payouts: PayoutRow;
+    payout_runs: PayoutRunRow;
     monthly_usage: MonthlyUsageRow;
     affiliate_count_shards: AffiliateCountShardRow;
     webhook_endpoints: WebhookEndpointRow;
@@ -83,6 +86,7 @@ declare module 'knex/types/tables.js' {
     dashboard_sessions: DashboardSessionRow;
     dashboard_tokens: DashboardTokenRow;
     dashboard_recovery_codes: DashboardRecoveryCodeRow;
+    dashboard_passkeys: DashboardPasskeyRow;
     affiliate_groups: AffiliateGroupRow;
     campaign_customers: CampaignCustomerRow;
     refunds: RefundRow;

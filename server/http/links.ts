@@ -35,6 +35,7 @@ export function referralLinks(clicks: ClickService): Middleware {
       query: ctx.query,
       userAgent: ctx.get('user-agent'),
       referer: ctx.get('referer') || undefined,
+      ip: ctx.ip,
       counted: ctx.method === 'GET',
     });
     // Every click must reach the daemon: neither the browser nor a proxy may answer it from a cache.

@@ -156,6 +156,7 @@ function settingsPage(
     pixKeyType: user.pixKeyType ?? 'cpf',
     pixKey: user.payoutMethod === 'pix' ? (user.payoutAccount ?? '') : '',
     paypalEmail: user.payoutMethod === 'paypal' ? (user.payoutAccount ?? '') : '',
+    stripeAccount: user.payoutMethod === 'stripe' ? (user.payoutAccount ?? '') : '',
     notifyPayouts: user.notifyPayouts,
   };
   const errors = extra.errors ?? {};
@@ -198,10 +199,11 @@ export async function postPayout(page: Page, fields: FormFields): Promise<void> 
   if (!user) return;
   const result = await page.services.portal.updatePayoutDetails(page.campaign, user, fields);
   after(page, user, result, {
-    method: fields.method === 'paypal' ? 'paypal' : 'pix',
+    method: fields.method === 'paypal' || fields.method === 'stripe' ? fields.method : 'pix',
     pixKeyType: fields.pixKeyType,
     pixKey: fields.pixKey ?? '',
     paypalEmail: fields.paypalEmail ?? '',
+    stripeAccount: fields.stripeAccount ?? '',
   });
 }
 

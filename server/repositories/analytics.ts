@@ -42,6 +42,13 @@ export const zeroCounts = (): Record<RollupCounter, number> => ({
 });
 
 const HOUR_MS = 3_600_000;
+const HOURS_A_DAY = 24;
+/**
+ * A UTC day's row sits in the same table at `DAY_ROWS + day` (docs/analytics.md, "The rollups"):
+ * far beyond any hour (year 9999 is hour 70 million), so an hour range never meets one, and one
+ * upsert keeps both, in one key order.
+ */
+export const DAY_ROWS = 1_000_000_000;
 export const hourOf = (at: Date) => Math.floor(at.getTime() / HOUR_MS);
 
 const digest = (dimensions: Readonly<Record<RollupDimension, string>>) =>
@@ -50,27 +57,16 @@ const digest = (dimensions: Readonly<Record<RollupDimension, string>>) =>
     .digest('base64url')
     .slice(0, 16);
 
-/** Facts summed per rollup row of this daemon's shard, in key order (concurrent flushes lock rows in one order). */
+/**
+ * Facts summed per rollup row of this daemon's shard, each in its hour's row and its UTC day's,
+ * in key order (concurrent flushes lock rows in one order).
+ */
 function rollupRows(facts: readonly RollupFact[]): AnalyticsHourlyRow[] {
   const rows = new Map<string, AnalyticsHourlyRow>();
   for (const fact of facts) {
-    const hour = hourOf(fact.at);
     const dims = digest(fact.dimensions);
-    const key = `${String(fact.campaignId).padStart(10, '0')}\n${String(hour).padStart(10, '0')}\n${String(fact.affiliateId).padStart(10, '0')}\n${dims}`;
-    let row = rows.get(key);
-    if (!row) {
-      row = {
-        campaign_id: fact.campaignId,
-        hour,
-        affiliate_id: fact.affiliateId,
-        dims,
-        shard: COUNTER_SHARD,
-        ...fact.dimensions,
-        ...zeroCounts(),
-      };
-      rows.set(key, row);
-    }
-    for (const counter of ROLLUP_COUNTERS) row[counter] += fact.counts[counter] ?? 0;
+    const at = hourOf(fact.at);
+    for (const hour of [at, DAY_ROWS + Math.floor(at / HOURS_A_DAY)]) addFact(rows, fact, hour, dims);
   }
   return [...rows.keys()]
     .sort()
@@ -78,7 +74,25 @@ function rollupRows(facts: readonly RollupFact[]): AnalyticsHourlyRow[] {
     .filter((row): row is AnalyticsHourlyRow => row !== undefined);
 }
 
-/** Adds facts stored in this transaction to the rollup: multi-row upserts that increment. */
+function addFact(rows: Map<string, AnalyticsHourlyRow>, fact: RollupFact, hour: number, dims: string): void {
+  const key = `${String(fact.campaignId).padStart(10, '0')}\n${String(hour).padStart(10, '0')}\n${String(fact.affiliateId).padStart(10, '0')}\n${dims}`;
+  let row = rows.get(key);
+  if (!row) {
+    row = {
+      campaign_id: fact.campaignId,
+      hour,
+      affiliate_id: fact.affiliateId,
+      dims,
+      shard: COUNTER_SHARD,
+      ...fact.dimensions,
+      ...zeroCounts(),
+    };
+    rows.set(key, row);
+  }
+  for (const counter of ROLLUP_COUNTERS) row[counter] += fact.counts[counter] ?? 0;
+}
+
+/** Adds facts stored in this transaction to the rollup, by hour and by day: one multi-row upsert that increments. */
 export async function addToRollup(trx: Trx, facts: readonly RollupFact[]): Promise<void> {
   const rows = rollupRows(facts);
   if (rows.length === 0) return;
@@ -91,59 +105,86 @@ export async function addToRollup(trx: Trx, facts: readonly RollupFact[]): Promi
   );
 }
 
-/** A series query: a campaign, UTC hours cut into buckets by their first hours, an optional grouping. */
+/** Which rows a query reads: hours, or UTC days (at DAY_ROWS + day). */
+export type RollupGrain = 'hour' | 'day';
+
+/**
+ * A read of one rollup: a campaign's units (hours or UTC days since 1970) cut into runs by their
+ * first units, an optional grouping.
+ */
 export interface RollupQuery {
   campaignId: number;
-  /** First hour of each bucket, ascending; the last bucket ends at `endHour` (excluded). */
-  bucketStarts: readonly number[];
-  endHour: number;
+  grain: RollupGrain;
+  /** First unit of each run, ascending; the last run ends at `end` (excluded). */
+  runStarts: readonly number[];
+  end: number;
+  /** Only these units of the range, ascending (an index seek each); all of it when absent. */
+  only?: readonly number[];
   groupBy: 'affiliate' | RollupDimension | undefined;
   /** Only this affiliate's rows (the portal). */
   affiliateId?: number;
+  /** The counters summed; the others read 0. */
+  counters: readonly RollupCounter[];
 }
 
 export interface RollupSums {
-  bucket: number;
+  /** The run's index in `runStarts`. */
+  run: number;
   /** The group's value (an affiliate id as text); '' without grouping. */
   group: string;
   sums: Record<RollupCounter, number>;
 }
 
-/** The bucket of an hour, in SQL: a CASE over the buckets' first hours (integers the service computed). */
-function bucketOf(db: Db, starts: readonly number[]): Knex.Raw {
-  if (starts.length <= 1) return db.raw('0');
-  // Hours: every hour is its own bucket, counted from the first.
-  if (starts.every((start, i) => start === (starts[0] ?? 0) + i)) return db.raw('hour - ?', [starts[0] ?? 0]);
-  const whens = starts.slice(1).map((_, i) => `WHEN hour < ? THEN ${i}`);
-  return db.raw(`CASE ${whens.join(' ')} ELSE ${starts.length - 1} END`, starts.slice(1));
+/**
+ * The run of a unit, in SQL: the unit itself counted from the first where every run is one unit
+ * long, else a CASE over the runs' first units (integers the service computed).
+ */
+function runOf(db: Db, starts: readonly number[], end: number): { run: Knex.Raw; by: string } {
+  const column = 'hour';
+  if (starts.length <= 1) return { run: db.raw('0'), by: 'run' };
+  const first = starts[0] ?? 0;
+  if (end === first + starts.length && starts.every((start, i) => start === first + i)) {
+    // Grouped by the column itself, the groups follow the key's order: no sort of the rows read.
+    return { run: db.raw(`${column} - ?`, [first]), by: column };
+  }
+  const whens = starts.slice(1).map((_, i) => `WHEN ${column} < ? THEN ${i}`);
+  return { run: db.raw(`CASE ${whens.join(' ')} ELSE ${starts.length - 1} END`, starts.slice(1)), by: 'run' };
 }
 
 /**
- * Sums per bucket (and group) over one range scan of the primary key (campaign_id, hour, …).
+ * Sums per run (and group) over one range scan of the rollup's primary key (campaign_id, unit,
+ * …), or one seek per unit of `only`.
  */
 export async function rollupSums(db: Db, query: RollupQuery): Promise<RollupSums[]> {
-  const first = query.bucketStarts[0];
-  if (first === undefined) return [];
-  const bucket = bucketOf(db, query.bucketStarts);
-  // A column of a fixed list, never input.
+  const first = query.runStarts[0];
+  if (first === undefined || query.only?.length === 0) return [];
+  // A day's row is at DAY_ROWS + day.
+  const shift = query.grain === 'day' ? DAY_ROWS : 0;
+  const { run, by } = runOf(
+    db,
+    query.runStarts.map((start) => start + shift),
+    query.end + shift,
+  );
   const group = query.groupBy === undefined ? "''" : query.groupBy === 'affiliate' ? 'affiliate_id' : query.groupBy;
-  let builder = db('analytics_hourly')
-    .where('campaign_id', query.campaignId)
-    .andWhere('hour', '>=', first)
-    .andWhere('hour', '<', query.endHour);
+  let builder = db('analytics_hourly').where('campaign_id', query.campaignId);
+  builder = query.only
+    ? builder.whereIn(
+        'hour',
+        query.only.map((unit) => unit + shift),
+      )
+    : builder.andWhere('hour', '>=', first + shift).andWhere('hour', '<', query.end + shift);
   if (query.affiliateId !== undefined) builder = builder.andWhere('affiliate_id', query.affiliateId);
-  const sums = ROLLUP_COUNTERS.map((counter) => db.raw(`SUM(${counter}) AS ${counter}`));
+  const counters = ROLLUP_COUNTERS.filter((counter) => query.counters.includes(counter));
+  const sums = counters.map((counter) => db.raw(`SUM(${counter}) AS ${counter}`));
   const rows = await builder
-    .select(db.raw(`${bucket.toQuery()} AS bucket`), db.raw(`${group} AS grp`), ...sums)
-    .groupBy('bucket', 'grp');
-  return (rows as Record<string, unknown>[]).map((row) => ({
-    bucket: Number(row.bucket),
-    group: String(row.grp ?? ''),
-    sums: Object.fromEntries(ROLLUP_COUNTERS.map((counter) => [counter, Number(row[counter] ?? 0)])) as Record<
-      RollupCounter,
-      number
-    >,
-  }));
+    .select(db.raw(`${run.toQuery()} AS run`), db.raw(`${group} AS grp`), ...sums)
+    .groupBy(by, 'grp');
+  // A month by day by affiliate is thousands of rows: plain loops, no intermediate arrays.
+  return (rows as Record<string, unknown>[]).map((row) => {
+    const sumsOf = zeroCounts();
+    for (const counter of counters) sumsOf[counter] = Number(row[counter] ?? 0);
+    return { run: Number(row.run), group: String(row.grp ?? ''), sums: sumsOf };
+  });
 }
 
 /** Referral codes of these affiliates, by id. */

@@ -39,6 +39,9 @@ function toCampaign(row: CampaignWithPlanRow): Campaign {
     cookieDays: row.cookie_days,
     autoApproveDays: row.auto_approve_days === null ? null : Number(row.auto_approve_days),
     payoutMinimum: fromCents(row.payout_minimum_cents),
+    payoutSchedule: row.payout_schedule,
+    payoutApprovalAbove:
+      row.payout_approval_above_cents === null ? null : fromCents(Number(row.payout_approval_above_cents)),
     recurring: recurringOf(row.recurring, row.recurring_months) ?? 'lifetime',
     secondTierPercent: fromCents(row.second_tier_percent),
     products: apiProducts(productsOf(row.products)),
@@ -157,10 +160,20 @@ export interface CampaignChanges {
   contactEmail?: string | null;
   siteUrl?: string | null;
   attribution?: 'first_click' | 'last_click';
+  /** A new schedule counts from now: its first run is at the next period's start (docs/payouts.md). */
+  payoutSchedule?: { schedule: 'manual' | 'weekly' | 'monthly'; now: Date };
+  /** null: no approval needed. */
+  payoutApprovalAboveCents?: number | null;
 }
 
 export async function updateCampaign(db: Db | Trx, id: number, changes: CampaignChanges): Promise<number> {
   const columns: Partial<CampaignRow> = {};
+  if (changes.payoutSchedule !== undefined) {
+    columns.payout_schedule = changes.payoutSchedule.schedule;
+    columns.payout_run_at = changes.payoutSchedule.now;
+  }
+  if (changes.payoutApprovalAboveCents !== undefined)
+    columns.payout_approval_above_cents = changes.payoutApprovalAboveCents;
   if (changes.planId !== undefined) columns.plan_id = changes.planId;
   if (changes.commissionType !== undefined) columns.commission_type = changes.commissionType;
   if (changes.commissionHundredths !== undefined) columns.commission_value = changes.commissionHundredths;
@@ -209,4 +222,41 @@ export async function payoutMinimumCents(db: Db | Trx, campaignId: number): Prom
     .where('id', campaignId)
     .first<{ payout_minimum_cents: number | string } | undefined>('payout_minimum_cents');
   return Number(row?.payout_minimum_cents ?? 0);
+}
+
+/** The campaigns that pay on a schedule, for the payout schedule's job. */
+export async function campaignsWithPayoutSchedule(
+  db: Db | Trx,
+): Promise<{ id: number; schedule: 'weekly' | 'monthly' }[]> {
+  const rows = await db<CampaignRow>('campaigns')
+    .whereIn('payout_schedule', ['weekly', 'monthly'])
+    .orderBy('id')
+    .select<{ id: number; payout_schedule: 'weekly' | 'monthly' }[]>('id', 'payout_schedule');
+  return rows.map((row) => ({ id: Number(row.id), schedule: row.payout_schedule }));
+}
+
+/**
+ * Claims a campaign's payout period: one conditional UPDATE of `payout_run_at`, so of several
+ * daemons (or runs of one) only the first to reach a period runs it; the others change nothing.
+ */
+export async function claimPayoutPeriod(
+  db: Db | Trx,
+  campaignId: number,
+  schedule: 'weekly' | 'monthly',
+  periodStart: Date,
+): Promise<boolean> {
+  const changed = await db('campaigns')
+    .where({ id: campaignId, payout_schedule: schedule })
+    .andWhere((q) => q.whereNull('payout_run_at').orWhere('payout_run_at', '<', periodStart))
+    .update({ payout_run_at: periodStart });
+  return changed > 0;
+}
+
+/** The campaign's approval threshold in hundredths; null: none. */
+export async function payoutApprovalAboveCents(db: Db | Trx, campaignId: number): Promise<number | null> {
+  const row = await db('campaigns')
+    .where('id', campaignId)
+    .first<{ payout_approval_above_cents: number | string | null } | undefined>('payout_approval_above_cents');
+  const cents = row?.payout_approval_above_cents ?? null;
+  return cents === null ? null : Number(cents);
 }

@@ -67,11 +67,24 @@ export async function findDashboardUserByEmail(
   return row && toUser(row);
 }
 
+/** A user as lists show them: with how many passkeys they have. */
+export type ListedDashboardUser = DashboardUser & { passkeys: number };
+
 /** A campaign's users (every campaign's without one), oldest first. */
-export async function listDashboardUsers(db: Db, campaignId?: number): Promise<DashboardUser[]> {
+export async function listDashboardUsers(db: Db, campaignId?: number): Promise<ListedDashboardUser[]> {
   const query = db('dashboard_users').select('*').orderBy('id');
   if (campaignId !== undefined) query.where({ campaign_id: campaignId });
-  return (await query).map(toUser);
+  const users = (await query).map(toUser);
+  const counts = await db('dashboard_passkeys')
+    .whereIn(
+      'user_id',
+      users.map((u) => u.id),
+    )
+    .groupBy('user_id')
+    .select('user_id')
+    .count({ n: '*' });
+  const passkeys = new Map(counts.map((c) => [Number(c.user_id), Number(c.n)]));
+  return users.map((u) => ({ ...u, passkeys: passkeys.get(u.id) ?? 0 }));
 }
 
 export async function setDashboardPassword(trx: Trx, id: number, passwordHash: string, now: Date): Promise<void> {
@@ -145,11 +158,15 @@ export async function setDashboardTotp(trx: Trx, id: number, secret: string | nu
   await trx('dashboard_recovery_codes').where({ user_id: id }).delete();
 }
 
-/** Enrols a secret only where none is: false when another enrolment got there first. */
+/**
+ * Enrols a secret only where no second factor is (no secret, no passkey): false when another
+ * enrolment got there first, so a password alone never adds a factor beside one already set.
+ */
 export async function enrolDashboardTotp(trx: Trx, id: number, secret: string, now: Date): Promise<boolean> {
   const changed = await trx('dashboard_users')
     .where({ id })
     .whereNull('totp_secret')
+    .whereNotExists(trx('dashboard_passkeys').select('id').where({ user_id: id }))
     .update({ totp_secret: secret, totp_last_step: null, updated_at: now });
   return changed > 0;
 }
@@ -190,4 +207,18 @@ export async function unusedRecoveryCodes(db: Db, userId: number): Promise<numbe
     .count({ n: '*' })
     .first();
   return Number(row?.n ?? 0);
+}
+
+/**
+ * A first factor by passkey (instead of TOTP) at the first log-in: true only while the user has
+ * no second factor at all. The update holds the user's row until the transaction ends, so two
+ * first enrolments at once are judged one after the other.
+ */
+export async function claimFirstFactor(trx: Trx, id: number, now: Date): Promise<boolean> {
+  const changed = await trx('dashboard_users')
+    .where({ id })
+    .whereNull('totp_secret')
+    .whereNotExists(trx('dashboard_passkeys').select('id').where({ user_id: id }))
+    .update({ updated_at: now });
+  return changed > 0;
 }

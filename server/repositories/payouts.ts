@@ -118,9 +118,10 @@ async function conversionIdsOf(db: Db | Trx, payoutIds: readonly number[]): Prom
 /** A payout of nothing yet: `takeApprovedConversions` and `setPayoutAmounts` fill it. */
 export async function insertPendingPayout(
   trx: Trx,
-  payout: { campaignId: number; affiliateId: number; createdAt: Date },
+  payout: { campaignId: number; affiliateId: number; createdAt: Date; payoutRunId?: number },
 ): Promise<number> {
   const [id] = await trx('payouts').insert({
+    ...(payout.payoutRunId === undefined ? {} : { payout_run_id: payout.payoutRunId }),
     campaign_id: payout.campaignId,
     affiliate_id: payout.affiliateId,
     created_at: payout.createdAt,

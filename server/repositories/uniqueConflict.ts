@@ -10,7 +10,8 @@ export type UniqueField =
   | 'refundId'
   | 'webhookSlot'
   | 'couponCode'
-  | 'providerEventId';
+  | 'providerEventId'
+  | 'credential';
 
 /**
  * A write a unique index refused. Repositories throw it, named by the field, so a service picks

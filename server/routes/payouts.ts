@@ -11,6 +11,7 @@ export const payoutHandlers: Handlers<typeof contract.payouts> = {
   bulkCreate: ({ auth, body }, { payouts }) => payouts.createMany(auth.campaignId, body.affiliateIds),
   update: ({ auth, params, body }, { payouts }) => payouts.update(auth.campaignId, params.id, body.status),
   send: ({ auth, params }, { payoutSender }) => payoutSender.send(auth.campaignId, params.id),
+  run: ({ auth, body }, { payoutRuns }) => payoutRuns.start(auth.campaignId, body),
 };
 
 /** Payout rails (docs/payouts.md) and the providers' callbacks. */

@@ -31,6 +31,11 @@ export function actingAs<T>(actor: Actor, work: () => Promise<T>): Promise<T> {
   return acting.run(actor, work);
 }
 
+/** Who is acting now: the actor `actingAs` set, or scheduled work. */
+export function currentActor(): Actor {
+  return acting.getStore() ?? SYSTEM;
+}
+
 /** An IPv4 client as IPv4, even when the daemon listens on IPv6 (`::ffff:203.0.113.5`). */
 const plainAddress = (address: string) => address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, '$1');
 

@@ -1,5 +1,7 @@
 import { isCurrencyCode } from '../../shared/currency.js';
-import type { AttributionModel } from '../../shared/vocabulary.js';
+import type { AttributionModel, PAYOUT_SCHEDULES } from '../../shared/vocabulary.js';
+
+type PayoutSchedule = (typeof PAYOUT_SCHEDULES)[number];
 import { z } from 'zod';
 import { toCents } from '../../shared/money.js';
 import {
@@ -68,6 +70,10 @@ export interface UpdateCampaignInput {
   currency?: string;
   /** docs/analytics.md: which of a customer's clicks a lead or sale counts for. */
   attribution?: AttributionModel;
+  /** docs/payouts.md#payout-runs: when the daemon runs the payouts by itself. */
+  payoutSchedule?: PayoutSchedule;
+  /** A run whose total is above this waits for a second person's approval; null: none. */
+  payoutApprovalAbove?: number | null;
 }
 
 export interface CampaignService {
@@ -98,7 +104,7 @@ function validCommission(commission: { type: 'percent' | 'fixed'; value: number 
 }
 
 /** The columns an update changes, each checked; a 400 names the first value that is wrong. */
-async function changesOf(db: ServiceDeps['db'], input: UpdateCampaignInput): Promise<CampaignChanges> {
+async function changesOf(db: ServiceDeps['db'], input: UpdateCampaignInput, now: Date): Promise<CampaignChanges> {
   const changes: CampaignChanges = {};
   if (input.plan !== undefined) {
     const plan = await findPlanByName(db, input.plan);
@@ -132,7 +138,7 @@ async function changesOf(db: ServiceDeps['db'], input: UpdateCampaignInput): Pro
     changes.currency = currency;
   }
   if (input.attribution !== undefined) changes.attribution = input.attribution;
-  return { ...changes, ...ruleChangesOf(input), ...portalChangesOf(input) };
+  return { ...changes, ...ruleChangesOf(input), ...portalChangesOf(input), ...payoutChangesOf(input, now) };
 }
 
 /** The commission rule's other parts (docs/commissions.md), each checked as the API checks a group's. */
@@ -155,6 +161,20 @@ function ruleChangesOf(input: UpdateCampaignInput): CampaignChanges {
     const parsed = parseWith(productRulesInput, { products: input.products });
     if (!parsed.ok) throw new ValidationError(parsed.messages);
     changes.products = productRatesOf(parsed.data.products);
+  }
+  return changes;
+}
+
+/** The payout schedule and the approval threshold (docs/payouts.md#payout-runs). */
+function payoutChangesOf(input: UpdateCampaignInput, now: Date): CampaignChanges {
+  const changes: CampaignChanges = {};
+  if (input.payoutSchedule !== undefined) changes.payoutSchedule = { schedule: input.payoutSchedule, now };
+  const above = input.payoutApprovalAbove;
+  if (above !== undefined) {
+    if (above !== null && (!Number.isFinite(above) || above < 0 || above > MAX_ORDER_VALUE)) {
+      throw new ValidationError(`payout approval threshold must be a number from 0 to ${MAX_ORDER_VALUE} (or "off")`);
+    }
+    changes.payoutApprovalAboveCents = above === null ? null : toCents(above);
   }
   return changes;
 }
@@ -263,10 +283,10 @@ export function campaignService({ db, now }: ServiceDeps, monthly: MonthlyUsage)
    */
   async function update(ref: string | number, input: UpdateCampaignInput): Promise<Campaign> {
     const campaign = await get(ref);
-    const changes = await changesOf(db, input);
+    const changes = await changesOf(db, input, now());
     if (Object.keys(changes).length === 0) {
       throw new ValidationError(
-        'nothing to update: give a plan, a commission, a hold period, a payout minimum, a recurring limit, a second-tier percent, product rules, a portal setting, a currency or an attribution model',
+        'nothing to update: give a plan, a commission, a hold period, a payout minimum, a recurring limit, a second-tier percent, product rules, a portal setting, a currency, an attribution model, a payout schedule or a payout approval threshold',
       );
     }
     await inTransaction(db, async (trx) => {

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/knex.js';
+import type { CountryOf } from '../geoip.js';
 import type { Logger } from '../logger.js';
 import type { RedisClient } from '../repositories/portalThrottle.js';
 import type { PayoutProviders } from './payouts/providers/index.js';
@@ -15,6 +16,8 @@ export interface ServiceDeps {
   redis?: RedisClient;
   /** What metrics count (server/metrics/); absent (operator commands, METRICS_ENABLED=false): nothing. */
   observer?: Observer;
+  /** A client address's country, from `GEOIP_DB` read at start; absent: every country is unknown. */
+  countryOf?: CountryOf;
 }
 
 /** Why a whole request of events was refused, as metrics count it. */

@@ -15,6 +15,7 @@ import { type CampaignService, campaignService } from './campaigns.js';
 import { type ClickService, clickService } from './clicks/index.js';
 import { type CouponService, couponService } from './coupons.js';
 import { type ConversionService, conversionService } from './conversions.js';
+import type { CountryOf } from '../geoip.js';
 import type { Observer, ServiceDeps, Worker } from './deps.js';
 import { type EventService, eventService, monthlyUsage, saleRecorder } from './events/index.js';
 import { type GroupService, groupService } from './groups.js';
@@ -26,6 +27,8 @@ import { createPayoutProviders } from './payouts/providers/index.js';
 import { type PayoutRailService, payoutRailService } from './payouts/rails.js';
 import { type PayoutSender, payoutSender } from './payouts/send.js';
 import { payoutSendJob } from './payouts/sendJob.js';
+import { type PayoutRunService, payoutRunService } from './payouts/run.js';
+import { payoutScheduleJob } from './payouts/schedule.js';
 import { settlementEffects } from './payouts/settlement.js';
 import { type PlanService, planService } from './plans.js';
 import { type ReferenceService, referenceService } from './reference.js';
@@ -73,6 +76,8 @@ export interface Services {
   /** Payout rails (docs/payouts.md): credentials, sends, and the providers' callbacks. */
   payoutRails: PayoutRailService;
   payoutSender: PayoutSender;
+  /** Payout runs and their approvals (docs/payouts.md#payout-runs). */
+  payoutRuns: PayoutRunService;
   payoutCallbacks: PayoutCallbacks;
   /** Billing providers' webhooks (docs/integrations.md). */
   billing: BillingReceiver;
@@ -100,6 +105,7 @@ export function createServices(options: {
   now?: () => Date;
   redis?: RedisClient;
   observer?: Observer;
+  countryOf?: CountryOf;
 }): Services {
   const deps: ServiceDeps = { ...options, now: options.now ?? (() => new Date()) };
   // One bound on bcrypt for the whole daemon: the API's affiliates and the portal's log-ins share it.
@@ -128,49 +134,68 @@ export function createServices(options: {
   const rails = createPayoutProviders(deps.config.payouts);
   const providers = deps.observer ? deps.observer.payoutProviders(rails) : rails;
   const payoutQueue = jobs.queue(payoutSendJob({ ...deps, box, providers, writer }));
+  const sender = payoutSender(deps, outbox, payoutQueue.wake);
+  const payoutRuns = payoutRunService(deps, payouts, sender);
   const analytics = analyticsService(deps);
+  const audit = auditService(deps);
+  const groups = groupService(deps, outbox);
+  const campaigns = campaignService(deps, usage);
+  const webhooks = webhookService({ ...deps, box, wake: webhookQueue.wake }, outbox);
+  const integrations = integrationService(deps, box);
+  const coupons = couponService(deps);
+  const payoutRails = payoutRailService(deps, box);
   jobs.periodic(autoApproveJob(deps, conversions));
+  jobs.periodic(payoutScheduleJob(deps, payoutRuns));
   jobs.periodic(portalHousekeeping(deps));
   jobs.periodic(eventsRetention(deps));
   return {
     authenticator: apiKeyAuthenticator(deps),
     affiliates,
-    groups: groupService(deps, outbox),
+    groups,
     events,
-    campaigns: campaignService(deps, usage),
+    campaigns,
     apiKeys,
     plans: planService(deps),
     health: healthService(deps),
     reference: referenceService(),
-    webhooks: webhookService({ ...deps, box, wake: webhookQueue.wake }, outbox),
+    webhooks,
     reports,
     analytics,
     sdk: sdkService(deps),
     clicks,
     conversions,
     refunds: refundService(deps, outbox),
-    billing: billingReceiver(deps, box, billingLedger(outbox, saleRecorder(outbox)), usage),
-    integrations: integrationService(deps, box),
-    coupons: couponService(deps),
+    billing: billingReceiver(deps, box, billingLedger(outbox, saleRecorder(outbox, deps.config.rollupUpkeep)), usage),
+    integrations,
+    coupons,
     payouts,
-    payoutRails: payoutRailService(deps, box),
-    payoutSender: payoutSender(deps, outbox, payoutQueue.wake),
+    payoutRails,
+    payoutSender: sender,
+    payoutRuns,
     payoutCallbacks: payoutCallbacks({ ...deps, box, writer, wake: payoutQueue.wake }),
     dashboard: dashboardService({
       ...deps,
       affiliates,
       conversions,
       payouts,
+      payoutRuns,
       reports,
       apiKeys,
       mail,
       hasher,
       site,
       box,
+      audit,
+      groups,
+      campaigns,
+      webhooks,
+      integrations,
+      coupons,
+      payoutRails,
     }),
     portal: portalService({ ...deps, affiliates, analytics, mail, hasher, wakeMail: mailQueue.wake, site }),
     mail: mailService(deps),
-    audit: auditService(deps),
+    audit,
     site,
     // The intake writer's requests are answered before the pool they write through closes.
     jobs,

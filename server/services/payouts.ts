@@ -35,7 +35,7 @@ export interface PayoutService {
   clawbacks(campaignId: number, query: ListClawbacksQuery): Promise<ClawbackList>;
   get(campaignId: number, id: number): Promise<Payout>;
   /** `POST /v1/payouts`: every approved conversion of the affiliate in no payout, less clawbacks. */
-  create(campaignId: number, affiliateId: number): Promise<Payout>;
+  create(campaignId: number, affiliateId: number, options?: { payoutRunId?: number }): Promise<Payout>;
   /** One payout per affiliate named (default: every affiliate with something approved to pay). */
   createMany(campaignId: number, affiliateIds?: readonly number[]): Promise<BulkCreatePayoutsResponse>;
   /** `PATCH /v1/payouts/{id}`: `pending → paid | failed`. */
@@ -64,13 +64,17 @@ export function payoutService({ db, now: clock }: ServiceDeps, outbox: Outbox, m
    * one after the other: the conversions go in with one conditional update, clawbacks are
    * netted with another, and a refusal (409) rolls all of it back.
    */
-  async function create(campaignId: number, affiliateId: number): Promise<Payout> {
+  async function create(
+    campaignId: number,
+    affiliateId: number,
+    options: { payoutRunId?: number } = {},
+  ): Promise<Payout> {
     return inLockingTransaction(db, async (trx) => {
       if (!(await lockAffiliate(trx, campaignId, affiliateId))) {
         throw new NotFoundError(MESSAGES.affiliateNotFound);
       }
       const now = clock();
-      const id = await insertPendingPayout(trx, { campaignId, affiliateId, createdAt: now });
+      const id = await insertPendingPayout(trx, { campaignId, affiliateId, createdAt: now, ...options });
       const taken = await takeApprovedConversions(trx, campaignId, affiliateId, id, now);
       if (taken.count === 0) throw new ConflictError(MESSAGES.nothingToPay(affiliateId));
       const clawbackCents = await markNetted(trx, await nettableClawbackIds(trx, affiliateId), id);

@@ -21,6 +21,8 @@ export const campaignRoutes = {
         cookieDays: 30,
         autoApproveDays: null,
         payoutMinimum: 0,
+        payoutSchedule: 'manual',
+        payoutApprovalAbove: null,
         recurring: 'lifetime',
         secondTierPercent: 0,
         products: [],

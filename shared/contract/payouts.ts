@@ -9,6 +9,7 @@ import {
   updatePayoutSchema,
 } from '../schemas/payout.js';
 import { clawbackListSchema, listClawbacksQuerySchema } from '../schemas/clawback.js';
+import { payoutRunSchema, startPayoutRunSchema } from '../schemas/payoutRun.js';
 import { defineRoute } from './route.js';
 import { MESSAGES } from '../errors.js';
 import {
@@ -144,6 +145,46 @@ export const payoutRoutes = {
     examples: {
       params: { id: EXAMPLE_PAYOUT.id },
       response: examplePayout({ status: 'processing', rail: 'pix', reference: 'aff-1-1a2b3c4d5e6f' }),
+    },
+  }),
+  run: defineRoute({
+    ...common,
+    operationId: 'startPayoutRun',
+    method: 'post',
+    path: '/v1/payout-runs',
+    summary: 'Pay every affiliate whose balance reaches the payout minimum, on the rail of their payout details',
+    description:
+      'One payout per affiliate whose approved commissions less clawbacks reach `payoutMinimum` and who can be paid on a ' +
+      'connected rail, each sent at once (`processing`, as `POST /v1/payouts/{id}/send`). `leftOut` names the others and why: ' +
+      '`below_minimum`, `no_payout_details`, `rail_not_connected`, `currency_not_supported` (Pix pays BRL only), ' +
+      '`amount_not_payable`. `dryRun` answers the same list and creates nothing (`status` `dry_run`). A run whose total is above ' +
+      'the campaign’s `payoutApprovalAbove` sends nothing: `status` `awaiting_approval`, its payouts pending until a second ' +
+      'owner or admin approves it in the dashboard (docs/payouts.md#payout-runs). Two runs at once never pay a conversion twice.',
+    body: startPayoutRunSchema,
+    responses: { 200: payoutRunSchema },
+    errors: [400, 401, 413, 415],
+    examples: {
+      body: { rail: 'pix' },
+      response: {
+        id: 1,
+        status: 'sent',
+        rail: 'pix',
+        currency: 'BRL',
+        total: SECOND_PAYOUT.amount,
+        payouts: [
+          {
+            affiliateId: EXAMPLE_ANA.id,
+            affiliateName: EXAMPLE_ANA.name,
+            affiliateEmail: EXAMPLE_ANA.email,
+            rail: 'pix',
+            amount: SECOND_PAYOUT.amount,
+            payoutId: SECOND_PAYOUT.id,
+            status: 'processing',
+          },
+        ],
+        leftOut: [],
+        createdAt: EXAMPLE_TIMES.written,
+      },
     },
   }),
 };

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { APPROVAL_MODES, COMMISSION_TYPES, MAX_AUTO_APPROVE_DAYS, SIGNUP_MODES } from '../vocabulary.js';
+import {
+  APPROVAL_MODES,
+  COMMISSION_TYPES,
+  MAX_AUTO_APPROVE_DAYS,
+  PAYOUT_SCHEDULES,
+  SIGNUP_MODES,
+} from '../vocabulary.js';
 import { productRuleSchema, recurringSchema } from './commission.js';
 
 export const planSchema = z.object({
@@ -40,6 +46,10 @@ export const campaignSchema = z.object({
   autoApproveDays: z.number().int().nullable(),
   /** Smallest payout in BRL (0: any amount). */
   payoutMinimum: z.number(),
+  /** When the daemon runs the payouts by itself (docs/payouts.md#payout-runs): `manual` never. */
+  payoutSchedule: z.enum(PAYOUT_SCHEDULES),
+  /** A payout run whose total is above this waits for a second person's approval; null: none. */
+  payoutApprovalAbove: z.number().nullable(),
   /** Which payments of a customer earn, unless the affiliate's group says otherwise (docs/commissions.md). */
   recurring: recurringSchema,
   /** Percent of a child's commission its parent earns, unless the parent's group says otherwise; 0: none. */

@@ -377,7 +377,15 @@ describe(`the merchant dashboard in Chromium (${ENGINE})`, function () {
     mkdirSync(SHOTS, { recursive: true });
     try {
       const owner = await checking.newPage();
-      for (const path of ['/overview', '/affiliates', '/conversions', '/payouts', '/settings/keys', '/users']) {
+      for (const path of [
+        '/overview',
+        '/affiliates',
+        '/conversions',
+        '/payouts',
+        '/settings/keys',
+        '/users',
+        '/passkeys',
+      ]) {
         await owner.goto(dash(path));
         // The page itself, not the log-in page it would redirect to without the owner's session.
         expect(owner.url()).to.equal(dash(path));

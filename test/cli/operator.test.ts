@@ -155,6 +155,10 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       '20261129300000_dashboard_users',
       '20261129300100_dashboard_totp_sealed',
       '20261129400000_audit_log',
+      '20261129500000_dashboard_passkeys',
+      '20261129500100_payout_runs',
+      '20261130135000_analytics_day_rows',
+      '20261130600000_payout_send_batches',
     ];
     // The contract step waits for `db migrate --contract` (docs/operations.md, "Upgrades").
     const contractSteps = ['20261128400100_dedupe_key_defaults_dropped'];

@@ -61,6 +61,7 @@ export async function createTestDatabase(
 }
 
 const CHILD_TABLES = [
+  'dashboard_passkeys',
   'dashboard_recovery_codes',
   'dashboard_tokens',
   'dashboard_sessions',
@@ -94,6 +95,7 @@ const CHILD_TABLES = [
   'payout_sends',
   'payout_rails',
   'payout_conversions',
+  'payout_runs',
   'conversions',
   'tracking_events',
   'payouts',

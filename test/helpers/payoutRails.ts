@@ -69,20 +69,28 @@ export function railApi(url: () => string, merchant: () => Merchant, db: () => D
     }
   }
 
-  /** An affiliate with these payout details and a pending payout of these order values (10 % commission). */
-  async function pendingPayout(
-    details: Details,
-    orders: readonly number[],
-  ): Promise<{ affiliateId: number; payout: any }> {
+  /** An affiliate with these payout details (or none) and approved conversions of these order values (10 %). */
+  async function owed(details: Details | null, orders: readonly number[]): Promise<{ id: number; code: string }> {
     const { id, code } = await addAffiliate(db(), merchant().campaignId);
-    const check = checkPayoutDetails(details);
-    if (!check.ok) throw new Error(`bad details ${JSON.stringify(details)}`);
-    await db().transaction((trx) => setPayoutDetails(trx, id, check.details, check.identity, new Date()));
+    if (details) {
+      const check = checkPayoutDetails(details);
+      if (!check.ok) throw new Error(`bad details ${JSON.stringify(details)}`);
+      await db().transaction((trx) => setPayoutDetails(trx, id, check.details, check.identity, new Date()));
+    }
     const ids = await life.arrive(
       code,
       orders.map((value, i) => [`o-${id}-${i}`, value] as const),
     );
     await life.approve(...ids);
+    return { id, code };
+  }
+
+  /** An affiliate with these payout details and a pending payout of these order values (10 % commission). */
+  async function pendingPayout(
+    details: Details,
+    orders: readonly number[],
+  ): Promise<{ affiliateId: number; payout: any }> {
+    const { id } = await owed(details, orders);
     const made = await life.payout(id);
     expect(made.status, made.text).to.equal(201);
     return { affiliateId: id, payout: made.body };
@@ -102,7 +110,7 @@ export function railApi(url: () => string, merchant: () => Merchant, db: () => D
     }
   }
 
-  return { ...life, connect, pendingPayout, send, get, settled };
+  return { ...life, connect, owed, pendingPayout, send, get, settled };
 }
 
 /** Waits until `probe` holds. */

@@ -43,4 +43,44 @@ describe(`document and server agree on what they refuse (${ENGINE})`, () => {
     });
     expect(encoded.status, encoded.text).to.equal(201);
   });
+
+  it('an affiliate email whose domain label ends with a hyphen is 400, as the document’s email format says', async () => {
+    const document = await api('GET', '/v1/openapi.json');
+    const schema = document.body.paths['/v1/affiliates'].post.requestBody.content['application/json'].schema;
+    const documented = new RegExp(schema.properties.email.pattern as string);
+    const plain = await api('POST', '/v1/affiliates', {
+      name: 'Ana',
+      email: 'ana@shop-1.example.com',
+      password: 'secret123',
+    });
+    expect(plain.status, plain.text).to.equal(201);
+    for (const address of ['ana@shop-.example.com', 'ana@-shop.example.com', `ana@${'a'.repeat(64)}.example.com`]) {
+      const res = await api('POST', '/v1/affiliates', { name: 'Bia', email: address, password: 'secret123' });
+      expect(res.status, address).to.equal(400);
+      expect(res.body.message, address).to.deep.equal(['email must be a valid email']);
+      expect(documented.test(address), address).to.equal(false);
+      const patched = await api('PATCH', `/v1/affiliates/${plain.body.id}`, { email: address });
+      expect(patched.body.message, address).to.deep.equal(['email must be a valid email']);
+    }
+  });
+
+  it('a payout rail credential is printable ASCII, as the document’s pattern says in any regex dialect', async () => {
+    const document = await api('GET', '/v1/openapi.json');
+    const schemas = document.body.paths['/v1/payout-rails/stripe'].put.requestBody.content['application/json'].schema;
+    const documented = new RegExp(schemas.properties.secretKey.pattern as string);
+    // U+00A0 is a space to JavaScript's \S and not to an ASCII-only reading of it: Schemathesis
+    // generated it as valid and the daemon refused it.
+    for (const key of ['sk_test_abc\u00a0defgh', 'sk_test_açaí12345', 'sk_test_\u2003abcdefgh', 'sk_test abcdefgh']) {
+      const res = await api('PUT', '/v1/payout-rails/stripe', { secretKey: key });
+      expect(res.status, JSON.stringify(key)).to.equal(400);
+      expect(res.body.message).to.deep.equal([
+        'secretKey must be 8 to 512 printable ASCII characters without spaces (paste it as the provider shows it)',
+      ]);
+      expect(documented.test(key), JSON.stringify(key)).to.equal(false);
+    }
+    const ascii = 'sk_test_!#$%&()*+,-./:;<=>?@[]^_`{|}~09AZaz';
+    expect(documented.test(ascii)).to.equal(true);
+    const taken = await api('PUT', '/v1/payout-rails/stripe', { secretKey: ascii });
+    expect(taken.status, taken.text).to.equal(200);
+  });
 });

@@ -27,6 +27,7 @@ const TABLES = [
   'payout_conversions',
   'payout_sends',
   'payout_rails',
+  'payout_runs',
   'clawbacks',
   'affiliate_groups',
   'campaign_customers',
@@ -43,6 +44,7 @@ const TABLES = [
   'dashboard_sessions',
   'dashboard_tokens',
   'dashboard_recovery_codes',
+  'dashboard_passkeys',
   'clicks',
   'customer_clicks',
   'analytics_hourly',
@@ -69,6 +71,9 @@ const MIGRATIONS = [
   '20261129300000_dashboard_users',
   '20261129300100_dashboard_totp_sealed',
   '20261129400000_audit_log',
+  '20261129500000_dashboard_passkeys',
+  '20261129500100_payout_runs',
+  '20261130135000_analytics_day_rows',
   '20261130600000_payout_send_batches',
 ];
 

@@ -517,6 +517,30 @@ describe(`the affiliate portal over HTTP (${ENGINE})`, function () {
     expect((await api('GET', `/v1/affiliates/${anaRow.id}`)).body.flags).to.deep.equal(['duplicate_payout_identity']);
   });
 
+  it('offers Stripe in the payout details: a connected account id is checked, kept as typed, and shown by the API', async () => {
+    await servicesFor(database.db).campaigns.update(merchant.campaignId, { approveAffiliates: 'auto' });
+    await signUp('ana@example.com');
+    const { b: ana } = await logIn('ana@example.com');
+    const form = await ana.get('/settings');
+    expect(form.html).to.include('name="method" value="stripe"');
+    expect(form.html).to.include('id="stripeAccount"');
+    const bad = await ana.post('/settings/payout', { method: 'stripe', stripeAccount: 'ba_1NotAnAccount' });
+    expect(bad.status).to.equal(400);
+    expect(textOf(bad.html)).to.include('Give your Stripe connected account id');
+    expect(bad.html).to.include('value="ba_1NotAnAccount"');
+    const good = await ana.post('/settings/payout', { method: 'stripe', stripeAccount: ' acct_1A2b3C4d5E6f7G8h ' });
+    expect(good.status).to.equal(303);
+    const anaRow = await affiliateRow('ana@example.com');
+    expect((await api('GET', `/v1/affiliates/${anaRow.id}`)).body).to.include({
+      payoutMethod: 'stripe',
+      pixKeyType: null,
+      payoutAccount: 'acct_1A2b3C4d5E6f7G8h',
+    });
+    const again = await ana.get('/settings');
+    expect(again.html).to.match(/value="stripe" checked/);
+    expect(again.html).to.include('value="acct_1A2b3C4d5E6f7G8h"');
+  });
+
   it('resets a password through the mailed link once; a second use and an hour-old link get a page that says so', async () => {
     await servicesFor(database.db).campaigns.update(merchant.campaignId, { approveAffiliates: 'auto' });
     await signUp('ana@example.com');

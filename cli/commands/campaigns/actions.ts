@@ -31,6 +31,8 @@ function commissionOf(options: { commissionPercent?: number; commissionFixed?: n
 const settingsText = (c: Campaign) => ({
   autoApproveDays: c.autoApproveDays === null ? 'off (manual approval)' : plural(c.autoApproveDays, 'day'),
   payoutMinimum: moneyText(c.payoutMinimum, c.currency),
+  payoutSchedule: c.payoutSchedule,
+  payoutApprovalAbove: c.payoutApprovalAbove === null ? 'off' : moneyText(c.payoutApprovalAbove, c.currency),
   recurring: recurringText(c.recurring),
   secondTierPercent: `${c.secondTierPercent}%`,
   products: productsText(c.products, c.currency),
@@ -90,6 +92,8 @@ export async function update(
     contactEmail?: string;
     siteUrl?: string;
     attribution?: AttributionModel;
+    payoutSchedule?: 'manual' | 'weekly' | 'monthly';
+    payoutApprovalAbove?: number | 'off';
   },
   ref: string,
 ): Promise<void> {
@@ -111,12 +115,15 @@ export async function update(
     contactEmail: options.contactEmail,
     siteUrl: options.siteUrl,
     attribution: options.attribution,
+    payoutSchedule: options.payoutSchedule,
+    payoutApprovalAbove: options.payoutApprovalAbove === 'off' ? null : options.payoutApprovalAbove,
   };
   if (Object.values(input).every((value) => value === undefined)) {
     throw new UsageError(
       'nothing to update: give at least one of --plan --commission-percent --commission-fixed --auto-approve-days ' +
         '--payout-minimum --recurring --second-tier-percent --product --no-products' +
-        ' --portal --signup --approve-affiliates --contact-email --site-url --currency --attribution',
+        ' --portal --signup --approve-affiliates --contact-email --site-url --currency --attribution' +
+        ' --payout-schedule --payout-approval-above',
     );
   }
   const campaign = await withServices(io, options, async ({ campaigns }) => {

@@ -8,8 +8,19 @@ import {
   ATTRIBUTION_MODELS,
   MAX_AUTO_APPROVE_DAYS,
   OPERATOR_LIMITS,
+  PAYOUT_SCHEDULES,
   SIGNUP_MODES,
 } from '../../vocabulary.js';
+
+/** `--payout-approval-above`: an amount, or `off` (no approval needed). */
+function approvalThreshold(value: string): number | 'off' {
+  if (value === 'off' || value === 'none') return 'off';
+  try {
+    return decimalNumber(value);
+  } catch {
+    throw new InvalidArgumentError('It must be an amount of at least 0, or off.');
+  }
+}
 
 /** `--auto-approve-days`: days, or `off` (manual approval; commander turns a null into '', so a word). */
 function holdPeriod(value: string): number | 'off' {
@@ -99,6 +110,18 @@ export function registerCampaigns(program: Command, io: Io): void {
           ATTRIBUTION_MODELS,
         ),
       )
+      .addOption(
+        choice(
+          '--payout-schedule <schedule>',
+          'when the daemon runs the payouts by itself: weekly (Mondays 00:00 UTC), monthly (the 1st, 00:00 UTC) or manual',
+          PAYOUT_SCHEDULES,
+        ),
+      )
+      .option(
+        '--payout-approval-above <x>',
+        "a payout run whose total is above this (in the campaign's currency) waits for a second person's approval on the dashboard; off for none",
+        approvalThreshold,
+      )
       .option(
         '--currency <code>',
         'ISO 4217 code of the campaign’s money: every amount is shown and read in it, and billing providers must charge in it (default BRL)',
@@ -112,10 +135,12 @@ export function registerCampaigns(program: Command, io: Io): void {
       'campaigns update spring-sale --site-url https://shop.example',
       'campaigns update spring-sale --currency USD               # Stripe or Paddle charge in dollars',
       'campaigns update spring-sale --attribution first_click',
+      'campaigns update spring-sale --payout-schedule weekly --payout-approval-above 5000',
     ],
     'A new commission rule applies to conversions that arrive from now on; stored ones keep theirs.\n' +
       'A hold period applies to the pending conversions already there, at the next scheduled run.\n' +
       'Rules, groups and their precedence: docs/commissions.md.\n' +
+      'Payout schedules and approvals: docs/payouts.md#payout-runs.\n' +
       'The portal is off by default; see docs/portal.md for turning it on and for e-mail (SMTP_URL).',
   ).action(async (id: string, options) =>
     (await import('./actions.js')).update(io, { ...program.opts(), ...options }, id),

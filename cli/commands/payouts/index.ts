@@ -3,7 +3,7 @@ import { clientCommand } from '../../clientCommand.js';
 import { withExamples } from '../../help.js';
 import type { Io } from '../../io.js';
 import { choice, outputOption, pagingOptions, wholeNumber } from '../../options.js';
-import { PAYOUT_STATUSES } from '../../vocabulary.js';
+import { PAYOUT_RAIL_NAMES, PAYOUT_STATUSES } from '../../vocabulary.js';
 
 /** Client commands for payouts (docs/payouts.md). */
 export function registerPayouts(program: Command, io: Io): void {
@@ -11,9 +11,11 @@ export function registerPayouts(program: Command, io: Io): void {
     'payouts create --all',
     'payouts export --output payouts.csv',
     'payouts send 7',
+    'payouts run --dry-run',
     'payouts mark-paid 7',
   ]);
   const run = clientCommand(program, io, () => import('./actions.js'));
+  const runs = clientCommand(program, io, () => import('./run.js'));
 
   withExamples(
     outputOption(
@@ -63,6 +65,19 @@ export function registerPayouts(program: Command, io: Io): void {
       .argument('<id>', 'payout id', wholeNumber(1)),
     ['payouts send 7', 'payouts send 7 --json | jq .reference'],
   ).action((id: number) => run((a, client, globals) => a.send(io, client, globals, id)));
+  withExamples(
+    payouts
+      .command('run')
+      .description(
+        'pay every affiliate whose approved balance reaches the payout minimum, on the rail of their payout details; lists who is left out and why',
+      )
+      .option('--dry-run', 'show who would be paid and who is left out; create nothing')
+      .addOption(choice('--rail <rail>', 'only the affiliates paid on this rail', PAYOUT_RAIL_NAMES))
+      .option('--yes', 'do not ask for confirmation (required when not on a terminal)'),
+    ['payouts run --dry-run', 'payouts run --rail pix', 'payouts run --yes --json | jq .total'],
+    'A run above the campaign’s approval threshold (`campaigns update --payout-approval-above`) waits for a second\n' +
+      'owner or admin to approve it on the dashboard’s payouts page (docs/payouts.md#payout-runs).',
+  ).action((flags) => runs((a, client, globals) => a.run(io, client, globals, flags)));
   withExamples(
     payouts
       .command('export')

@@ -10,13 +10,14 @@ const PROBLEMS: Record<string, string> = {
   taken: 'this e-mail already has a user in this campaign: see `affiliated users list`',
 };
 
-const shown = (user: DashboardUser) => ({
+/** `passkeys`: how many the user has (a list knows it); with TOTP, either is a second factor. */
+const shown = (user: DashboardUser & { passkeys?: number }) => ({
   id: user.id,
   campaignId: user.campaignId,
   email: user.email,
   role: user.role,
   passwordSet: user.passwordHash !== null,
-  secondFactor: user.totpSecret !== null,
+  secondFactor: user.totpSecret !== null || (user.passkeys ?? 0) > 0,
   createdAt: user.createdAt.toISOString(),
 });
 
@@ -64,7 +65,12 @@ export async function remove(io: Io, options: GlobalOptions, userId: number): Pr
 }
 
 export async function resetTwoFactor(io: Io, options: GlobalOptions, userId: number): Promise<void> {
-  const user = await withServices(io, options, ({ dashboard }) => dashboard.operator.resetTwoFactor(userId));
-  if (options.json) return printJson(io, shown(user));
-  printLine(io, `User ${user.id} (${user.email}) has no second factor now; they set one up at their next log-in.`);
+  const { user, passkeys } = await withServices(io, options, ({ dashboard }) =>
+    dashboard.operator.resetTwoFactor(userId),
+  );
+  if (options.json) return printJson(io, { ...shown(user), passkeysRemoved: passkeys });
+  printLine(
+    io,
+    `User ${user.id} (${user.email}) has no second factor now (TOTP, recovery codes and ${passkeys} passkey(s) removed); they set one up at their next log-in.`,
+  );
 }

@@ -44,7 +44,7 @@ export function registerUsers(program: Command, io: Io): void {
   withExamples(
     users
       .command('reset-2fa')
-      .description('clear a user’s second factor and recovery codes; they enrol again at the next log-in')
+      .description('clear a user’s second factor (TOTP, recovery codes, passkeys); they enrol again at the next log-in')
       .argument('<userId>', 'the user’s id (see `affiliated users list`)', wholeNumber(1)),
     ['users reset-2fa 3'],
   ).action(async (userId: number, options) =>

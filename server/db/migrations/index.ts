@@ -21,6 +21,9 @@ import * as analyticsRollups from './20261129200200_analytics_rollups.js';
 import * as dashboardUsers from './20261129300000_dashboard_users.js';
 import * as dashboardTotpSealed from './20261129300100_dashboard_totp_sealed.js';
 import * as auditLog from './20261129400000_audit_log.js';
+import * as dashboardPasskeys from './20261129500000_dashboard_passkeys.js';
+import * as payoutRuns from './20261129500100_payout_runs.js';
+import * as analyticsDayRows from './20261130135000_analytics_day_rows.js';
 import * as payoutSendBatches from './20261130600000_payout_send_batches.js';
 
 interface Migration {
@@ -62,6 +65,9 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261129300000_dashboard_users', dashboardUsers],
   ['20261129300100_dashboard_totp_sealed', dashboardTotpSealed],
   ['20261129400000_audit_log', auditLog],
+  ['20261129500000_dashboard_passkeys', dashboardPasskeys],
+  ['20261129500100_payout_runs', payoutRuns],
+  ['20261130135000_analytics_day_rows', analyticsDayRows],
   ['20261130600000_payout_send_batches', payoutSendBatches],
 ];
 

@@ -9,10 +9,18 @@ import {
   type FunnelQuery,
 } from '../../../shared/schemas/analytics.js';
 import { NotFoundError } from '../../errors.js';
-import { type RollupCounter, referralIdsOf, rollupSums, zeroCounts } from '../../repositories/analytics.js';
+import {
+  ROLLUP_COUNTERS,
+  type RollupCounter,
+  type RollupDimension,
+  referralIdsOf,
+  rollupSums,
+  zeroCounts,
+} from '../../repositories/analytics.js';
 import { findCampaign } from '../../repositories/campaigns.js';
 import type { ServiceDeps } from '../deps.js';
-import { bucketsOf } from './buckets.js';
+import { type Buckets, bucketsOf } from './buckets.js';
+import { readPlan } from './plan.js';
 import { localIso } from './zone.js';
 
 export interface AnalyticsService {
@@ -48,8 +56,42 @@ function valuesOf(metrics: readonly AnalyticsMetric[], sums: Readonly<Record<Rol
 
 const zero = zeroCounts;
 
-function add(into: Record<RollupCounter, number>, sums: Readonly<Record<RollupCounter, number>>): void {
-  for (const key of Object.keys(into) as RollupCounter[]) into[key] += sums[key];
+function add(into: Record<RollupCounter, number>, sums: Readonly<Record<RollupCounter, number>>, sign = 1): void {
+  for (const key of ROLLUP_COUNTERS) into[key] += sign * sums[key];
+}
+
+/** Sums per group and point, and in all, read as the plan says (exact integers: moves only add and take). */
+async function pointSums(
+  db: ServiceDeps['db'],
+  campaignId: number,
+  buckets: Buckets,
+  byHour: boolean,
+  read: {
+    groupBy: 'affiliate' | RollupDimension | undefined;
+    counters: readonly RollupCounter[];
+    affiliateId?: number;
+  },
+) {
+  const groups = new Map<string, Record<RollupCounter, number>[]>();
+  const totals = zero();
+  for (const part of readPlan(buckets.starts, buckets.endHour, byHour)) {
+    const rows = await rollupSums(db, { campaignId, ...part, ...read });
+    for (const row of rows) {
+      let points = groups.get(row.group);
+      if (!points) {
+        points = buckets.starts.map(zero);
+        groups.set(row.group, points);
+      }
+      const move = part.moves[row.run];
+      const to = move?.to === undefined ? undefined : points[move.to];
+      const from = move?.from === undefined ? undefined : points[move.from];
+      if (to) add(to, row.sums);
+      if (from) add(from, row.sums, -1);
+      if (to && !from) add(totals, row.sums);
+      if (from && !to) add(totals, row.sums, -1);
+    }
+  }
+  return { groups, totals };
 }
 
 export function analyticsService({ db, now }: ServiceDeps): AnalyticsService {
@@ -67,25 +109,11 @@ export function analyticsService({ db, now }: ServiceDeps): AnalyticsService {
         : [...ANALYTICS_METRICS];
       const buckets = bucketsOf(query, interval, now());
       const currency = await currencyOf(campaignId);
-      const rows = await rollupSums(db, {
-        campaignId,
-        bucketStarts: buckets.starts,
-        endHour: buckets.endHour,
+      const { groups, totals } = await pointSums(db, campaignId, buckets, interval === 'hour', {
         groupBy: query.groupBy,
+        counters: metrics.map((metric) => COLUMN[metric]),
         affiliateId,
       });
-      const groups = new Map<string, Record<RollupCounter, number>[]>();
-      const totals = zero();
-      for (const row of rows) {
-        let points = groups.get(row.group);
-        if (!points) {
-          points = buckets.starts.map(zero);
-          groups.set(row.group, points);
-        }
-        const point = points[row.bucket];
-        if (point) add(point, row.sums);
-        add(totals, row.sums);
-      }
       const names =
         query.groupBy === 'affiliate'
           ? await referralIdsOf(db, [...groups.keys()].map(Number))
@@ -100,22 +128,18 @@ export function analyticsService({ db, now }: ServiceDeps): AnalyticsService {
       const shown = [...groups.entries()].filter(([, points]) =>
         points.some((sums) => metrics.some((metric) => sums[COLUMN[metric]] !== 0)),
       );
+      // Each point's label once: reading the zone's clock is the costliest step of a long series.
+      const labels = buckets.starts.map((start) => localIso(buckets.timezone, start * HOUR_MS));
       const series = shown
         .map(([group, points]) => ({
           group: nameOf(group),
-          points: points.map((sums, i) => ({
-            start: localIso(buckets.timezone, (buckets.starts[i] ?? 0) * HOUR_MS),
-            ...valuesOf(metrics, sums),
-          })),
+          points: points.map((sums, i) => ({ start: labels[i] ?? '', ...valuesOf(metrics, sums) })),
         }))
         .sort((a, b) => ((a.group ?? '') < (b.group ?? '') ? -1 : (a.group ?? '') > (b.group ?? '') ? 1 : 0));
       if (series.length === 0 && query.groupBy === undefined) {
         series.push({
           group: null,
-          points: buckets.starts.map((start) => ({
-            start: localIso(buckets.timezone, start * HOUR_MS),
-            ...valuesOf(metrics, zero()),
-          })),
+          points: labels.map((start) => ({ start, ...valuesOf(metrics, zero()) })),
         });
       }
       return {
@@ -131,15 +155,13 @@ export function analyticsService({ db, now }: ServiceDeps): AnalyticsService {
     },
 
     async funnel(campaignId, query) {
-      const buckets = bucketsOf(query, 'day', now());
-      const rows = await rollupSums(db, {
-        campaignId,
-        bucketStarts: buckets.starts.slice(0, 1),
-        endHour: buckets.endHour,
+      const days = bucketsOf(query, 'day', now());
+      // The whole range as one point.
+      const buckets = { ...days, starts: days.starts.slice(0, 1) };
+      const { totals } = await pointSums(db, campaignId, buckets, false, {
         groupBy: undefined,
+        counters: ['clicks', 'leads', 'conversions'],
       });
-      const totals = zero();
-      for (const row of rows) add(totals, row.sums);
       return {
         from: buckets.from,
         to: buckets.to,

@@ -17,6 +17,8 @@ export interface LinkVisit {
   query: Readonly<Record<string, string | string[] | undefined>>;
   userAgent: string;
   referer: string | undefined;
+  /** The client's address as the daemon derives it (`TRUST_PROXY`: the forwarding header's). */
+  ip: string;
   /** HEAD (a link preview asking where it leads) is answered, never counted. */
   counted: boolean;
 }
@@ -64,14 +66,14 @@ const rollupFact = (click: NewClick): RollupFact => ({
   counts: click.bot ? { bot_clicks: 1 } : { clicks: 1 },
 });
 
-export function clickService({ db, logger, now }: ServiceDeps): ClickService {
+export function clickService({ db, logger, now, config, countryOf }: ServiceDeps): ClickService {
   const resolve = linkResolver(db);
   // Clicks that arrive while one flush is written share the next: one insert, one commit.
   const writer = createGroupCommitter<NewClick, undefined>(
     async (clicks) => {
       await inTransaction(db, async (trx) => {
         await insertClicks(trx, clicks);
-        await addToRollup(trx, clicks.map(rollupFact));
+        if (config.rollupUpkeep) await addToRollup(trx, clicks.map(rollupFact));
       });
       return clicks.map(() => ({ ok: true, value: undefined }));
     },
@@ -93,7 +95,7 @@ export function clickService({ db, logger, now }: ServiceDeps): ClickService {
         affiliateId: target.affiliateId,
         createdAt: at,
         ...visitor,
-        country: null,
+        country: countryOf?.(visit.ip) ?? null,
         referrer: referrerHost(visit.referer),
         utm: utmTags(visit.query),
       };

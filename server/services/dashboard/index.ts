@@ -12,22 +12,23 @@ import type {
   Payout,
   PayoutList,
 } from '../../../shared/schemas/payout.js';
+import type { PayoutRun } from '../../../shared/schemas/payoutRun.js';
 import { NotFoundError } from '../../errors.js';
 import { findCampaign } from '../../repositories/campaigns.js';
-import type { DashboardUser } from '../../repositories/dashboardUsers.js';
+import type { DashboardUser, ListedDashboardUser } from '../../repositories/dashboardUsers.js';
 import { databaseThrottleStore, redisThrottleStore, type RedisClient } from '../../repositories/portalThrottle.js';
-import type { AffiliateService } from '../affiliates.js';
 import type { ApiKeyService } from '../apiKeys.js';
-import type { ConversionService } from '../conversions.js';
 import type { ServiceDeps } from '../deps.js';
 import type { MailOutbox } from '../mail/outbox.js';
 import type { PasswordHasher } from '../passwordHasher.js';
-import type { PayoutService } from '../payouts.js';
+import type { PayoutRunService, StoredPayoutRun } from '../payouts/run.js';
 import { portalThrottle } from '../portal/throttle.js';
 import type { ReportService } from '../reports.js';
 import type { Site } from '../site.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
+import { campaignPages, type CampaignPagesDeps, type DashboardCampaignPages } from './campaignPages.js';
 import * as login from './login.js';
+import * as passkeys from './passkeys.js';
 import { overview, type Overview } from './overview.js';
 import { requireRole } from './roles.js';
 import { dashboardSessions } from './sessions.js';
@@ -38,16 +39,18 @@ import * as users from './users.js';
 export type { Asker, DashboardActor, DashboardCampaign, DashboardRole, SetupLink } from './types.js';
 export { DASHBOARD_ROLES } from './types.js';
 export type { Overview } from './overview.js';
-export type { DashboardUser } from '../../repositories/dashboardUsers.js';
+export type { AffiliateDetail, IntegrationsView } from './campaignPages.js';
+export type { DashboardPasskey, PasskeyOptions, RegisterResult } from './passkeys.js';
+export type { DashboardUser, ListedDashboardUser } from '../../repositories/dashboardUsers.js';
 export type { NewUserResult } from './users.js';
-export { may } from './roles.js';
+export { may, needsSecondFactor } from './roles.js';
 
 /**
  * The merchant dashboard's rules (docs/dashboard.md). Its pages (server/dashboard/) call only
  * these; what a page changes goes through the services the API uses, after the actor's role
  * is checked here (403 otherwise).
  */
-export interface DashboardService {
+export interface DashboardService extends DashboardCampaignPages {
   readonly mailEnabled: boolean;
   campaign(publicId: string): Promise<DashboardCampaign>;
   session(campaign: DashboardCampaign, secret: string | undefined): Promise<DashboardActor | undefined>;
@@ -73,6 +76,22 @@ export interface DashboardService {
   checkTotp(actor: DashboardActor, code: string, session: string): Promise<login.FactorResult>;
   checkRecoveryCode(actor: DashboardActor, code: string, session: string): Promise<login.FactorResult>;
 
+  /** docs/dashboard.md#passkeys: the user's own passkeys (owners and admins). */
+  passkeys(actor: DashboardActor): Promise<passkeys.DashboardPasskey[]>;
+  /** Options for `navigator.credentials.create`, the challenge kept on the session; `pageOrigin` is where the page was opened. */
+  passkeyRegistrationOptions(
+    campaign: DashboardCampaign,
+    actor: DashboardActor,
+    session: string,
+    pageOrigin: string,
+  ): Promise<passkeys.PasskeyOptions>;
+  addPasskey(actor: DashboardActor, session: string, response: string | undefined): Promise<passkeys.RegisterResult>;
+  /** Options for `navigator.credentials.get`, for a session that owes its second factor. */
+  passkeyLogInOptions(actor: DashboardActor, session: string, pageOrigin: string): Promise<passkeys.PasskeyOptions>;
+  checkPasskey(actor: DashboardActor, session: string, response: string | undefined): Promise<login.FactorResult>;
+  /** false: the user has no such passkey. */
+  removePasskey(actor: DashboardActor, id: number): Promise<boolean>;
+
   overview(actor: DashboardActor): Promise<Overview>;
   affiliates(actor: DashboardActor, query: ListAffiliatesQuery): Promise<AffiliateList>;
   approveAffiliate(actor: DashboardActor, id: number): Promise<void>;
@@ -87,12 +106,18 @@ export interface DashboardService {
   allPayouts(actor: DashboardActor, status: ListPayoutsQuery['status']): Promise<Payout[]>;
   createPayouts(actor: DashboardActor): Promise<BulkCreatePayoutsResponse>;
   markPayoutPaid(actor: DashboardActor, id: number): Promise<Payout>;
+  /** A payout run (docs/payouts.md#payout-runs), started by this user. */
+  runPayouts(actor: DashboardActor, dryRun: boolean): Promise<PayoutRun>;
+  /** Runs waiting for a second person's approval. */
+  payoutRunsAwaiting(actor: DashboardActor): Promise<StoredPayoutRun[]>;
+  /** The second person's approval: an owner or admin who did not start the run; once. */
+  approvePayoutRun(actor: DashboardActor, id: number): Promise<{ run: StoredPayoutRun; sent: number }>;
 
   keys(actor: DashboardActor): Promise<ApiKeyInfo[]>;
   createKey(actor: DashboardActor, name: string): Promise<ApiKeyInfo & { key: string }>;
   revokeKey(actor: DashboardActor, id: number): Promise<ApiKeyInfo>;
 
-  users(actor: DashboardActor): Promise<DashboardUser[]>;
+  users(actor: DashboardActor): Promise<ListedDashboardUser[]>;
   invite(
     actor: DashboardActor,
     fields: { email?: string; role?: string },
@@ -105,16 +130,14 @@ export interface DashboardService {
   /** The operator's `affiliated users …` commands. */
   operator: {
     create(input: { campaign: string; email: string; role: string }): Promise<users.NewUserResult>;
-    list(campaign?: string): Promise<DashboardUser[]>;
+    list(campaign?: string): Promise<ListedDashboardUser[]>;
     remove(id: number): Promise<DashboardUser>;
-    resetTwoFactor(id: number): Promise<DashboardUser>;
+    resetTwoFactor(id: number): Promise<{ user: DashboardUser; passkeys: number }>;
   };
 }
 
-export interface DashboardServiceDeps extends ServiceDeps {
-  affiliates: AffiliateService;
-  conversions: ConversionService;
-  payouts: PayoutService;
+export interface DashboardServiceDeps extends ServiceDeps, CampaignPagesDeps {
+  payoutRuns: PayoutRunService;
   reports: ReportService;
   apiKeys: ApiKeyService;
   mail: MailOutbox;
@@ -130,10 +153,12 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
   const throttle = portalThrottle(store, deps.config.portal.postsPerIp);
   const sessions = dashboardSessions(db);
   const loginDeps: login.LoginDeps = { db, now, hasher: deps.hasher, sessions, throttle, box: deps.box };
+  const passkeyDeps: passkeys.PasskeyDeps = { ...loginDeps, site: deps.site };
   const userDeps: users.UserDeps = { db, now, site: deps.site, mail: deps.mail, sessions };
   const notFound = () => new NotFoundError('Not Found');
 
   return {
+    ...campaignPages(deps),
     mailEnabled: deps.mail.enabled,
 
     async campaign(publicId) {
@@ -168,6 +193,15 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
     enrolTotp: (actor, fields, session) => login.enrolTotp(loginDeps, actor, fields, session),
     checkTotp: (actor, code, session) => login.checkTotp(loginDeps, actor, code, session),
     checkRecoveryCode: (actor, code, session) => login.checkRecoveryCode(loginDeps, actor, code, session),
+
+    passkeys: (actor) => passkeys.ownPasskeys(passkeyDeps, actor),
+    passkeyRegistrationOptions: (campaign, actor, session, pageOrigin) =>
+      passkeys.registrationOptions(passkeyDeps, campaign, actor, session, pageOrigin),
+    addPasskey: (actor, session, response) => passkeys.register(passkeyDeps, actor, session, response),
+    passkeyLogInOptions: (actor, session, pageOrigin) =>
+      passkeys.authenticationOptions(passkeyDeps, actor, session, pageOrigin),
+    checkPasskey: (actor, session, response) => passkeys.authenticate(passkeyDeps, actor, session, response),
+    removePasskey: (actor, id) => passkeys.removePasskey(passkeyDeps, actor, id),
 
     async overview(actor) {
       requireRole(actor, 'read');
@@ -209,6 +243,18 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
     async markPayoutPaid(actor, id) {
       requireRole(actor, 'change');
       return deps.payouts.update(actor.campaignId, id, 'paid');
+    },
+    async runPayouts(actor, dryRun) {
+      requireRole(actor, 'change');
+      return deps.payoutRuns.start(actor.campaignId, { dryRun });
+    },
+    async payoutRunsAwaiting(actor) {
+      requireRole(actor, 'read');
+      return deps.payoutRuns.awaitingApproval(actor.campaignId);
+    },
+    async approvePayoutRun(actor, id) {
+      requireRole(actor, 'change');
+      return deps.payoutRuns.approve(actor.campaignId, id, actor.userId);
     },
 
     async keys(actor) {

@@ -108,7 +108,7 @@ export async function completeSetup(
 }
 
 /** A second factor given: the session that owed it is replaced by a full one (a new id). */
-async function promote(deps: LoginDeps, actor: DashboardActor, oldSecret: string): Promise<string> {
+export async function promote(deps: LoginDeps, actor: DashboardActor, oldSecret: string): Promise<string> {
   await deps.sessions.close(oldSecret);
   return deps.sessions.open(deps.db, actor.userId, false, deps.now());
 }
@@ -148,7 +148,7 @@ export function checkRecoveryCode(
 }
 
 /** One guess at the second factor, holding one of its five places until judged (as a password's). */
-async function factorAttempt(
+export async function factorAttempt(
   deps: LoginDeps,
   actor: DashboardActor,
   oldSecret: string,

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { inTransaction, type Db } from '../../db/knex.js';
 import { findCampaign } from '../../repositories/campaigns.js';
+import { deleteDashboardPasskeysOf } from '../../repositories/dashboardPasskeys.js';
 import { insertDashboardToken } from '../../repositories/dashboardSessions.js';
 import {
   type DashboardUser,
+  type ListedDashboardUser,
   deleteDashboardUser,
   findDashboardUser,
   insertDashboardUser,
@@ -101,7 +103,7 @@ export async function createUser(
   }
 }
 
-export async function listUsers(db: Db, campaign?: string | number): Promise<DashboardUser[]> {
+export async function listUsers(db: Db, campaign?: string | number): Promise<ListedDashboardUser[]> {
   if (campaign === undefined) return listDashboardUsers(db);
   const found = await findCampaign(db, campaign);
   if (!found) throw new NotFoundError(`Campaign ${campaign} not found: see \`affiliated campaigns list\``);
@@ -136,15 +138,21 @@ export async function removeUser(
   });
 }
 
-/** Clears the user's second factor and recovery codes and ends its sessions: the next log-in enrols again. */
-export async function resetTwoFactor(deps: UserDeps, id: number): Promise<DashboardUser> {
+/**
+ * Clears the user's second factor (TOTP secret, recovery codes and every passkey) and ends its
+ * sessions: the next log-in enrols again. Answers the user and how many passkeys went.
+ */
+export async function resetTwoFactor(deps: UserDeps, id: number): Promise<{ user: DashboardUser; passkeys: number }> {
   return inTransaction(deps.db, async (trx) => {
     const user = await findDashboardUser(trx, id);
     if (!user) throw userNotFound(id);
     await setDashboardTotp(trx, id, null, deps.now());
+    const passkeys = await deleteDashboardPasskeysOf(trx, id);
     await deps.sessions.closeAll(trx, id);
-    await recordAudit(trx, deps.now(), [{ campaignId: user.campaignId, action: 'user.reset_2fa', targetId: id }]);
-    return user;
+    await recordAudit(trx, deps.now(), [
+      { campaignId: user.campaignId, action: 'user.reset_2fa', targetId: id, figures: { passkeys } },
+    ]);
+    return { user, passkeys };
   });
 }
 

@@ -152,6 +152,7 @@ export async function storeFlush(
   trx: Trx,
   jobs: readonly IntakeJob[],
   outbox: WebhookOutbox,
+  rollups: boolean,
 ): Promise<Outcome<Stored>[]> {
   const clicks = await decideClicks(trx, jobs);
   const affiliates = await referralTargets(trx, jobs, clicks);
@@ -190,7 +191,7 @@ export async function storeFlush(
   }
 
   await addToDailyStats(trx, written.events);
-  await addToRollup(trx, written.events.map(rollupFact));
+  if (rollups) await addToRollup(trx, written.events.map(rollupFact));
   await recordConversionsCreated(trx, outbox, written.conversions);
   return attributed.map((request): Outcome<Stored> => {
     const outcome = results.get(request);

@@ -46,12 +46,14 @@ export function createEventIntake(
   db: Db,
   outbox: WebhookOutbox,
   usage: MonthlyUsage,
-  observer?: Observer,
+  observer: Observer | undefined,
+  /** Off only for the bench's baseline (`ROLLUP_UPKEEP=false`, docs/benchmarks.md). */
+  rollups: boolean,
 ): EventIntake {
   const committer = createGroupCommitter<IntakeJob, Stored>(
     async (jobs) => {
       await prepareMonths(usage, jobs);
-      return inTransaction(db, (trx) => storeFlush(trx, jobs, outbox));
+      return inTransaction(db, (trx) => storeFlush(trx, jobs, outbox, rollups));
     },
     {
       maxWeight: FLUSH_EVENTS,

@@ -34,7 +34,7 @@ export type SaleRecorded =
  */
 export type RecordSale = (trx: Trx, sale: SaleToRecord) => Promise<SaleRecorded>;
 
-export function saleRecorder(outbox: WebhookOutbox): RecordSale {
+export function saleRecorder(outbox: WebhookOutbox, rollups: boolean): RecordSale {
   return async (trx, sale) => {
     const { limit, event, providerCustomerId, now } = sale;
     const orderId = event.properties?.order_id;
@@ -51,7 +51,7 @@ export function saleRecorder(outbox: WebhookOutbox): RecordSale {
     try {
       return await trx.transaction(async (savepoint): Promise<SaleRecorded> => {
         // A flush of one request throws what refuses it, so that this savepoint rolls it back.
-        const [stored] = await storeFlush(savepoint, [job], outbox);
+        const [stored] = await storeFlush(savepoint, [job], outbox, rollups);
         if (!stored) throw new Error('the flush answered no outcome for its one request');
         if (!stored.ok) throw stored.error;
         const skip = stored.value.skipped[0];

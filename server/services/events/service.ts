@@ -85,8 +85,12 @@ function withoutAffiliateStatus(answer: EventsResponse): EventsResponse {
 }
 
 /** Both endpoints answer `{ success, received, accepted, skipped }`. */
-export function eventService({ db, observer }: ServiceDeps, outbox: WebhookOutbox, usage: MonthlyUsage): EventService {
-  const intake = createEventIntake(db, outbox, usage, observer);
+export function eventService(
+  { db, observer, config }: ServiceDeps,
+  outbox: WebhookOutbox,
+  usage: MonthlyUsage,
+): EventService {
+  const intake = createEventIntake(db, outbox, usage, observer, config.rollupUpkeep);
   const campaignIds = new Map<string, { id: number; expires: number }>();
 
   async function resolveCampaigns(publicIds: readonly string[], now = Date.now()): Promise<Map<string, number>> {

@@ -53,6 +53,10 @@ export function profileOf(
 
 /** The settings form's payout details, checked (shared/payoutDetails.ts), or the field at fault. */
 export function payoutOf(fields: FormFields): { check: PayoutDetailsCheck; field: string } {
+  if (fields.method === 'stripe') {
+    const account = fields.stripeAccount ?? '';
+    return { check: checkPayoutDetails({ method: 'stripe', account }), field: 'stripeAccount' };
+  }
   if (fields.method === 'paypal') {
     return { check: checkPayoutDetails({ method: 'paypal', account: fields.paypalEmail ?? '' }), field: 'paypalEmail' };
   }

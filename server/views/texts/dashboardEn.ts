@@ -1,14 +1,24 @@
+import { dashboardPagesEn } from './dashboardPagesEn.js';
+
 /** The merchant dashboard's words in English (docs/dashboard.md); pt-BR has the same keys. */
 export const dashboardEn = {
+  ...dashboardPagesEn,
   brand: 'Merchant dashboard',
   nav: {
     main: 'Main',
+    campaign: 'Campaign',
     overview: 'Overview',
     affiliates: 'Affiliates',
     conversions: 'Conversions',
     payouts: 'Payouts',
     keys: 'API keys',
     users: 'Users',
+    audit: 'Audit log',
+    webhooks: 'Webhooks',
+    integrations: 'Integrations',
+    rules: 'Rules',
+    groups: 'Groups',
+    passkeys: 'Passkeys',
     logOut: 'Log out',
   },
   roleNote: (email: string, role: string) => `${email} · ${role}`,
@@ -51,6 +61,34 @@ export const dashboardEn = {
     codesIntro:
       'Each code logs you in once if you lose your authenticator. Store them somewhere safe now: they are shown only this once.',
     codesDone: 'I stored them: go on',
+  },
+  passkeys: {
+    title: 'Passkeys',
+    heading: 'Passkey',
+    intro:
+      'A passkey is a second factor kept by your device or security key: at log-in, after your password, it replaces the code of your authenticator app. Add one on each device you use.',
+    addIntro: 'Add a passkey of this device or a security key.',
+    enrolIntro: 'Or, instead of an authenticator app, use a passkey of this device or a security key.',
+    logInIntro: 'Use one of your passkeys.',
+    add: 'Add a passkey',
+    logIn: 'Use a passkey',
+    name: 'Passkey',
+    label: (n: number) => `Passkey ${n}`,
+    created: 'Added',
+    lastUsed: 'Last used',
+    never: 'never',
+    remove: 'Remove',
+    none: 'No passkeys yet.',
+    added: 'The passkey is added: use it at your next log-in.',
+    removed: 'The passkey is removed.',
+    refused: 'That passkey was not accepted. Try again, or use another factor.',
+    unknown: 'There is no such passkey of yours.',
+    needsScript: 'Passkeys need JavaScript and a browser that supports them.',
+    loggedOut: 'Your session has ended: log in again.',
+    elsewhere: (origin: string) =>
+      `Passkeys work only at ${origin} (the daemon’s PUBLIC_URL): open the dashboard there.`,
+    unusable:
+      'Passkeys need the daemon’s public address (PUBLIC_URL) to be a host name, not an IP address: ask the operator to set it.',
   },
   overview: {
     title: 'Overview',
@@ -109,6 +147,27 @@ export const dashboardEn = {
     saved: 'Payout marked paid.',
     csv: 'Export CSV',
     none: 'No payouts match.',
+    runTitle: 'Pay through the rails',
+    runIntro:
+      'Pays every affiliate whose approved balance reaches the payout minimum, on the rail of their payout details (Pix, PayPal or Stripe). A run above the approval threshold waits for a second owner or admin.',
+    startRun: 'Run payouts now',
+    runSent: (n: string) => `Payout run sent ${n} payouts to the providers.`,
+    runWaiting: (n: string) =>
+      `Payout run ${n} is above the approval threshold: another owner or admin must approve it.`,
+    runApproved: (n: string) => `Payout run approved: ${n} payouts sent.`,
+    awaitingTitle: 'Runs awaiting approval',
+    runColumn: 'Run',
+    payoutCount: 'Payouts',
+    startedBy: 'Started by',
+    approve: 'Approve and send',
+    starter: (type: string, id: string) =>
+      type === 'user'
+        ? `dashboard user #${id}`
+        : type === 'key'
+          ? `API key #${id}`
+          : type === 'operator'
+            ? 'the operator'
+            : 'the schedule',
   },
   keys: {
     title: 'API keys',

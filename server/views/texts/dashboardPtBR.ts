@@ -1,16 +1,25 @@
 import type { dashboardEn } from './dashboardEn.js';
+import { dashboardPagesPtBR } from './dashboardPagesPtBR.js';
 
 /** As palavras do painel do lojista em português do Brasil. */
 export const dashboardPtBR: typeof dashboardEn = {
+  ...dashboardPagesPtBR,
   brand: 'Painel do lojista',
   nav: {
     main: 'Principal',
+    campaign: 'Campanha',
     overview: 'Resumo',
     affiliates: 'Afiliados',
     conversions: 'Conversões',
     payouts: 'Pagamentos',
     keys: 'Chaves de API',
     users: 'Usuários',
+    audit: 'Auditoria',
+    webhooks: 'Webhooks',
+    integrations: 'Integrações',
+    rules: 'Regras',
+    groups: 'Grupos',
+    passkeys: 'Chaves de acesso',
     logOut: 'Sair',
   },
   roleNote: (email: string, role: string) => `${email} · ${role}`,
@@ -53,6 +62,34 @@ export const dashboardPtBR: typeof dashboardEn = {
     codesIntro:
       'Cada código permite entrar uma vez se você perder o autenticador. Guarde-os em lugar seguro agora: eles aparecem só esta vez.',
     codesDone: 'Guardei: continuar',
+  },
+  passkeys: {
+    title: 'Chaves de acesso',
+    heading: 'Chave de acesso',
+    intro:
+      'Uma chave de acesso (passkey) é um segundo fator guardado pelo seu aparelho ou chave de segurança: ao entrar, depois da senha, ela substitui o código do app autenticador. Adicione uma em cada aparelho que você usa.',
+    addIntro: 'Adicione uma chave de acesso deste aparelho ou uma chave de segurança.',
+    enrolIntro: 'Ou, em vez de um app autenticador, use uma chave de acesso deste aparelho ou uma chave de segurança.',
+    logInIntro: 'Use uma das suas chaves de acesso.',
+    add: 'Adicionar chave de acesso',
+    logIn: 'Usar chave de acesso',
+    name: 'Chave de acesso',
+    label: (n: number) => `Chave de acesso ${n}`,
+    created: 'Adicionada',
+    lastUsed: 'Último uso',
+    never: 'nunca',
+    remove: 'Remover',
+    none: 'Nenhuma chave de acesso ainda.',
+    added: 'A chave de acesso foi adicionada: use-a no próximo acesso.',
+    removed: 'A chave de acesso foi removida.',
+    refused: 'Essa chave de acesso não foi aceita. Tente de novo ou use outro fator.',
+    unknown: 'Você não tem essa chave de acesso.',
+    needsScript: 'Chaves de acesso precisam de JavaScript e de um navegador que as aceite.',
+    loggedOut: 'Sua sessão terminou: entre de novo.',
+    elsewhere: (origin: string) =>
+      `Chaves de acesso só funcionam em ${origin} (o PUBLIC_URL do daemon): abra o painel nesse endereço.`,
+    unusable:
+      'Chaves de acesso precisam que o endereço público do daemon (PUBLIC_URL) seja um nome, não um endereço IP: peça ao operador que o configure.',
   },
   overview: {
     title: 'Resumo',
@@ -111,6 +148,27 @@ export const dashboardPtBR: typeof dashboardEn = {
     saved: 'Pagamento marcado como pago.',
     csv: 'Exportar CSV',
     none: 'Nenhum pagamento encontrado.',
+    runTitle: 'Pagar pelos meios de pagamento',
+    runIntro:
+      'Paga cada afiliado cujo saldo aprovado alcança o pagamento mínimo, pelo meio dos seus dados de pagamento (Pix, PayPal ou Stripe). Uma rodada acima do limite de aprovação espera por outro proprietário ou administrador.',
+    startRun: 'Pagar agora',
+    runSent: (n: string) => `A rodada enviou ${n} pagamentos aos provedores.`,
+    runWaiting: (n: string) =>
+      `A rodada ${n} está acima do limite de aprovação: outro proprietário ou administrador precisa aprová-la.`,
+    runApproved: (n: string) => `Rodada aprovada: ${n} pagamentos enviados.`,
+    awaitingTitle: 'Rodadas aguardando aprovação',
+    runColumn: 'Rodada',
+    payoutCount: 'Pagamentos',
+    startedBy: 'Iniciada por',
+    approve: 'Aprovar e enviar',
+    starter: (type: string, id: string) =>
+      type === 'user'
+        ? `usuário #${id} do painel`
+        : type === 'key'
+          ? `chave de API #${id}`
+          : type === 'operator'
+            ? 'o operador'
+            : 'o agendamento',
   },
   keys: {
     title: 'Chaves de API',

@@ -1,0 +1,37 @@
+import type { Router } from '@koa/router';
+import type { Context } from 'koa';
+import type { FormFields } from '../services/portal/index.js';
+import {
+  postCreateGroup,
+  postRemoveGroup,
+  postUpdateGroup,
+  showAffiliate,
+  showAudit,
+  showGroups,
+  showRules,
+} from './campaignPages.js';
+import { postCreateWebhook, postRemoveWebhook, showIntegrations, showWebhook, showWebhooks } from './hookPages.js';
+import type { DashPage } from './page.js';
+
+type Actor = NonNullable<DashPage['actor']>;
+type Show = (handler: (page: DashPage, actor: Actor) => Promise<void>) => (ctx: Context) => unknown;
+type Post = (handler: (page: DashPage, actor: Actor, fields: FormFields) => Promise<void>) => (ctx: Context) => unknown;
+
+/**
+ * The audit log, one affiliate, webhooks, integrations, rules and groups (docs/dashboard.md#pages),
+ * behind the same whole-session and form checks as every page (`show`, `post` of index.ts).
+ */
+export function campaignRoutes(router: Router, show: Show, post: Post): void {
+  router.get('/affiliates/:id', show(showAffiliate));
+  router.get('/audit', show(showAudit));
+  router.get('/webhooks', show(showWebhooks));
+  router.post('/webhooks', post(postCreateWebhook));
+  router.post('/webhooks/remove', post(postRemoveWebhook));
+  router.get('/webhooks/:id', show(showWebhook));
+  router.get('/integrations', show(showIntegrations));
+  router.get('/rules', show(showRules));
+  router.get('/groups', show(showGroups));
+  router.post('/groups', post(postCreateGroup));
+  router.post('/groups/update', post(postUpdateGroup));
+  router.post('/groups/remove', post(postRemoveGroup));
+}
