@@ -152,6 +152,13 @@ export function createMetrics({ logger, db, runtime }: MetricsDeps): Metrics {
     return providerCalls(providers);
   };
 
+  // Each request's series, found once: prom-client checks and hashes a label object on every call,
+  // which is most of what metrics cost a request. Bounded as the labels are (routes × methods × statuses).
+  const requestSeries = new Map<
+    string,
+    { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof latency.labels> }
+  >();
+
   return {
     observer: {
       intakeFlushed(requestCount, eventCount) {
@@ -169,8 +176,14 @@ export function createMetrics({ logger, db, runtime }: MetricsDeps): Metrics {
     },
     request(method, route, status, seconds) {
       const m = METHODS.has(method) ? method : 'other';
-      requests.inc({ method: m, route, status: String(status) });
-      latency.observe({ method: m, route }, seconds);
+      const key = `${m} ${route} ${status}`;
+      let series = requestSeries.get(key);
+      if (!series) {
+        series = { count: requests.labels(m, route, String(status)), time: latency.labels(m, route) };
+        requestSeries.set(key, series);
+      }
+      series.count.inc();
+      series.time.observe(seconds);
     },
     readQueues(figures) {
       registerQueueMetrics(registry, figures, logger);
