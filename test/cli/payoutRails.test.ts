@@ -119,7 +119,7 @@ describe(`rails and payouts send, in-process CLI against a real daemon and the p
     expect(wise.stderr).to.include('rail must be pix, paypal or stripe');
     const short = await cli(['rails', 'set', 'stripe', '--secret-key', 'short']);
     expect(short.code).to.equal(1);
-    expect(short.stderr).to.include('8 to 512 characters');
+    expect(short.stderr).to.include('secretKey must be 8 to 512 printable ASCII characters without spaces');
     expect(parseJson(await cli(['rails', 'list', '--json']))).to.deep.equal([]);
   });
 
