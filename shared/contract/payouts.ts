@@ -155,7 +155,7 @@ export const payoutRoutes = {
     summary: 'Pay every affiliate whose balance reaches the payout minimum, on the rail of their payout details',
     description:
       'One payout per affiliate whose approved commissions less clawbacks reach `payoutMinimum` and who can be paid on a ' +
-      'connected rail, each sent at once (`processing`, as `POST /v1/payouts/{id}/send`). `leftOut` names the others and why: ' +
+      'connected rail, each sent straight away, as `POST /v1/payouts/{id}/send` sends one (`processing`). `leftOut` names the others and why: ' +
       '`below_minimum`, `no_payout_details`, `rail_not_connected`, `currency_not_supported` (Pix pays BRL only), ' +
       '`amount_not_payable`. `dryRun` answers the same list and creates nothing (`status` `dry_run`). A run whose total is above ' +
       'the campaign’s `payoutApprovalAbove` sends nothing: `status` `awaiting_approval`, its payouts pending until a second ' +
