@@ -65,6 +65,11 @@ export function makeFigure(input: {
   baseline: number;
   baselineUnit?: string;
   baselineName: string;
+  /**
+   * value ÷ baseline unless given: a comparison of paired rounds gives the median of the
+   * rounds' own ratios, which a drift between rounds cannot move (bench/metrics.ts).
+   */
+  ratio?: number;
   /** One target, or several that must all hold. */
   target?: Target | Target[];
   note?: string;
@@ -72,7 +77,7 @@ export function makeFigure(input: {
   cpu?: Figure['cpu'];
 }): Figure {
   const targets = input.target === undefined ? [] : Array.isArray(input.target) ? input.target : [input.target];
-  const ratio = input.baseline > 0 ? input.value / input.baseline : Number.NaN;
+  const ratio = input.ratio ?? (input.baseline > 0 ? input.value / input.baseline : Number.NaN);
   const figure: Figure = {
     name: input.name,
     engine: input.engine,
