@@ -136,6 +136,7 @@ export function createServices(options: {
   const payoutQueue = jobs.queue(payoutSendJob({ ...deps, box, providers, writer }));
   const sender = payoutSender(deps, outbox, payoutQueue.wake);
   const payoutRuns = payoutRunService(deps, payouts, sender);
+  const callbacks = payoutCallbacks({ ...deps, box, writer, wake: payoutQueue.wake });
   const analytics = analyticsService(deps);
   const audit = auditService(deps);
   const groups = groupService(deps, outbox);
@@ -172,7 +173,7 @@ export function createServices(options: {
     payoutRails,
     payoutSender: sender,
     payoutRuns,
-    payoutCallbacks: payoutCallbacks({ ...deps, box, writer, wake: payoutQueue.wake }),
+    payoutCallbacks: callbacks,
     dashboard: dashboardService({
       ...deps,
       affiliates,
@@ -199,6 +200,6 @@ export function createServices(options: {
     site,
     // The intake writer's requests are answered before the pool they write through closes.
     jobs,
-    workers: [...jobs.workers, events.worker, clicks.worker],
+    workers: [...jobs.workers, events.worker, clicks.worker, callbacks.worker],
   };
 }

@@ -137,6 +137,55 @@ describe(`payouts sent on rails: Pix, PayPal, Stripe (${ENGINE})`, function () {
       expect(await rails.settled(payout.id)).to.include({ status: 'paid', receipt: done.endToEndIdentifier });
     });
 
+    it('a burst of callbacks, each sent twice at once, settles each payout once with its own word', async () => {
+      const hook = await api('POST', '/v1/webhooks', {
+        url: 'https://shop.example.com/hooks',
+        events: ['payout.paid', 'payout.failed'],
+      });
+      expect(hook.status, hook.text).to.equal(201);
+      const made: { id: number; reference: string }[] = [];
+      for (let i = 0; i < 6; i++) {
+        const { payout } = await rails.pendingPayout({ ...PIX, account: `+55119876543${10 + i}` }, [100]);
+        made.push((await rails.send(payout.id)).body);
+      }
+      await eventually(() => made.every((sent) => fakes.asaas.transfersFor(sent.reference).length === 1), 'transfers');
+      // The fake's own records stay PENDING, so no poll settles them: only the callbacks tell.
+      const words = made.map((sent, i) => {
+        const [transfer] = fakes.asaas.transfersFor(sent.reference);
+        if (!transfer) throw new Error('no transfer');
+        return i === 0
+          ? { ...transfer, status: 'FAILED' as const, failReason: 'Chave Pix inexistente' }
+          : {
+              ...transfer,
+              status: 'DONE' as const,
+              endToEndIdentifier: `E0000000020261128${String(i).padStart(15, '0')}`,
+            };
+      });
+      const statuses = await Promise.all(
+        [...words, ...words].map((word) => fakes.asaas.emit(`TRANSFER_${word.status}`, word)),
+      );
+      expect(statuses).to.deep.equal(statuses.map(() => 200));
+      const final = await Promise.all(made.map((sent) => rails.get(sent.id)));
+      expect(final.map((payout) => [payout.status, payout.receipt, payout.failureReason])).to.deep.equal(
+        words.map((word) =>
+          word.status === 'FAILED'
+            ? ['failed', null, 'Chave Pix inexistente']
+            : ['paid', word.endToEndIdentifier, null],
+        ),
+      );
+      // Each move tells its subscribers once: one message per payout, of its own outcome.
+      const told = await t
+        .db('webhook_messages')
+        .where('campaign_id', t.merchant.campaignId)
+        .whereIn('event_type', ['payout.paid', 'payout.failed'])
+        .select('event_type', 'payload');
+      const byPayout = told.map((row) => `${JSON.parse(row.payload).data.id} ${row.event_type}`).sort();
+      expect(byPayout).to.deep.equal(
+        made.map((sent, i) => `${sent.id} ${i === 0 ? 'payout.failed' : 'payout.paid'}`).sort(),
+      );
+      await api('DELETE', `/v1/webhooks/${hook.body.id}`);
+    });
+
     it('fails on an unknown Pix key with Asaas’s reason; its conversions are free for a later payout', async () => {
       fakes.asaas.unknownKeys.add('+5511900000000');
       const { payout, affiliateId } = await rails.pendingPayout({ ...PIX, account: '+5511900000000' }, [100]);

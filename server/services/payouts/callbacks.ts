@@ -1,12 +1,13 @@
 import { MESSAGES } from '../../../shared/errors.js';
 import type { SignedDelivery } from '../../../shared/contract/route.js';
 import type { PayoutCallbackReceipt } from '../../../shared/schemas/payoutRail.js';
-import { inTransaction } from '../../db/knex.js';
+import { inTransaction, isDatabaseUnavailable } from '../../db/knex.js';
 import { HttpError, NotFoundError, UnauthorizedError, ValidationError } from '../../errors.js';
 import { sealedRailOf } from '../../repositories/payoutRails.js';
 import { payoutIdByReference } from '../../repositories/payouts.js';
 import { dueNow, finishSend } from '../../repositories/payoutSends.js';
-import type { ServiceDeps } from '../deps.js';
+import type { ServiceDeps, Worker } from '../deps.js';
+import { createGroupCommitter } from '../events/index.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
 import type { OutcomeWriter } from './outcome.js';
 import {
@@ -24,7 +25,23 @@ export interface PayoutCallbacks {
   asaas(publicId: string, delivery: SignedDelivery): Promise<PayoutCallbackReceipt>;
   /** `POST /v1/integrations/paypal-payouts/{campaignPublicId}`: PayPal's `PAYMENT.PAYOUTS*` webhooks. */
   paypal(publicId: string, delivery: SignedDelivery): Promise<PayoutCallbackReceipt>;
+  /** Stops once every settlement handed to the writer is written (before the pool closes). */
+  worker: Worker;
 }
+
+/** A provider's final word on one payout, waiting to be written. */
+interface Settlement {
+  campaignId: number;
+  payoutId: number;
+  outcome: ProviderOutcome;
+}
+
+/**
+ * Settlements per transaction. A provider may tell of a whole batch at once (PayPal posts one
+ * callback per item of a batch, a thousand in a second): written one transaction each, they held
+ * SQLite's one writer, and intake's requests behind it, for every fsync.
+ */
+const FLUSH_SETTLEMENTS = 50;
 
 function jsonOf(body: Buffer): unknown {
   try {
@@ -54,6 +71,24 @@ export function payoutCallbacks(
     return { campaignId: sealed.campaignId, webhookToken: opened.webhookToken };
   }
 
+  // Callbacks that arrive while one settlement is written share the next transaction; each
+  // still moves its payout by its own conditional update, so a replay in the same flush is
+  // `unchanged`, and a flush that fails is written again job by job.
+  const settler = createGroupCommitter<Settlement, boolean>(
+    (jobs) =>
+      inTransaction(db, async (trx) => {
+        const now = clock();
+        const moved: { ok: true; value: boolean }[] = [];
+        for (const { campaignId, payoutId, outcome } of jobs) {
+          const done = await writer.apply(trx, campaignId, payoutId, outcome, now);
+          if (done) await finishSend(trx, payoutId, now);
+          moved.push({ ok: true, value: done });
+        }
+        return moved;
+      }),
+    { maxWeight: FLUSH_SETTLEMENTS, weightOf: () => 1, retryAlone: (err) => !isDatabaseUnavailable(err) },
+  );
+
   async function apply(
     campaignId: number,
     reference: string,
@@ -62,12 +97,7 @@ export function payoutCallbacks(
     const payoutId = await payoutIdByReference(db, campaignId, reference);
     if (payoutId === undefined) return { received: true, outcome: 'ignored' };
     if (outcome.status !== 'paid' && outcome.status !== 'failed') return { received: true, outcome: 'processing' };
-    const now = clock();
-    const moved = await inTransaction(db, async (trx) => {
-      if (!(await writer.apply(trx, campaignId, payoutId, outcome, now))) return false;
-      await finishSend(trx, payoutId, now);
-      return true;
-    });
+    const moved = await settler.submit({ campaignId, payoutId, outcome });
     return { received: true, outcome: moved ? outcome.status : 'unchanged' };
   }
 
@@ -113,5 +143,7 @@ export function payoutCallbacks(
       }
       return { received: true, outcome: 'ignored' };
     },
+
+    worker: { name: 'payout callback writer', start: () => undefined, stop: () => settler.drained() },
   };
 }
