@@ -2,7 +2,7 @@ import type { Webhook } from '../../shared/schemas/webhook.js';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES } from '../../shared/vocabulary.js';
 import { NotFoundError } from '../errors.js';
 import type { FormFields } from '../services/portal/index.js';
-import { moment, pathId, refusal } from './campaignPages.js';
+import { changeOr, moment, pathId, refusal } from './campaignPages.js';
 import { pager, PER_PAGE } from './dataPages.js';
 import { count, type DashPage, day, noticeOf, redirect, render } from './page.js';
 import { idParam } from './query.js';
@@ -166,22 +166,18 @@ function updateInput(fields: FormFields, was: Webhook): Record<string, unknown> 
 }
 
 /** A change to one endpoint; the API's refusal (400, 409) is shown on its page with what was typed. */
-async function changeEndpoint(
+const changeEndpoint = (
   page: DashPage,
   actor: Actor,
   id: number,
   work: () => Promise<unknown>,
   after: { notice: string; values?: FormFields },
-): Promise<void> {
-  try {
-    await work();
-  } catch (err) {
-    const refused = refusal(err);
-    if (!refused) throw err;
-    return webhookPage(page, actor, id, { problem: refused.message, values: after.values }, refused.status);
-  }
-  redirect(page, `/webhooks/${id}?notice=${after.notice}`);
-}
+) =>
+  changeOr(
+    work,
+    () => redirect(page, `/webhooks/${id}?notice=${after.notice}`),
+    (refused) => webhookPage(page, actor, id, { problem: refused.message, values: after.values }, refused.status),
+  );
 
 export async function postUpdateWebhook(page: DashPage, actor: Actor, fields: FormFields): Promise<void> {
   const id = formId(fields.id);

@@ -1,6 +1,6 @@
 import { BILLING_PROVIDERS, PAYOUT_RAIL_NAMES } from '../../shared/vocabulary.js';
 import type { FormFields } from '../services/portal/index.js';
-import { moment, refusal } from './campaignPages.js';
+import { changeOr, moment } from './campaignPages.js';
 import { pager, PER_PAGE } from './dataPages.js';
 import { count, type DashPage, day, noticeOf, redirect, render } from './page.js';
 
@@ -76,22 +76,18 @@ async function integrationsPage(
 export const showIntegrations = (page: DashPage, actor: Actor) => integrationsPage(page, actor);
 
 /** Sets or removes credentials through the API's service; its refusal (400) is shown above the forms. */
-async function changeIntegrations(
+const changeIntegrations = (
   page: DashPage,
   actor: Actor,
   fields: FormFields,
   work: () => Promise<unknown>,
   notice: 'connected' | 'disconnected',
-): Promise<void> {
-  try {
-    await work();
-  } catch (err) {
-    const refused = refusal(err);
-    if (!refused) throw err;
-    return integrationsPage(page, actor, { problem: refused.message, provider: fields.provider }, refused.status);
-  }
-  redirect(page, `/integrations?notice=${notice}`);
-}
+) =>
+  changeOr(
+    work,
+    () => redirect(page, `/integrations?notice=${notice}`),
+    (refused) => integrationsPage(page, actor, { problem: refused.message, provider: fields.provider }, refused.status),
+  );
 
 /** `PUT /v1/integrations/{provider}`: connects Stripe or Paddle, or rotates its signing secret. */
 export const postPutIntegration = (page: DashPage, actor: Actor, fields: FormFields) =>
