@@ -28,6 +28,22 @@ export function refusal(err: unknown): HttpError | undefined {
   return err instanceof HttpError && (err.status === 400 || err.status === 409) ? err : undefined;
 }
 
+/** Makes a form's change, then `done` (a redirect); on the API's refusal (400, 409) `refused` instead: the page again, with its message. */
+export async function changeOr(
+  work: () => Promise<unknown>,
+  done: () => void,
+  refused: (err: HttpError) => Promise<void>,
+): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    const problem = refusal(err);
+    if (!problem) throw err;
+    return refused(problem);
+  }
+  done();
+}
+
 function who(page: DashPage, entry: AuditEntry): string {
   const kind = page.t.dash.audit.actors[entry.actor.type] ?? entry.actor.type;
   if (entry.actor.type === 'key') return `${kind} ${entry.actor.label ?? ''} (#${entry.actor.id ?? ''})`;

@@ -10,7 +10,23 @@ import {
   showGroups,
   showRules,
 } from './campaignPages.js';
-import { postCreateWebhook, postRemoveWebhook, showIntegrations, showWebhook, showWebhooks } from './hookPages.js';
+import {
+  postCreateWebhook,
+  postRemoveWebhook,
+  postRetryDelivery,
+  postRotateWebhookSecret,
+  postTestWebhook,
+  postUpdateWebhook,
+  showWebhook,
+  showWebhooks,
+} from './hookPages.js';
+import {
+  postPutIntegration,
+  postPutPayoutRail,
+  postRemoveIntegration,
+  postRemovePayoutRail,
+  showIntegrations,
+} from './integrationPages.js';
 import type { DashPage } from './page.js';
 
 type Actor = NonNullable<DashPage['actor']>;
@@ -27,8 +43,16 @@ export function campaignRoutes(router: Router, show: Show, post: Post): void {
   router.get('/webhooks', show(showWebhooks));
   router.post('/webhooks', post(postCreateWebhook));
   router.post('/webhooks/remove', post(postRemoveWebhook));
+  router.post('/webhooks/update', post(postUpdateWebhook));
+  router.post('/webhooks/rotate-secret', post(postRotateWebhookSecret));
+  router.post('/webhooks/test', post(postTestWebhook));
+  router.post('/webhooks/retry', post(postRetryDelivery));
   router.get('/webhooks/:id', show(showWebhook));
   router.get('/integrations', show(showIntegrations));
+  router.post('/integrations/billing', post(postPutIntegration));
+  router.post('/integrations/billing/remove', post(postRemoveIntegration));
+  router.post('/integrations/rails', post(postPutPayoutRail));
+  router.post('/integrations/rails/remove', post(postRemovePayoutRail));
   router.get('/rules', show(showRules));
   router.get('/groups', show(showGroups));
   router.post('/groups', post(postCreateGroup));

@@ -1,6 +1,8 @@
-import { WEBHOOK_EVENT_TYPES } from '../../shared/vocabulary.js';
+import type { Webhook } from '../../shared/schemas/webhook.js';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES } from '../../shared/vocabulary.js';
+import { NotFoundError } from '../errors.js';
 import type { FormFields } from '../services/portal/index.js';
-import { moment, pathId, refusal } from './campaignPages.js';
+import { changeOr, moment, pathId, refusal } from './campaignPages.js';
 import { pager, PER_PAGE } from './dataPages.js';
 import { count, type DashPage, day, noticeOf, redirect, render } from './page.js';
 import { idParam } from './query.js';
@@ -73,68 +75,140 @@ export async function postRemoveWebhook(page: DashPage, actor: Actor, fields: Fo
   redirect(page, '/webhooks?notice=deleted');
 }
 
-/** One endpoint and its deliveries, newest first, with each one's attempts as the API lists them. */
-export async function showWebhook(page: DashPage, actor: Actor): Promise<void> {
-  const current = page.query.page ?? 1;
-  const found = await page.services.dashboard.webhook(actor, pathId(page), current, PER_PAGE);
-  const t = page.t.dash.webhooks;
-  render(page, 'webhook', {
-    title: t.endpoint(found.webhook.url),
-    nav: 'webhooks',
-    webhook: {
-      ...found.webhook,
-      events: found.webhook.events.join(', '),
-      created: day(page, found.webhook.createdAt),
-      statusText: t.states[found.webhook.status] ?? found.webhook.status,
-    },
-    deliveries: found.deliveries.map((d) => {
-      const last = d.attempts.at(-1);
-      return {
-        id: d.id,
-        event: d.eventType,
-        status: d.status,
-        statusText: t.states[d.status] ?? d.status,
-        attempts: count(page, d.attempts.length),
-        last: last ? (last.statusCode === null ? (last.error ?? '—') : String(last.statusCode)) : '—',
-        created: moment(page, d.createdAt),
-        next: moment(page, d.nextAttemptAt),
-      };
-    }),
-    pager: pager(page, found.total, current, {}),
-  });
+/** What the endpoint's page shows beside it: a secret just rotated (this answer only), or a refused edit. */
+interface EndpointExtra {
+  rotated?: string;
+  problem?: string;
+  values?: FormFields;
 }
 
-/** Billing providers and payout rails as the API lists them (no secret is ever in them), and the events received. */
-export async function showIntegrations(page: DashPage, actor: Actor): Promise<void> {
+/** One endpoint and its deliveries, newest first, with each one's attempts as the API lists them. */
+async function webhookPage(page: DashPage, actor: Actor, id: number, extra: EndpointExtra = {}, status = 200) {
   const current = page.query.page ?? 1;
-  const view = await page.services.dashboard.integrations(actor, page.campaign, current, PER_PAGE);
-  const t = page.t.dash.integrations;
-  render(page, 'integrations', {
-    title: t.title,
-    nav: 'integrations',
-    integrations: view.integrations.integrations.map((i) => ({
-      provider: i.provider,
-      receivePath: i.receivePath,
-      lastEvent: moment(page, i.lastEventAt),
-      outcomes: Object.entries(i.outcomes)
-        .map(([k, v]) => `${k}: ${count(page, v)}`)
-        .join(', '),
-      created: day(page, i.createdAt),
-    })),
-    rails: view.rails.rails.map((r) => ({
-      rail: r.rail,
-      callback: r.callbackPath ?? '—',
-      token: r.hasWebhookToken ? t.tokenSet : t.tokenUnset,
-      updated: day(page, r.updatedAt),
-    })),
-    events: view.events.events.map((e) => ({
-      received: moment(page, e.receivedAt),
-      provider: e.provider,
-      type: e.type,
-      outcome: e.outcome,
-      reason: e.reason ?? '',
-      order: e.orderId ?? '',
-    })),
-    pager: pager(page, view.events.total, current, {}),
-  });
+  const found = await page.services.dashboard.webhook(actor, id, current, PER_PAGE);
+  const t = page.t.dash.webhooks;
+  const w = found.webhook;
+  // The edit form: what the endpoint is, or what was typed when the API refused it.
+  const typed = extra.values;
+  const edit = typed
+    ? { url: typed.url ?? '', description: typed.description ?? '', status: typed.status ?? w.status }
+    : { url: w.url, description: w.description ?? '', status: w.status };
+  const ticked = (e: string) => (typed ? typed[`ev_${e}`] === 'on' : (w.events as readonly string[]).includes(e));
+  render(
+    page,
+    'webhook',
+    {
+      title: t.endpoint(w.url),
+      nav: 'webhooks',
+      notice: noticeOf(page),
+      problem: extra.problem ?? null,
+      created: extra.rotated ? { url: w.url, secret: extra.rotated } : null,
+      webhook: {
+        ...w,
+        events: w.events.join(', '),
+        created: day(page, w.createdAt),
+        statusText: t.states[w.status] ?? w.status,
+      },
+      edit,
+      events: WEBHOOK_EVENT_TYPES.map((e) => ({ value: e, checked: ticked(e) })),
+      statuses: WEBHOOK_STATUSES.map((value) => ({ value, text: t.states[value] ?? value })),
+      deliveries: found.deliveries.map((d) => {
+        const last = d.attempts.at(-1);
+        return {
+          id: d.id,
+          event: d.eventType,
+          status: d.status,
+          statusText: t.states[d.status] ?? d.status,
+          attempts: count(page, d.attempts.length),
+          last: last ? (last.statusCode === null ? (last.error ?? '—') : String(last.statusCode)) : '—',
+          created: moment(page, d.createdAt),
+          next: moment(page, d.nextAttemptAt),
+        };
+      }),
+      pager: pager(page, found.total, current, {}),
+    },
+    status,
+  );
+}
+
+export const showWebhook = (page: DashPage, actor: Actor) => webhookPage(page, actor, pathId(page));
+
+/** The endpoint of a form (its `id` field): a form naming none is the page of a thing that does not exist. */
+function formId(value: string | undefined): number {
+  const id = idParam.safeParse(value);
+  if (!id.success) throw new NotFoundError('Not Found');
+  return id.data;
+}
+
+/**
+ * The edit form as the body of `PATCH /v1/webhooks/{id}`, with only what differs from the
+ * endpoint as the page showed it: the audit log names what changed, and an endpoint left
+ * `enabled` keeps its failing streak (sending `status: enabled` starts it afresh). No event
+ * ticked is the API's refusal; an emptied description is cleared as `--description ""` does.
+ */
+function updateInput(fields: FormFields, was: Webhook): Record<string, unknown> {
+  const { url, events, description } = webhookInput(fields);
+  const form: Record<string, unknown> = {
+    url,
+    events,
+    description: typeof description === 'string' ? description : null,
+    status: fields.status,
+  };
+  const current: Record<string, unknown> = {
+    url: was.url,
+    events: was.events,
+    description: was.description,
+    status: was.status,
+  };
+  // Events are a set: the same ones in another order are no change.
+  const plain = (value: unknown) => JSON.stringify(Array.isArray(value) ? [...value].sort() : value);
+  return Object.fromEntries(Object.entries(form).filter(([key, value]) => plain(value) !== plain(current[key])));
+}
+
+/** A change to one endpoint; the API's refusal (400, 409) is shown on its page with what was typed. */
+const changeEndpoint = (
+  page: DashPage,
+  actor: Actor,
+  id: number,
+  work: () => Promise<unknown>,
+  after: { notice: string; values?: FormFields },
+) =>
+  changeOr(
+    work,
+    () => redirect(page, `/webhooks/${id}?notice=${after.notice}`),
+    (refused) => webhookPage(page, actor, id, { problem: refused.message, values: after.values }, refused.status),
+  );
+
+export async function postUpdateWebhook(page: DashPage, actor: Actor, fields: FormFields): Promise<void> {
+  const id = formId(fields.id);
+  const was = (await page.services.dashboard.webhook(actor, id, 1, 1)).webhook;
+  const work = () => page.services.dashboard.updateWebhook(actor, id, updateInput(fields, was));
+  await changeEndpoint(page, actor, id, work, { notice: 'created', values: fields });
+}
+
+/** The new secret is on this answer only (no redirect, `no-store`), as a new endpoint's. */
+export async function postRotateWebhookSecret(page: DashPage, actor: Actor, fields: FormFields): Promise<void> {
+  const id = formId(fields.id);
+  let secret: string;
+  try {
+    secret = (await page.services.dashboard.rotateWebhookSecret(actor, id)).secret;
+  } catch (err) {
+    // Too many retired secrets still signing: the API's 409, in its words.
+    const refused = refusal(err);
+    if (!refused) throw err;
+    return webhookPage(page, actor, id, { problem: refused.message }, refused.status);
+  }
+  await webhookPage(page, actor, id, { rotated: secret });
+}
+
+export async function postTestWebhook(page: DashPage, actor: Actor, fields: FormFields): Promise<void> {
+  const id = formId(fields.id);
+  await changeEndpoint(page, actor, id, () => page.services.dashboard.testWebhook(actor, id), { notice: 'testSent' });
+}
+
+export async function postRetryDelivery(page: DashPage, actor: Actor, fields: FormFields): Promise<void> {
+  const id = formId(fields.id);
+  const delivery = formId(fields.delivery);
+  const work = () => page.services.dashboard.retryDelivery(actor, id, delivery);
+  await changeEndpoint(page, actor, id, work, { notice: 'retried' });
 }

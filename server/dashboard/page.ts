@@ -95,6 +95,14 @@ export function noticeOf(page: DashPage): string | null {
       return dash.saved;
     case 'deleted':
       return dash.deleted;
+    case 'testSent':
+      return dash.webhooks.testSent;
+    case 'retried':
+      return dash.webhooks.retried;
+    case 'connected':
+      return dash.integrations.connected;
+    case 'disconnected':
+      return dash.integrations.disconnected;
     case 'passkeyAdded':
       return dash.passkeys.added;
     case 'passkeyRemoved':

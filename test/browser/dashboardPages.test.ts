@@ -13,6 +13,8 @@ import { createMerchant, type Merchant, testConfig } from '../helpers/daemon.js'
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { conversion } from '../helpers/events.js';
 import { call } from '../helpers/http.js';
+import { eventFrom, paddleSignature, sendEvent } from '../helpers/billing.js';
+import { Receiver, signedWith } from '../helpers/receiver.js';
 
 /** As test/browser/dashboard.test.ts: `UPDATE_SCREENSHOTS=1` writes them into docs/dashboard/. */
 const SHOTS = process.env.UPDATE_SCREENSHOTS
@@ -56,10 +58,14 @@ describe(`the dashboard's campaign pages in Chromium (${ENGINE})`, function () {
   let page: Page;
   let ownerId = 0;
   let anaId = 0;
+  /** The endpoint the webhook test edits, for the pages checked by axe-core after it. */
+  let hookPath = '';
 
   before(async () => {
     database = await createTestDatabase();
-    daemon = await startDaemon(testConfig(database.url, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }), {
+    // One quick retry: a delivery the receiver refuses twice is `failed` at once, for the Retry button.
+    const hooks = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_MS: '50', WEBHOOK_RETRY_SCHEDULE: '100ms' };
+    daemon = await startDaemon(testConfig(database.url, hooks), {
       logger: createLogger('silent'),
     });
     merchant = await createMerchant(database.db);
@@ -208,6 +214,156 @@ describe(`the dashboard's campaign pages in Chromium (${ENGINE})`, function () {
     expect(await page.content()).not.to.include(STRIPE_SECRET);
   });
 
+  it('a webhook endpoint edited, tested, its failed delivery retried, its secret rotated: the new one signs at once', async () => {
+    const receiver = await new Receiver(() => 500).start();
+    try {
+      await page.goto(dash('/webhooks'));
+      await page.fill('#webhook-url', receiver.url);
+      await page.check('input[name="ev_affiliate.created"]');
+      await page.click('button:has-text("Add endpoint")');
+      const old = (await page.textContent('#created-secret')) ?? '';
+      await page.goto(dash('/webhooks'));
+      await page.click(`a:has-text("${receiver.url}")`);
+      hookPath = new URL(page.url()).pathname.replace(`/dashboard/${merchant.publicId}`, '');
+
+      // A test the receiver refuses twice (the schedule's one retry): a failed delivery, signed with the secret.
+      await page.click('button:has-text("Send a test")');
+      expect(await page.textContent('[role=status]')).to.equal('Test sent: its delivery is listed below.');
+      const [first] = await receiver.waitFor(2);
+      expect(JSON.parse(first?.body ?? '{}').type).to.equal('webhook.test');
+      expect(signedWith(old, first)).to.equal(true);
+      let retry = page.locator('button[aria-label^="Retry delivery"]');
+      for (let tries = 0; tries < 40 && (await retry.count()) === 0; tries++) {
+        await new Promise((done) => setTimeout(done, 100));
+        await page.goto(dash(hookPath));
+        retry = page.locator('button[aria-label^="Retry delivery"]');
+      }
+      expect(await page.textContent('#deliveries tbody')).to.match(/webhook\.test\s*failed\s*2\s*500/);
+
+      // Rotated: the new secret on this answer only, as a new endpoint's.
+      await page.click('button:has-text("Rotate the signing secret")');
+      const rotated = (await page.textContent('#created-secret')) ?? '';
+      expect(rotated)
+        .to.match(/^whsec_/)
+        .and.not.equal(old);
+      expect(await page.textContent('#new-secret')).to.include('shown only this once');
+
+      // The retry now goes out signed with the new secret (the old one still signs beside it for 24 hours).
+      receiver.respond(() => 200);
+      await page.goto(dash(hookPath));
+      await page.click('button[aria-label^="Retry delivery"]');
+      expect(await page.textContent('[role=status]')).to.equal('The delivery is due again now.');
+      const [, , again] = await receiver.waitFor(3);
+      expect(again?.headers['webhook-id']).to.equal(first?.headers['webhook-id']);
+      expect(signedWith(rotated, again)).to.equal(true);
+      expect(await page.content()).not.to.include(rotated);
+      expect(await page.content()).not.to.include(old);
+
+      // Edited: no event ticked is the API's refusal, in its words, keeping what was typed.
+      await page.click('summary:has-text("Change the endpoint")');
+      await page.fill('#edit-description', 'Order system v2');
+      await page.uncheck('#edit-url ~ fieldset input[name="ev_affiliate.created"]');
+      await page.click('button:has-text("Save")');
+      expect(await page.textContent('[role=alert]')).to.include('events');
+      expect(await page.inputValue('#edit-description')).to.equal('Order system v2');
+      await page.check('#edit-url ~ fieldset input[name="ev_conversion.created"]');
+      await page.selectOption('#edit-status', 'disabled');
+      await page.click('button:has-text("Save")');
+      expect(await page.textContent('[role=status]')).to.equal('Saved.');
+      const facts = (await page.textContent('dl.facts')) ?? '';
+      expect(facts).to.include('Order system v2');
+      expect(facts).to.match(/Events\s*conversion\.created\s*Status\s*disabled/);
+      // A disabled endpoint gets no test: the API's 409, on the endpoint's page.
+      const refused = await Promise.all([page.waitForNavigation(), page.click('button:has-text("Send a test")')]);
+      expect(refused[0]?.status()).to.equal(409);
+      expect(await page.textContent('[role=alert]')).to.include('disabled');
+      expect(receiver.received).to.have.length(3);
+
+      const audit = await database.db('audit_log').where({ actor_type: 'user', actor_id: String(ownerId) });
+      const actions = audit.map((row) => row.action);
+      for (const action of ['webhook.test', 'webhook.rotate_secret', 'webhook.retry_delivery', 'webhook.update']) {
+        expect(actions, action).to.include(action);
+      }
+      // Only what changed is named (the status set to disabled, the events, the description), never a secret.
+      const update = audit.find((row) => row.action === 'webhook.update');
+      expect(JSON.parse(update?.details ?? '{}').fields).to.have.members(['events', 'description', 'status']);
+      expect(JSON.stringify(audit)).not.to.include(rotated.slice(6));
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('integrations: a billing provider and a payout rail connected, replaced and removed, no secret ever shown back', async () => {
+    const paddle = 'pdl_ntfset_dashboard_0123456789abcdef';
+    const asaasKey = '$aact_dashboard_0123456789';
+    const asaasToken = 'asaas-callback-token-from-dashboard';
+    await page.goto(dash('/integrations'));
+    // The API's refusal, in its words; what was pasted is not sent back.
+    await page.selectOption('#billing-provider', 'paddle');
+    await page.fill('#billing-secret', 'has a space');
+    await page.click('button:has-text("Save the secret")');
+    expect(await page.textContent('[role=alert]')).to.include('signingSecret must be 8 to 255 printable ASCII');
+    expect(await page.content()).not.to.include('has a space');
+    expect(await page.inputValue('#billing-provider')).to.equal('paddle');
+    await page.fill('#billing-secret', paddle);
+    await page.click('button:has-text("Save the secret")');
+    expect(await page.textContent('[role=status]')).to.include('never shown again');
+    expect(await page.textContent('#integrations')).to.include(`/v1/integrations/paddle/${merchant.publicId}`);
+    // It is the secret Paddle signs with: a notification signed with it is taken, another is not.
+    const event = eventFrom('paddle-transaction-completed');
+    const body = JSON.stringify(event);
+    expect((await sendEvent(daemon.url, 'paddle', merchant.publicId, body, { secret: paddle })).status).to.equal(200);
+    const forged = { signature: paddleSignature(body, 'pdl_ntfset_someone_else_000') };
+    expect((await sendEvent(daemon.url, 'paddle', merchant.publicId, body, forged)).status).to.equal(400);
+    // Saved again, Stripe's secret rotates: the previous one verifies 24 hours more.
+    await page.selectOption('#billing-provider', 'stripe');
+    await page.fill('#billing-secret', 'whsec_rotated_from_dashboard_42');
+    await page.click('button:has-text("Save the secret")');
+    expect(await page.textContent('#integrations')).to.match(/stripe\s*the previous secret verifies until/);
+
+    // A rail: PayPal without its secret is the API's refusal; Pix with its key and callback token is connected.
+    await page.click('summary:has-text("Connect PayPal")');
+    await page.fill('#rail-paypal-clientId', 'AbCpaypalclient');
+    await page.click('#rail-paypal button');
+    expect(await page.textContent('[role=alert]')).to.include('clientSecret');
+    await page.click('summary:has-text("Connect Pix (Asaas)")');
+    await page.fill('#rail-pix-apiKey', asaasKey);
+    await page.fill('#rail-pix-webhookToken', asaasToken);
+    await page.click('#rail-pix button');
+    expect(await page.textContent('[role=status]')).to.include('never shown again');
+    expect(await page.textContent('#rails')).to.match(
+      new RegExp(`pix\\s*/v1/integrations/asaas-payouts/${merchant.publicId}\\s*set`),
+    );
+    // The token set is the one Asaas's callbacks must carry.
+    const callback = (token: string) =>
+      call(daemon.url, 'POST', `/v1/integrations/asaas-payouts/${merchant.publicId}`, {
+        body: { id: 'evt_dashboard', event: 'TRANSFER_DONE', transfer: { id: 'unknown-transfer' } },
+        headers: { 'asaas-access-token': token },
+      });
+    expect((await callback(asaasToken)).status).to.equal(200);
+    expect((await callback('not-the-token')).status).to.equal(401);
+    const html = await page.content();
+    for (const secret of [paddle, asaasKey, asaasToken, 'whsec_rotated_from_dashboard_42', STRIPE_SECRET]) {
+      expect(html).not.to.include(secret);
+    }
+
+    // Removed: the rail is gone, Paddle's address answers 404 from then on.
+    await page.click('button[aria-label="Remove pix"]');
+    expect(await page.textContent('[role=status]')).to.equal('Disconnected.');
+    expect(await page.locator('#rails').count()).to.equal(0);
+    await page.click('button[aria-label="Remove paddle"]');
+    expect(await page.textContent('#integrations')).not.to.include('paddle');
+    expect((await sendEvent(daemon.url, 'paddle', merchant.publicId, body, { secret: paddle })).status).to.equal(404);
+
+    const audit = await database.db('audit_log').where({ actor_type: 'user', actor_id: String(ownerId) });
+    const actions = audit.map((row) => row.action);
+    for (const action of ['integration.configure', 'integration.remove', 'payout_rail.set', 'payout_rail.remove']) {
+      expect(actions, action).to.include(action);
+    }
+    const text = JSON.stringify(audit);
+    for (const secret of [paddle, asaasKey, asaasToken]) expect(text).not.to.include(secret);
+  });
+
   it('the audit log lists who changed what, filtered by action, by who and by dates', async () => {
     await page.goto(dash('/audit?action=group.update'));
     const rows = await page.locator('#audit tbody tr').allTextContents();
@@ -283,7 +439,15 @@ describe(`the dashboard's campaign pages in Chromium (${ENGINE})`, function () {
     });
     try {
       const tab = await checking.newPage();
-      for (const path of [`/affiliates/${anaId}`, '/groups', '/rules', '/webhooks', '/integrations', '/audit']) {
+      for (const path of [
+        `/affiliates/${anaId}`,
+        '/groups',
+        '/rules',
+        '/webhooks',
+        hookPath,
+        '/integrations',
+        '/audit',
+      ]) {
         await tab.goto(dash(path));
         expect(tab.url()).to.equal(dash(path));
         bad.push(...(await seriousViolations(tab, path)));

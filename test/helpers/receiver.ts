@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 
 export interface Received {
   /** The request's path and query, as sent. */
@@ -87,6 +88,21 @@ export class Receiver {
   async stop(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+/** Whether the independent Standard Webhooks library accepts the request as signed with this secret. */
+export function signedWith(secret: string, request: Received | undefined): boolean {
+  if (!request) throw new Error('no request');
+  try {
+    new StandardWebhook(secret).verify(request.body, {
+      'webhook-id': String(request.headers['webhook-id']),
+      'webhook-timestamp': String(request.headers['webhook-timestamp']),
+      'webhook-signature': String(request.headers['webhook-signature']),
+    });
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -45,6 +45,16 @@ const NEEDS: Record<string, 'change' | 'keys' | 'users' | 'own'> = {
   '/groups/remove': 'change',
   // Every user's own passkeys, whatever the role: another's id is not found (404).
   '/passkeys/remove': 'own',
+  // Webhooks and integrations: an endpoint edited, its secret rotated, a delivery retried, a test
+  // sent; a billing provider's or a payout rail's credentials set or removed.
+  '/webhooks/update': 'change',
+  '/webhooks/rotate-secret': 'change',
+  '/webhooks/test': 'change',
+  '/webhooks/retry': 'change',
+  '/integrations/billing': 'change',
+  '/integrations/billing/remove': 'change',
+  '/integrations/rails': 'change',
+  '/integrations/rails/remove': 'change',
 };
 /** Who may not post each kind of form: the roles below it. */
 const REFUSED: Record<'change' | 'keys' | 'users' | 'own', string[]> = {
@@ -66,6 +76,11 @@ const TABLES = [
   'webhook_endpoints',
   'affiliate_groups',
   'audit_log',
+  // What the webhooks and integrations forms change besides the endpoints.
+  'webhook_deliveries',
+  'webhook_retired_secrets',
+  'billing_integrations',
+  'payout_rails',
 ];
 
 /**
@@ -149,6 +164,9 @@ describe(`the dashboard's forms refuse forged posts (${ENGINE})`, function () {
       url: 'http://127.0.0.1:9/hook',
       events: ['affiliate.created'],
     });
+    const owner = { campaignId: merchant.campaignId, publicId: merchant.publicId };
+    await services.integrations.put(owner, 'stripe', { signingSecret: 'whsec_connected_secret_1' });
+    await services.payoutRails.put(owner, 'pix', { apiKey: '$aact_connected_key_1' });
     const viewer = await database.db('dashboard_users').where({ email: `viewer-${merchant.publicId}@shop.example` });
     Object.assign(bodies, {
       '/affiliates/approve': { id: String(pending.id) },
@@ -168,6 +186,14 @@ describe(`the dashboard's forms refuse forged posts (${ENGINE})`, function () {
       '/groups/update': { id: String(group.id), name: 'Forged' },
       '/groups/remove': { id: String(group.id) },
       '/passkeys/remove': { id: '1' },
+      '/webhooks/update': { id: String(hook.id), url: 'http://127.0.0.1:9/forged', status: 'disabled' },
+      '/webhooks/rotate-secret': { id: String(hook.id) },
+      '/webhooks/test': { id: String(hook.id) },
+      '/webhooks/retry': { id: String(hook.id), delivery: '1' },
+      '/integrations/billing': { provider: 'stripe', signingSecret: 'whsec_forged_secret_1' },
+      '/integrations/billing/remove': { provider: 'stripe' },
+      '/integrations/rails': { rail: 'stripe', secretKey: 'sk_test_forged_key_1' },
+      '/integrations/rails/remove': { rail: 'pix' },
     });
   });
   after(async () => {

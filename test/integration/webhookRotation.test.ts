@@ -1,25 +1,9 @@
 import { expect } from 'chai';
-import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { MESSAGES } from '../../shared/errors.js';
 import { useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
-import { type Received, Receiver } from '../helpers/receiver.js';
-
-/** Whether the independent Standard Webhooks library accepts the request with this secret. */
-function verifies(secret: string, request: Received | undefined): boolean {
-  if (!request) throw new Error('no request');
-  try {
-    new StandardWebhook(secret).verify(request.body, {
-      'webhook-id': String(request.headers['webhook-id']),
-      'webhook-timestamp': String(request.headers['webhook-timestamp']),
-      'webhook-signature': String(request.headers['webhook-signature']),
-    });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { type Received, Receiver, signedWith as verifies } from '../helpers/receiver.js';
 
 const signatures = (request: Received | undefined) => String(request?.headers['webhook-signature']).split(' ');
 

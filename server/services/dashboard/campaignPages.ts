@@ -86,7 +86,7 @@ export interface CampaignPagesDeps {
 }
 
 /** The API's schema, or its 400 with the API's messages. */
-function parsed<T>(result: { ok: true; data: T } | { ok: false; messages: string[] }): T {
+export function parsed<T>(result: { ok: true; data: T } | { ok: false; messages: string[] }): T {
   if (!result.ok) throw new ValidationError(result.messages);
   return result.data;
 }

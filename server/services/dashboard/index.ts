@@ -27,6 +27,7 @@ import type { ReportService } from '../reports.js';
 import type { Site } from '../site.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
 import { campaignPages, type CampaignPagesDeps, type DashboardCampaignPages } from './campaignPages.js';
+import { type DashboardHookChanges, hookChanges } from './hookChanges.js';
 import * as login from './login.js';
 import * as passkeys from './passkeys.js';
 import { overview, type Overview } from './overview.js';
@@ -50,7 +51,7 @@ export { may, needsSecondFactor } from './roles.js';
  * these; what a page changes goes through the services the API uses, after the actor's role
  * is checked here (403 otherwise).
  */
-export interface DashboardService extends DashboardCampaignPages {
+export interface DashboardService extends DashboardCampaignPages, DashboardHookChanges {
   readonly mailEnabled: boolean;
   campaign(publicId: string): Promise<DashboardCampaign>;
   session(campaign: DashboardCampaign, secret: string | undefined): Promise<DashboardActor | undefined>;
@@ -159,6 +160,7 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
 
   return {
     ...campaignPages(deps),
+    ...hookChanges(deps),
     mailEnabled: deps.mail.enabled,
 
     async campaign(publicId) {

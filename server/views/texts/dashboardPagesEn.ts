@@ -83,6 +83,19 @@ export const dashboardPagesEn = {
       failed: 'failed',
     } as Record<string, string>,
     endpoint: (url: string) => `Endpoint ${url}`,
+    edit: 'Change the endpoint',
+    save: 'Save',
+    rotate: 'Rotate the signing secret',
+    rotateNote:
+      'A new secret signs from now on and is shown once; the old one keeps signing beside it for 24 hours, while your receiver switches.',
+    rotatedTitle:
+      'The new signing secret of this endpoint. Copy it now: it is shown only this once. The old one keeps signing for 24 hours.',
+    test: 'Send a test',
+    testNote: 'Sends a webhook.test event to the endpoint; its delivery is listed below.',
+    testSent: 'Test sent: its delivery is listed below.',
+    retry: 'Retry',
+    retryLabel: (id: number) => `Retry delivery ${id}`,
+    retried: 'The delivery is due again now.',
   },
   integrations: {
     title: 'Integrations',
@@ -108,6 +121,40 @@ export const dashboardPagesEn = {
     reason: 'Reason',
     order: 'Order',
     noEvents: 'No events received yet.',
+    connectBilling: 'Connect a billing provider, or replace its secret',
+    signingSecret: 'Signing secret',
+    signingHint:
+      'From the provider’s dashboard (Stripe: the endpoint’s whsec_…; Paddle: the notification destination’s secret key). Saved again, it rotates: the previous one keeps verifying for 24 hours.',
+    saveSecret: 'Save the secret',
+    previousUntil: (when: string) => `the previous secret verifies until ${when}`,
+    railsIntro: 'The daemon pays affiliates on these. Credentials are stored encrypted and never shown again.',
+    connectRail: (name: string) => `Connect ${name}, or replace its credentials`,
+    saveCredentials: 'Save the credentials',
+    remove: 'Remove',
+    removeLabel: (name: string) => `Remove ${name}`,
+    connected: 'Saved: the credentials are stored encrypted and are never shown again.',
+    disconnected: 'Disconnected.',
+    railNames: { pix: 'Pix (Asaas)', paypal: 'PayPal', stripe: 'Stripe' },
+    credentials: {
+      pix: {
+        apiKey: { label: 'Asaas API key', hint: 'The account’s API key ($aact_…).' },
+        webhookToken: {
+          label: 'Callback token (optional)',
+          hint: 'The authentication token of the Asaas transfer webhook: without it callbacks are refused.',
+        },
+      },
+      paypal: {
+        clientId: { label: 'Client id', hint: 'The PayPal REST app’s client id.' },
+        clientSecret: { label: 'Secret', hint: 'The PayPal REST app’s secret.' },
+        webhookToken: {
+          label: 'Webhook id (optional)',
+          hint: 'The id of the PayPal webhook: without it callbacks are refused and the daemon asks PayPal instead.',
+        },
+      },
+      stripe: {
+        secretKey: { label: 'Secret key', hint: 'The platform’s secret key (sk_live_… or sk_test_…).' },
+      },
+    },
   },
   rules: {
     title: 'Rules',

@@ -73,6 +73,19 @@ export const dashboardPagesPtBR: typeof dashboardPagesEn = {
     disabled: (reason: string) => `Desativado: ${reason}`,
     states: { enabled: 'ativo', disabled: 'desativado', pending: 'pendente', succeeded: 'entregue', failed: 'falhou' },
     endpoint: (url: string) => `Endereço ${url}`,
+    edit: 'Alterar o endereço',
+    save: 'Salvar',
+    rotate: 'Trocar o segredo de assinatura',
+    rotateNote:
+      'Um novo segredo passa a assinar e aparece uma só vez; o antigo continua assinando junto por 24 horas, enquanto o seu sistema troca.',
+    rotatedTitle:
+      'O novo segredo de assinatura deste endereço. Copie agora: ele só aparece desta vez. O antigo continua assinando por 24 horas.',
+    test: 'Enviar um teste',
+    testNote: 'Envia um evento webhook.test ao endereço; a entrega aparece abaixo.',
+    testSent: 'Teste enviado: a entrega aparece abaixo.',
+    retry: 'Tentar de novo',
+    retryLabel: (id: number) => `Tentar de novo a entrega ${id}`,
+    retried: 'A entrega será tentada de novo agora.',
   },
   integrations: {
     title: 'Integrações',
@@ -98,6 +111,40 @@ export const dashboardPagesPtBR: typeof dashboardPagesEn = {
     reason: 'Motivo',
     order: 'Pedido',
     noEvents: 'Nenhum evento recebido ainda.',
+    connectBilling: 'Conectar um provedor de cobrança, ou trocar o segredo dele',
+    signingSecret: 'Segredo de assinatura',
+    signingHint:
+      'Do painel do provedor (Stripe: o whsec_… do endpoint; Paddle: a chave secreta do destino de notificações). Salvo de novo, ele é trocado: o anterior continua valendo por 24 horas.',
+    saveSecret: 'Salvar o segredo',
+    previousUntil: (when: string) => `o segredo anterior vale até ${when}`,
+    railsIntro: 'O daemon paga os afiliados por estes meios. As credenciais ficam cifradas e nunca mais aparecem.',
+    connectRail: (name: string) => `Conectar ${name}, ou trocar as credenciais`,
+    saveCredentials: 'Salvar as credenciais',
+    remove: 'Remover',
+    removeLabel: (name: string) => `Remover ${name}`,
+    connected: 'Salvo: as credenciais ficam cifradas e nunca mais aparecem.',
+    disconnected: 'Desconectado.',
+    railNames: { pix: 'Pix (Asaas)', paypal: 'PayPal', stripe: 'Stripe' },
+    credentials: {
+      pix: {
+        apiKey: { label: 'Chave de API do Asaas', hint: 'A chave de API da conta ($aact_…).' },
+        webhookToken: {
+          label: 'Token de retorno (opcional)',
+          hint: 'O token de autenticação do webhook de transferências do Asaas: sem ele os retornos são recusados.',
+        },
+      },
+      paypal: {
+        clientId: { label: 'Client id', hint: 'O client id do app REST do PayPal.' },
+        clientSecret: { label: 'Segredo', hint: 'O segredo do app REST do PayPal.' },
+        webhookToken: {
+          label: 'Id do webhook (opcional)',
+          hint: 'O id do webhook do PayPal: sem ele os retornos são recusados e o daemon consulta o PayPal.',
+        },
+      },
+      stripe: {
+        secretKey: { label: 'Chave secreta', hint: 'A chave secreta da plataforma (sk_live_… ou sk_test_…).' },
+      },
+    },
   },
   rules: {
     title: 'Regras',
