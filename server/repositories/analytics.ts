@@ -51,11 +51,20 @@ const HOURS_A_DAY = 24;
 export const DAY_ROWS = 1_000_000_000;
 export const hourOf = (at: Date) => Math.floor(at.getTime() / HOUR_MS);
 
-const digest = (dimensions: Readonly<Record<RollupDimension, string>>) =>
-  createHash('sha256')
-    .update(ROLLUP_DIMENSIONS.map((name) => dimensions[name]).join('\n'))
-    .digest('base64url')
-    .slice(0, 16);
+/** Digests remembered: a campaign's clicks repeat a few devices, referrers and sources. */
+const DIGESTS_KEPT = 10_000;
+const digests = new Map<string, string>();
+
+function digest(dimensions: Readonly<Record<RollupDimension, string>>): string {
+  const text = ROLLUP_DIMENSIONS.map((name) => dimensions[name]).join('\n');
+  let found = digests.get(text);
+  if (found === undefined) {
+    found = createHash('sha256').update(text).digest('base64url').slice(0, 16);
+    if (digests.size >= DIGESTS_KEPT) digests.clear();
+    digests.set(text, found);
+  }
+  return found;
+}
 
 /**
  * Facts summed per rollup row of this daemon's shard, each in its hour's row and its UTC day's,
