@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { engineOf, type Trx } from './knex.js';
+import { preparedRuns } from './prepared.js';
 
 /**
  * Statements over many rows or values, for every repository: multi-row inserts, and reads or
@@ -42,8 +43,10 @@ function conflictClauses(mysql: boolean, onConflict: OnConflict | undefined): { 
 
 /**
  * Multi-row INSERT written by hand, CHUNK rows a statement: at 500 rows Knex's builder (quoting
- * every column of every row) costs about as much CPU as the statement itself. `table` and
- * `columns` are constants of the caller, never input; values are bound.
+ * every column of every row) costs about as much CPU as the statement itself. On SQLite, one
+ * prepared single-row statement run for each row instead (preparedRuns: SQLite runs in this
+ * process, so a row costs no round trip, and the statement is parsed once a connection). `table`
+ * and `columns` are constants of the caller, never input; values are bound.
  */
 export async function insertRows<R, C extends keyof R & string>(
   trx: Trx,
@@ -52,10 +55,19 @@ export async function insertRows<R, C extends keyof R & string>(
   rows: readonly R[],
   onConflict?: OnConflict,
 ): Promise<void> {
-  const { verb, tail } = conflictClauses(engineOf(trx) === 'mysql', onConflict);
+  const mysql = engineOf(trx) === 'mysql';
+  const { verb, tail } = conflictClauses(mysql, onConflict);
   const tuple = `(${columns.map(() => '?').join(', ')})`;
   const head = `${verb} INTO ${table} (${columns.join(', ')}) VALUES `;
   for (const part of chunks(rows)) {
+    if (!mysql) {
+      await preparedRuns(
+        trx,
+        `${head}${tuple}${tail}`,
+        part.map((row) => columns.map((column) => row[column])),
+      );
+      continue;
+    }
     const bindings: unknown[] = [];
     for (const row of part) for (const column of columns) bindings.push(row[column]);
     await trx.raw(`${head}${part.map(() => tuple).join(', ')}${tail}`, bindings as Knex.RawBinding[]);

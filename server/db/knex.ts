@@ -134,7 +134,9 @@ export function isForeignKeyViolation(err: unknown): err is Error {
 export function violatedIndex(err: Error): string {
   const sqlMessage = (err as { sqlMessage?: string }).sqlMessage;
   if (sqlMessage) return sqlMessage.slice(sqlMessage.lastIndexOf(' for key '));
-  return err.message.slice(err.message.lastIndexOf(' - ') + 3);
+  // Straight from better-sqlite3 (server/db/prepared.ts) the message has no SQL before it.
+  const sql = err.message.lastIndexOf(' - ');
+  return sql === -1 ? err.message : err.message.slice(sql + 3);
 }
 
 /** The server is down, restarting, unreachable or out of connections; SQLite is locked past busy_timeout. */

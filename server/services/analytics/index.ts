@@ -9,14 +9,7 @@ import {
   type FunnelQuery,
 } from '../../../shared/schemas/analytics.js';
 import { NotFoundError } from '../../errors.js';
-import {
-  ROLLUP_COUNTERS,
-  type RollupCounter,
-  type RollupDimension,
-  referralIdsOf,
-  rollupSums,
-  zeroCounts,
-} from '../../repositories/analytics.js';
+import { type RollupCounter, type RollupDimension, referralIdsOf, rollupSums } from '../../repositories/analytics.js';
 import { findCampaign } from '../../repositories/campaigns.js';
 import type { ServiceDeps } from '../deps.js';
 import { type Buckets, bucketsOf } from './buckets.js';
@@ -45,22 +38,20 @@ const MONEY = new Set<AnalyticsMetric>(['revenue', 'commissions']);
 const ratio = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000);
 
 /** Money stays in integer hundredths until the answer (exact sums on both engines). */
-function valuesOf(metrics: readonly AnalyticsMetric[], sums: Readonly<Record<RollupCounter, number>>) {
+function valuesOf(metrics: readonly AnalyticsMetric[], sums: ArrayLike<number>, at = 0) {
   const values: Omit<AnalyticsPoint, 'start'> = {};
-  for (const metric of metrics) {
-    const sum = sums[COLUMN[metric]];
+  metrics.forEach((metric, k) => {
+    const sum = sums[at + k] ?? 0;
     values[metric] = MONEY.has(metric) ? fromCents(sum) : sum;
-  }
+  });
   return values;
 }
 
-const zero = zeroCounts;
-
-function add(into: Record<RollupCounter, number>, sums: Readonly<Record<RollupCounter, number>>, sign = 1): void {
-  for (const key of ROLLUP_COUNTERS) into[key] += sign * sums[key];
-}
-
-/** Sums per group and point, and in all, read as the plan says (exact integers: moves only add and take). */
+/**
+ * Sums per group and point, and in all, read as the plan says (exact integers: moves only add and
+ * take). Each group's points are one flat array, `counters.length` numbers a point in the
+ * counters' order: a month by day by affiliate is thousands of rows, each added in place.
+ */
 async function pointSums(
   db: ServiceDeps['db'],
   campaignId: number,
@@ -72,23 +63,27 @@ async function pointSums(
     affiliateId?: number;
   },
 ) {
-  const groups = new Map<string, Record<RollupCounter, number>[]>();
-  const totals = zero();
+  const width = read.counters.length;
+  const groups = new Map<string, Float64Array>();
+  const totals = new Float64Array(width);
+  const addAt = (into: Float64Array, at: number, sums: readonly number[], sign: number) => {
+    for (let k = 0; k < width; k++) into[at + k] = (into[at + k] ?? 0) + sign * (sums[k] ?? 0);
+  };
   for (const part of readPlan(buckets.starts, buckets.endHour, byHour)) {
     const rows = await rollupSums(db, { campaignId, ...part, ...read });
     for (const row of rows) {
       let points = groups.get(row.group);
       if (!points) {
-        points = buckets.starts.map(zero);
+        points = new Float64Array(buckets.starts.length * width);
         groups.set(row.group, points);
       }
       const move = part.moves[row.run];
-      const to = move?.to === undefined ? undefined : points[move.to];
-      const from = move?.from === undefined ? undefined : points[move.from];
-      if (to) add(to, row.sums);
-      if (from) add(from, row.sums, -1);
-      if (to && !from) add(totals, row.sums);
-      if (from && !to) add(totals, row.sums, -1);
+      const to = move?.to;
+      const from = move?.from;
+      if (to !== undefined) addAt(points, to * width, row.sums, 1);
+      if (from !== undefined) addAt(points, from * width, row.sums, -1);
+      if (to !== undefined && from === undefined) addAt(totals, 0, row.sums, 1);
+      if (from !== undefined && to === undefined) addAt(totals, 0, row.sums, -1);
     }
   }
   return { groups, totals };
@@ -125,22 +120,16 @@ export function analyticsService({ db, now }: ServiceDeps): AnalyticsService {
             ? (names.get(Number(group)) ?? group)
             : group;
       // A group with nothing to show for the metrics asked (leads under a click's device) is left out.
-      const shown = [...groups.entries()].filter(([, points]) =>
-        points.some((sums) => metrics.some((metric) => sums[COLUMN[metric]] !== 0)),
-      );
+      const shown = [...groups.entries()].filter(([, points]) => points.some((sum) => sum !== 0));
       // Each point's label once: reading the zone's clock is the costliest step of a long series.
       const labels = buckets.starts.map((start) => localIso(buckets.timezone, start * HOUR_MS));
+      const pointsOf = (points: Float64Array) =>
+        labels.map((start, i) => Object.assign({ start }, valuesOf(metrics, points, i * metrics.length)));
       const series = shown
-        .map(([group, points]) => ({
-          group: nameOf(group),
-          points: points.map((sums, i) => ({ start: labels[i] ?? '', ...valuesOf(metrics, sums) })),
-        }))
+        .map(([group, points]) => ({ group: nameOf(group), points: pointsOf(points) }))
         .sort((a, b) => ((a.group ?? '') < (b.group ?? '') ? -1 : (a.group ?? '') > (b.group ?? '') ? 1 : 0));
       if (series.length === 0 && query.groupBy === undefined) {
-        series.push({
-          group: null,
-          points: labels.map((start) => ({ start, ...valuesOf(metrics, zero()) })),
-        });
+        series.push({ group: null, points: pointsOf(new Float64Array(labels.length * metrics.length)) });
       }
       return {
         from: buckets.from,
@@ -158,7 +147,9 @@ export function analyticsService({ db, now }: ServiceDeps): AnalyticsService {
       const days = bucketsOf(query, 'day', now());
       // The whole range as one point.
       const buckets = { ...days, starts: days.starts.slice(0, 1) };
-      const { totals } = await pointSums(db, campaignId, buckets, false, {
+      const {
+        totals: [clicks = 0, leads = 0, conversions = 0],
+      } = await pointSums(db, campaignId, buckets, false, {
         groupBy: undefined,
         counters: ['clicks', 'leads', 'conversions'],
       });
@@ -166,12 +157,12 @@ export function analyticsService({ db, now }: ServiceDeps): AnalyticsService {
         from: buckets.from,
         to: buckets.to,
         timezone: buckets.timezone,
-        clicks: totals.clicks,
-        leads: totals.leads,
-        conversions: totals.conversions,
-        clickToLead: ratio(totals.leads, totals.clicks),
-        leadToConversion: ratio(totals.conversions, totals.leads),
-        clickToConversion: ratio(totals.conversions, totals.clicks),
+        clicks,
+        leads,
+        conversions,
+        clickToLead: ratio(leads, clicks),
+        leadToConversion: ratio(conversions, leads),
+        clickToConversion: ratio(conversions, clicks),
       };
     },
   };
