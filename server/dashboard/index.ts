@@ -36,7 +36,7 @@ import {
   postRemovePasskey,
   showPasskeys,
 } from './passkeyPages.js';
-import { postApprovePayoutRun, postStartPayoutRun } from './payoutRunPages.js';
+import { postApprovePayoutRun, postSendPayout, postStartPayoutRun } from './payoutRunPages.js';
 import { parseDashboardQuery } from './query.js';
 import { csrfValid, dashboardHeaders, originValid, sessionSecretOf } from './security.js';
 import {
@@ -132,6 +132,7 @@ function pagesRouter(config: Readonly<Config>): Router {
     post((page, actor) => postCreatePayouts(page, actor)),
   );
   router.post('/payouts/paid', post(postPayoutPaid));
+  router.post('/payouts/send', post(postSendPayout));
   router.post('/payouts/runs', post(postStartPayoutRun));
   router.post('/payouts/runs/approve', post(postApprovePayoutRun));
   router.get('/settings/keys', show(showKeys));

@@ -1,7 +1,7 @@
 import { actingAs, userActor } from '../services/audit.js';
 import type { PasskeyOptions } from '../services/dashboard/index.js';
 import type { FormFields } from '../services/portal/index.js';
-import { factorPage } from './authPages.js';
+import { factorPage, recoveryCodesPage } from './authPages.js';
 import { type DashPage, day, noticeOf, redirect, render } from './page.js';
 import { idParam } from './query.js';
 import { setSessionCookie } from './security.js';
@@ -26,7 +26,7 @@ async function passkeysPage(page: DashPage, actor: Actor, extra: { problem?: str
       problem: extra.problem ?? null,
       passkeys: passkeys.map((p, i) => ({
         id: p.id,
-        label: page.t.dash.passkeys.label(i + 1),
+        label: p.name ?? page.t.dash.passkeys.label(i + 1),
         created: day(page, p.createdAt),
         lastUsed: p.lastUsedAt === null ? page.t.dash.passkeys.never : day(page, p.lastUsedAt),
       })),
@@ -82,20 +82,59 @@ export async function postLogInOptions(page: DashPage): Promise<void> {
   );
 }
 
+/** The browser and system a User-Agent names, as people call them: a passkey given no name is called after them. */
+export function deviceOf(userAgent: string): { browser?: string; system?: string } {
+  const browsers: [RegExp, string][] = [
+    [/Edg(e|A|iOS)?\//, 'Edge'],
+    [/OPR\//, 'Opera'],
+    [/Firefox\/|FxiOS\//, 'Firefox'],
+    [/Chrom(e|ium)\/|CriOS\//, 'Chrome'],
+    [/Version\/[\d.]+.*Safari\//, 'Safari'],
+  ];
+  const systems: [RegExp, string][] = [
+    [/iPhone/, 'iPhone'],
+    [/iPad/, 'iPad'],
+    [/Android/, 'Android'],
+    [/CrOS/, 'ChromeOS'],
+    [/Windows/, 'Windows'],
+    [/Mac OS X|Macintosh/, 'macOS'],
+    [/Linux/, 'Linux'],
+  ];
+  const find = (list: [RegExp, string][]) => list.find(([pattern]) => pattern.test(userAgent))?.[1];
+  return { browser: find(browsers), system: find(systems) };
+}
+
+/** What a new passkey is called when the form names none. */
+async function passkeyNames(page: DashPage, actor: Actor, given: string | undefined) {
+  const t = page.t.dash.passkeys;
+  const { browser, system } = deviceOf(page.ctx.get('User-Agent'));
+  const device =
+    browser && system
+      ? t.device(browser, system)
+      : (browser ?? system ?? t.label((await page.services.dashboard.passkeys(actor)).length + 1));
+  return { given, device, securityKey: t.securityKey };
+}
+
 /** A new passkey: on the passkeys page, or at the first log-in instead of TOTP (which completes it). */
 export async function postAddPasskey(page: DashPage, fields: FormFields): Promise<void> {
   const { actor, secret } = page;
   if (!actor || !secret) return redirect(page, '/');
+  const names = await passkeyNames(page, actor, fields.name);
   const added = await actingAs(userActor(actor.userId, page.ctx.ip), () =>
-    page.services.dashboard.addPasskey(actor, secret, fields.response),
+    page.services.dashboard.addPasskey(actor, secret, fields.response, names),
   );
   if (added.state === 'in') {
     setSessionCookie(page.ctx, added.secret);
-    return redirect(page, '/overview');
+    return added.recoveryCodes ? recoveryCodesPage(page, added.recoveryCodes) : redirect(page, '/overview');
   }
-  if (added.state === 'added') return redirect(page, '/passkeys?notice=passkeyAdded');
-  if (actor.factorPending) return factorPage(page, 'passkey', 400);
-  await passkeysPage(page, actor, { problem: page.t.dash.passkeys.refused }, 400);
+  if (added.state === 'added') {
+    // A passkey-only user with no recovery code left gets new ones, once.
+    if (added.recoveryCodes) return recoveryCodesPage(page, added.recoveryCodes);
+    return redirect(page, '/passkeys?notice=passkeyAdded');
+  }
+  const problem = added.state === 'name' ? page.t.dash.passkeys.nameTooLong : page.t.dash.passkeys.refused;
+  if (actor.factorPending) return factorPage(page, added.state === 'name' ? 'name' : 'passkey', 400);
+  await passkeysPage(page, actor, { problem }, 400);
 }
 
 export async function postRemovePasskey(page: DashPage, actor: Actor, fields: FormFields): Promise<void> {

@@ -63,6 +63,8 @@ export interface DashboardPasskeyRow {
   counter: number | string;
   /** Comma-separated, as the browser reported them at enrolment. */
   transports: string | null;
+  /** Given at enrolment (migration 20261201010000_dashboard_passkey_names); null for older passkeys. */
+  name: string | null;
   created_at: DbDate;
   last_used_at: DbDate | null;
 }

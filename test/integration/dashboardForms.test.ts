@@ -45,6 +45,11 @@ const NEEDS: Record<string, 'change' | 'keys' | 'users' | 'own'> = {
   '/groups/remove': 'change',
   // Every user's own passkeys, whatever the role: another's id is not found (404).
   '/passkeys/remove': 'own',
+  // One affiliate's edit and coupons, and a payout sent on its rail (docs/dashboard.md#pages).
+  '/affiliates/update': 'change',
+  '/affiliates/coupons': 'change',
+  '/affiliates/coupons/remove': 'change',
+  '/payouts/send': 'change',
 };
 /** Who may not post each kind of form: the roles below it. */
 const REFUSED: Record<'change' | 'keys' | 'users' | 'own', string[]> = {
@@ -66,6 +71,8 @@ const TABLES = [
   'webhook_endpoints',
   'affiliate_groups',
   'audit_log',
+  'affiliate_coupons',
+  'payout_sends',
 ];
 
 /**
@@ -149,6 +156,7 @@ describe(`the dashboard's forms refuse forged posts (${ENGINE})`, function () {
       url: 'http://127.0.0.1:9/hook',
       events: ['affiliate.created'],
     });
+    await services.coupons.create(merchant.campaignId, ana.id, { code: 'ANA-OFF' });
     const viewer = await database.db('dashboard_users').where({ email: `viewer-${merchant.publicId}@shop.example` });
     Object.assign(bodies, {
       '/affiliates/approve': { id: String(pending.id) },
@@ -168,6 +176,10 @@ describe(`the dashboard's forms refuse forged posts (${ENGINE})`, function () {
       '/groups/update': { id: String(group.id), name: 'Forged' },
       '/groups/remove': { id: String(group.id) },
       '/passkeys/remove': { id: '1' },
+      '/affiliates/update': { id: String(ana.id), name: 'Forged', email: 'forged@example.com', status: 'inactive' },
+      '/affiliates/coupons': { id: String(ana.id), code: 'FORGED' },
+      '/affiliates/coupons/remove': { id: String(ana.id), code: 'ANA-OFF' },
+      '/payouts/send': { id: String(payout?.id) },
     });
   });
   after(async () => {
@@ -250,7 +262,17 @@ describe(`the dashboard's forms refuse forged posts (${ENGINE})`, function () {
     for (const path of Object.keys(NEEDS).filter((p) => !p.startsWith('/users') && p !== '/payouts/run')) {
       for (let round = 0; round < 6; round++) {
         const form: Record<string, string> = { csrf: token(secret, merchant.publicId) };
-        for (const name of ['id', 'name', 'url', 'commissionType', 'commissionValue', 'description', 'action']) {
+        const named = ['id', 'name', 'url', 'commissionType', 'commissionValue', 'description', 'action'];
+        // The affiliate form's and coupons' fields too.
+        for (const name of [
+          ...named,
+          'email',
+          'code',
+          'groupId',
+          'parentAffiliateId',
+          'overrideType',
+          'overrideValue',
+        ]) {
           if (next() % 2 === 0) form[name] = odd[next() % odd.length] ?? '';
         }
         const answer = await post(merchant.publicId, path, form, { cookie: cookie(secret), origin: daemon.url });

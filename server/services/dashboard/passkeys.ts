@@ -18,12 +18,12 @@ import {
   takeSessionChallenge,
   useDashboardPasskey,
 } from '../../repositories/dashboardPasskeys.js';
-import { claimFirstFactor } from '../../repositories/dashboardUsers.js';
+import { claimFirstFactor, insertRecoveryCodes, unusedRecoveryCodes } from '../../repositories/dashboardUsers.js';
 import { UniqueConflict } from '../../repositories/uniqueConflict.js';
 import { recordAudit } from '../audit.js';
 import { hashSecret } from '../secretHash.js';
 import type { Site } from '../site.js';
-import { factorAttempt, type FactorResult, type LoginDeps, promote } from './login.js';
+import { factorAttempt, type FactorResult, type LoginDeps, newRecoveryCodes, promote, recoveryHash } from './login.js';
 import { needsSecondFactor } from './roles.js';
 import type { DashboardActor, DashboardCampaign } from './types.js';
 
@@ -32,6 +32,9 @@ export type { DashboardPasskey } from '../../repositories/dashboardPasskeys.js';
 export interface PasskeyDeps extends LoginDeps {
   site: Site;
 }
+
+/** A passkey's name, as the list shows it: the column's width. */
+export const MAX_PASSKEY_NAME = 64;
 
 /** A challenge is good for this long: the browser's prompt waits as long. */
 const CHALLENGE_MS = 5 * 60 * 1000;
@@ -144,7 +147,34 @@ export async function registrationOptions(
   return challenged(deps, session, options);
 }
 
-export type RegisterResult = { state: 'added' } | { state: 'in'; secret: string } | { state: 'refused' };
+/**
+ * `in`: the first factor, which completes the log-in; `added`: on the passkeys page. Either comes
+ * with recovery codes, shown once, when the user has no TOTP and no unused code left (a
+ * passkey-only user recovers as a TOTP user does). `name`: the name given is too long.
+ */
+export type RegisterResult =
+  | { state: 'added'; recoveryCodes: string[] | null }
+  | { state: 'in'; secret: string; recoveryCodes: string[] | null }
+  | { state: 'refused' | 'name' };
+
+/**
+ * What to call a passkey: the name typed, trimmed; else "security key" for one that only travels
+ * by USB, NFC or Bluetooth, else the browser and system it was made on ("Chrome on Linux").
+ */
+export interface PasskeyNames {
+  given: string | undefined;
+  device: string;
+  securityKey: string;
+}
+
+const EXTERNAL = ['usb', 'nfc', 'ble'];
+
+/** The passkey's name, or undefined when the one typed is too long. */
+export function passkeyName(names: PasskeyNames, transports: readonly string[]): string | undefined {
+  const external = transports.length > 0 && transports.every((t) => EXTERNAL.includes(t));
+  const name = names.given?.trim() || (external ? names.securityKey : names.device).slice(0, MAX_PASSKEY_NAME);
+  return name.length <= MAX_PASSKEY_NAME ? name : undefined;
+}
 
 /**
  * Stores the passkey the browser made for the session's challenge (spent here, once). Before the
@@ -155,11 +185,14 @@ export async function register(
   actor: DashboardActor,
   session: string,
   text: string | undefined,
+  names: PasskeyNames,
 ): Promise<RegisterResult> {
   mayEnrol(actor, await listDashboardPasskeys(deps.db, actor.userId));
   const response = parsed(registration, text);
   const rp = relyingParty(deps.site);
   if (!response || !rp) return { state: 'refused' };
+  const name = passkeyName(names, response.response.transports ?? []);
+  if (name === undefined) return { state: 'name' };
   const verified = await verifyRegistrationResponse({
     response: { ...response, clientExtensionResults: {} },
     expectedChallenge: spender(deps, session),
@@ -169,6 +202,10 @@ export async function register(
   }).catch(() => undefined);
   if (!verified?.verified) return { state: 'refused' };
   const { credential } = verified.registrationInfo;
+  const codes =
+    actor.factorPending || (!actor.totpEnrolled && (await unusedRecoveryCodes(deps.db, actor.userId)) === 0)
+      ? newRecoveryCodes()
+      : null;
   const added = await inTransaction(deps.db, async (trx) => {
     if (actor.factorPending && !(await claimFirstFactor(trx, actor.userId, deps.now()))) return false;
     await insertDashboardPasskey(trx, {
@@ -177,8 +214,10 @@ export async function register(
       publicKey: Buffer.from(credential.publicKey).toString('base64url'),
       counter: credential.counter,
       transports: response.response.transports ?? [],
+      name,
       now: deps.now(),
     });
+    if (codes) await insertRecoveryCodes(trx, actor.userId, codes.map(recoveryHash));
     await recordAudit(trx, deps.now(), [
       { campaignId: actor.campaignId, action: 'user.add_passkey', targetId: actor.userId },
     ]);
@@ -188,7 +227,9 @@ export async function register(
     throw err;
   });
   if (!added) return { state: 'refused' };
-  return actor.factorPending ? { state: 'in', secret: await promote(deps, actor, session) } : { state: 'added' };
+  return actor.factorPending
+    ? { state: 'in', secret: await promote(deps, actor, session), recoveryCodes: codes }
+    : { state: 'added', recoveryCodes: codes };
 }
 
 /** Options to sign with one of the user's passkeys, for a session that owes its second factor. */
