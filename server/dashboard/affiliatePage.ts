@@ -2,7 +2,7 @@ import { AFFILIATE_STATUSES, COMMISSION_TYPES } from '../../shared/vocabulary.js
 import type { Affiliate } from '../../shared/schemas/affiliate.js';
 import { NotFoundError } from '../errors.js';
 import type { FormFields } from '../services/portal/index.js';
-import { pathId, refusal } from './campaignPages.js';
+import { commissionText, pathId, refusal } from './campaignPages.js';
 import { amount } from './dataPages.js';
 import { count, type DashPage, day, noticeOf, redirect, render } from './page.js';
 import { idParam } from './query.js';
@@ -60,6 +60,7 @@ async function affiliatePage(page: DashPage, actor: Actor, id: number, refused: 
         ...a,
         statusText: t.dash.affiliateStatus[a.status],
         groupName: choices.find((g) => g.value === String(a.groupId))?.text ?? null,
+        override: a.commissionOverride === null ? null : commissionText(page, a.commissionOverride),
         joined: day(page, a.createdAt),
         totalConversions: count(page, a.totalConversions),
         totalCommissions: amount(page, a.totalCommissions),

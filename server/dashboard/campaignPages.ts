@@ -88,7 +88,7 @@ function recurringText(page: DashPage, recurring: Recurring | null): string {
   return t.months(count(page, recurring.months));
 }
 
-function commissionText(page: DashPage, rule: { commissionType: string; commissionValue: number }): string {
+export function commissionText(page: DashPage, rule: { commissionType: string; commissionValue: number }): string {
   return rule.commissionType === 'percent'
     ? `${count(page, rule.commissionValue)} %`
     : amount(page, rule.commissionValue);

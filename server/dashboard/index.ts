@@ -24,7 +24,6 @@ import {
   postPayoutPaid,
   showAffiliates,
   showConversions,
-  showOverview,
   showPayouts,
 } from './dataPages.js';
 import { type DashPage, redirect } from './page.js';
@@ -34,6 +33,7 @@ import {
   postPasskeyFactor,
   postRegistrationOptions,
   postRemovePasskey,
+  showOverviewOrCodes,
   showPasskeys,
 } from './passkeyPages.js';
 import { postApprovePayoutRun, postSendPayout, postStartPayoutRun } from './payoutRunPages.js';
@@ -120,7 +120,7 @@ function pagesRouter(config: Readonly<Config>): Router {
   router.post('/passkeys', openPost(postAddPasskey));
   router.get('/passkeys', show(showPasskeys));
   router.post('/passkeys/remove', post(postRemovePasskey));
-  router.get('/overview', show(showOverview));
+  router.get('/overview', show(showOverviewOrCodes));
   router.get('/affiliates', show(showAffiliates));
   router.post('/affiliates/approve', post(postApproveAffiliate));
   router.get('/conversions', show(showConversions));

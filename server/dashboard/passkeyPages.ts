@@ -2,6 +2,7 @@ import { actingAs, userActor } from '../services/audit.js';
 import type { PasskeyOptions } from '../services/dashboard/index.js';
 import type { FormFields } from '../services/portal/index.js';
 import { factorPage, recoveryCodesPage } from './authPages.js';
+import { showOverview } from './dataPages.js';
 import { type DashPage, day, noticeOf, redirect, render } from './page.js';
 import { idParam } from './query.js';
 import { setSessionCookie } from './security.js';
@@ -82,37 +83,13 @@ export async function postLogInOptions(page: DashPage): Promise<void> {
   );
 }
 
-/** The browser and system a User-Agent names, as people call them: a passkey given no name is called after them. */
-export function deviceOf(userAgent: string): { browser?: string; system?: string } {
-  const browsers: [RegExp, string][] = [
-    [/Edg(e|A|iOS)?\//, 'Edge'],
-    [/OPR\//, 'Opera'],
-    [/Firefox\/|FxiOS\//, 'Firefox'],
-    [/Chrom(e|ium)\/|CriOS\//, 'Chrome'],
-    [/Version\/[\d.]+.*Safari\//, 'Safari'],
-  ];
-  const systems: [RegExp, string][] = [
-    [/iPhone/, 'iPhone'],
-    [/iPad/, 'iPad'],
-    [/Android/, 'Android'],
-    [/CrOS/, 'ChromeOS'],
-    [/Windows/, 'Windows'],
-    [/Mac OS X|Macintosh/, 'macOS'],
-    [/Linux/, 'Linux'],
-  ];
-  const find = (list: [RegExp, string][]) => list.find(([pattern]) => pattern.test(userAgent))?.[1];
-  return { browser: find(browsers), system: find(systems) };
-}
-
-/** What a new passkey is called when the form names none. */
+/** What a new passkey is called when the form names none: "Passkey N", the first number no passkey of the user has. */
 async function passkeyNames(page: DashPage, actor: Actor, given: string | undefined) {
   const t = page.t.dash.passkeys;
-  const { browser, system } = deviceOf(page.ctx.get('User-Agent'));
-  const device =
-    browser && system
-      ? t.device(browser, system)
-      : (browser ?? system ?? t.label((await page.services.dashboard.passkeys(actor)).length + 1));
-  return { given, device, securityKey: t.securityKey };
+  const taken = new Set((await page.services.dashboard.passkeys(actor)).map((p) => p.name));
+  let n = taken.size + 1;
+  while (taken.has(t.label(n))) n++;
+  return { given, fallback: t.label(n) };
 }
 
 /** A new passkey: on the passkeys page, or at the first log-in instead of TOTP (which completes it). */
@@ -124,8 +101,9 @@ export async function postAddPasskey(page: DashPage, fields: FormFields): Promis
     page.services.dashboard.addPasskey(actor, secret, fields.response, names),
   );
   if (added.state === 'in') {
+    // Its recovery codes, if any, are shown once by the next page (see showOverview below).
     setSessionCookie(page.ctx, added.secret);
-    return added.recoveryCodes ? recoveryCodesPage(page, added.recoveryCodes) : redirect(page, '/overview');
+    return redirect(page, '/overview');
   }
   if (added.state === 'added') {
     // A passkey-only user with no recovery code left gets new ones, once.
@@ -155,4 +133,11 @@ export async function postPasskeyFactor(page: DashPage, fields: FormFields): Pro
     return redirect(page, '/overview');
   }
   await factorPage(page, 'passkey', 401);
+}
+
+/** The overview, unless the log-in just made recovery codes (a first passkey): they come first, once. */
+export async function showOverviewOrCodes(page: DashPage, actor: Actor): Promise<void> {
+  const codes = page.secret === undefined ? undefined : await page.services.dashboard.heldRecoveryCodes(page.secret);
+  if (codes) return recoveryCodesPage(page, codes);
+  await showOverview(page, actor);
 }

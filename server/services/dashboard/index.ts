@@ -45,7 +45,7 @@ export type { Asker, DashboardActor, DashboardCampaign, DashboardRole, SetupLink
 export { DASHBOARD_ROLES } from './types.js';
 export type { Overview } from './overview.js';
 export type { AffiliateDetail, IntegrationsView } from './campaignPages.js';
-export type { DashboardPasskey, PasskeyNames, PasskeyOptions, RegisterResult } from './passkeys.js';
+export type { DashboardPasskey, PasskeyOptions, RegisterResult } from './passkeys.js';
 export { MAX_PASSKEY_NAME } from './passkeys.js';
 export type { DashboardUser, ListedDashboardUser } from '../../repositories/dashboardUsers.js';
 export type { NewUserResult } from './users.js';
@@ -96,8 +96,10 @@ export interface DashboardService extends DashboardCampaignPages, DashboardAffil
     actor: DashboardActor,
     session: string,
     response: string | undefined,
-    names: passkeys.PasskeyNames,
+    names: { given: string | undefined; fallback: string },
   ): Promise<passkeys.RegisterResult>;
+  /** The recovery codes a first passkey made for this session: once. */
+  heldRecoveryCodes(session: string): Promise<string[] | undefined>;
   /** How many unused recovery codes the user has: the second-factor page offers one when there are. */
   recoveryCodesLeft(actor: DashboardActor): Promise<number>;
   /** Options for `navigator.credentials.get`, for a session that owes its second factor. */
@@ -214,6 +216,7 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
       passkeys.registrationOptions(passkeyDeps, campaign, actor, session, pageOrigin),
     addPasskey: (actor, session, response, names) => passkeys.register(passkeyDeps, actor, session, response, names),
     recoveryCodesLeft: (actor) => unusedRecoveryCodes(db, actor.userId),
+    heldRecoveryCodes: (session) => passkeys.heldRecoveryCodes(passkeyDeps, session),
     passkeyLogInOptions: (actor, session, pageOrigin) =>
       passkeys.authenticationOptions(passkeyDeps, actor, session, pageOrigin),
     checkPasskey: (actor, session, response) => passkeys.authenticate(passkeyDeps, actor, session, response),

@@ -18,6 +18,7 @@ import {
   takeSessionChallenge,
   useDashboardPasskey,
 } from '../../repositories/dashboardPasskeys.js';
+import { holdSessionCodes, takeSessionCodes } from '../../repositories/dashboardSessions.js';
 import { claimFirstFactor, insertRecoveryCodes, unusedRecoveryCodes } from '../../repositories/dashboardUsers.js';
 import { UniqueConflict } from '../../repositories/uniqueConflict.js';
 import { recordAudit } from '../audit.js';
@@ -148,31 +149,17 @@ export async function registrationOptions(
 }
 
 /**
- * `in`: the first factor, which completes the log-in; `added`: on the passkeys page. Either comes
- * with recovery codes, shown once, when the user has no TOTP and no unused code left (a
- * passkey-only user recovers as a TOTP user does). `name`: the name given is too long.
+ * `in`: the first factor, which completes the log-in (its recovery codes are held, sealed, on the
+ * new session until its first page shows them once); `added`: on the passkeys page, with new
+ * recovery codes when the user has no TOTP and no unused code left (a passkey-only user recovers
+ * as a TOTP user does). `name`: the name typed is too long.
  */
 export type RegisterResult =
-  | { state: 'added'; recoveryCodes: string[] | null }
-  | { state: 'in'; secret: string; recoveryCodes: string[] | null }
-  | { state: 'refused' | 'name' };
+  { state: 'added'; recoveryCodes: string[] | null } | { state: 'in'; secret: string } | { state: 'refused' | 'name' };
 
-/**
- * What to call a passkey: the name typed, trimmed; else "security key" for one that only travels
- * by USB, NFC or Bluetooth, else the browser and system it was made on ("Chrome on Linux").
- */
-export interface PasskeyNames {
-  given: string | undefined;
-  device: string;
-  securityKey: string;
-}
-
-const EXTERNAL = ['usb', 'nfc', 'ble'];
-
-/** The passkey's name, or undefined when the one typed is too long. */
-export function passkeyName(names: PasskeyNames, transports: readonly string[]): string | undefined {
-  const external = transports.length > 0 && transports.every((t) => EXTERNAL.includes(t));
-  const name = names.given?.trim() || (external ? names.securityKey : names.device).slice(0, MAX_PASSKEY_NAME);
+/** The passkey's name: the one typed, trimmed, else `fallback`; undefined when the one typed is too long. */
+export function passkeyName(given: string | undefined, fallback: string): string | undefined {
+  const name = given?.trim() || fallback;
   return name.length <= MAX_PASSKEY_NAME ? name : undefined;
 }
 
@@ -185,13 +172,13 @@ export async function register(
   actor: DashboardActor,
   session: string,
   text: string | undefined,
-  names: PasskeyNames,
+  names: { given: string | undefined; fallback: string },
 ): Promise<RegisterResult> {
   mayEnrol(actor, await listDashboardPasskeys(deps.db, actor.userId));
   const response = parsed(registration, text);
   const rp = relyingParty(deps.site);
   if (!response || !rp) return { state: 'refused' };
-  const name = passkeyName(names, response.response.transports ?? []);
+  const name = passkeyName(names.given, names.fallback);
   if (name === undefined) return { state: 'name' };
   const verified = await verifyRegistrationResponse({
     response: { ...response, clientExtensionResults: {} },
@@ -227,9 +214,10 @@ export async function register(
     throw err;
   });
   if (!added) return { state: 'refused' };
-  return actor.factorPending
-    ? { state: 'in', secret: await promote(deps, actor, session), recoveryCodes: codes }
-    : { state: 'added', recoveryCodes: codes };
+  if (!actor.factorPending) return { state: 'added', recoveryCodes: codes };
+  const secret = await promote(deps, actor, session);
+  if (codes) await holdSessionCodes(deps.db, hashSecret(secret), await deps.box.seal(JSON.stringify(codes)));
+  return { state: 'in', secret };
 }
 
 /** Options to sign with one of the user's passkeys, for a session that owes its second factor. */
@@ -303,4 +291,12 @@ export async function removePasskey(deps: PasskeyDeps, actor: DashboardActor, id
     ]);
     return true;
   });
+}
+
+/** The recovery codes a log-in made and held on this session: once, for the page that shows them. */
+export async function heldRecoveryCodes(deps: PasskeyDeps, session: string): Promise<string[] | undefined> {
+  const sealed = await takeSessionCodes(deps.db, hashSecret(session));
+  const opened = sealed === undefined ? undefined : await deps.box.open(sealed).catch(() => undefined);
+  const codes: unknown = opened === undefined ? undefined : JSON.parse(opened);
+  return Array.isArray(codes) ? codes.map(String) : undefined;
 }

@@ -78,9 +78,8 @@ export const dashboardPtBR: typeof dashboardEn = {
     name: 'Chave de acesso',
     label: (n: number) => `Chave de acesso ${n}`,
     nameLabel: 'Nome (opcional)',
-    nameHint: 'Em branco, a chave recebe o nome deste navegador e sistema.',
-    device: (browser: string, system: string) => `${browser} no ${system}`,
-    securityKey: 'Chave de segurança',
+    nameHint:
+      'Diga qual aparelho ou chave é, por exemplo “Notebook do trabalho”. Em branco, ela é numerada: Chave de acesso 2.',
     nameTooLong: 'O nome de uma chave de acesso tem no máximo 64 caracteres: encurte-o e adicione a chave de novo.',
     created: 'Adicionada',
     lastUsed: 'Último uso',
