@@ -103,14 +103,15 @@ async function enrolPage(page: DashPage, secret?: string, status = 200, problem?
  */
 export async function factorPage(
   page: DashPage,
-  refused: 'code' | 'passkey' | null = null,
+  refused: 'code' | 'passkey' | 'name' | null = null,
   status = 200,
 ): Promise<void> {
   const { actor } = page;
   if (!actor) return redirect(page, '/');
-  const passkeys = await page.services.dashboard.passkeys(actor);
-  const { factor } = page.t.dash;
-  const problem = refused && (refused === 'code' ? factor.refused : page.t.dash.passkeys.refused);
+  const { dashboard } = page.services;
+  const passkeys = await dashboard.passkeys(actor);
+  const { factor, passkeys: words } = page.t.dash;
+  const problem = refused && { code: factor.refused, passkey: words.refused, name: words.nameTooLong }[refused];
   if (!actor.totpEnrolled && passkeys.length === 0) return enrolPage(page, undefined, status, problem ?? undefined);
   render(
     page,
@@ -120,9 +121,16 @@ export async function factorPage(
       refused: problem,
       totp: actor.totpEnrolled,
       passkey: passkeys.length > 0,
+      // A passkey-only user recovers with a code as a TOTP user does.
+      recovery: actor.totpEnrolled || (await dashboard.recoveryCodesLeft(actor)) > 0,
     },
     status,
   );
+}
+
+/** The recovery codes, shown once: after a first TOTP or passkey, or to a passkey-only user who had none left. */
+export function recoveryCodesPage(page: DashPage, codes: readonly string[]): void {
+  render(page, 'codes', { title: page.t.dash.factor.codesTitle, codes, loggedIn: true });
 }
 
 export async function showFactor(page: DashPage): Promise<void> {
@@ -137,15 +145,12 @@ export async function postFactor(page: DashPage, fields: FormFields): Promise<vo
   if (!actor || !secret) return redirect(page, '/');
   if (!actor.factorPending) return redirect(page, '/overview');
   const { dashboard } = page.services;
-  if (!actor.totpEnrolled) {
+  // A recovery code is taken from TOTP and passkey users alike; with neither, the form enrols TOTP.
+  if (!actor.totpEnrolled && fields.recovery === undefined) {
     const enrolled = await dashboard.enrolTotp(actor, fields, secret);
     if (enrolled.state === 'refused') return enrolPage(page, fields.secret, 400);
     setSessionCookie(page.ctx, enrolled.secret);
-    return render(page, 'codes', {
-      title: page.t.dash.factor.codesTitle,
-      codes: enrolled.recoveryCodes,
-      loggedIn: true,
-    });
+    return recoveryCodesPage(page, enrolled.recoveryCodes);
   }
   const result =
     fields.recovery !== undefined

@@ -4,7 +4,7 @@ import type { AuditEntry } from '../../shared/schemas/audit.js';
 import { HttpError, NotFoundError } from '../errors.js';
 import type { FormFields } from '../services/portal/index.js';
 import { amount, pager, PER_PAGE, pick } from './dataPages.js';
-import { count, type DashPage, day, noticeOf, redirect, render } from './page.js';
+import { count, type DashPage, noticeOf, redirect, render } from './page.js';
 import { idParam } from './query.js';
 
 type Actor = NonNullable<DashPage['actor']>;
@@ -96,44 +96,6 @@ export async function showAudit(page: DashPage, actor: Actor): Promise<void> {
   );
 }
 
-/** One affiliate: its figures, where it is paid, its flags and coupons, its latest conversions and payouts. */
-export async function showAffiliate(page: DashPage, actor: Actor): Promise<void> {
-  const { affiliate: a, coupons, conversions, payouts } = await page.services.dashboard.affiliate(actor, pathId(page));
-  const t = page.t;
-  const name = a.name ?? a.email;
-  render(page, 'affiliate', {
-    title: t.dash.affiliate.title(name),
-    nav: 'affiliates',
-    name,
-    a: {
-      ...a,
-      statusText: t.dash.affiliateStatus[a.status],
-      joined: day(page, a.createdAt),
-      totalConversions: count(page, a.totalConversions),
-      totalCommissions: amount(page, a.totalCommissions),
-      totalPaid: amount(page, a.totalPaid),
-      flags: a.flags.map((f) => t.dash.affiliate.flagText[f] ?? f),
-    },
-    coupons: coupons.map((c) => ({ code: c.code, created: day(page, c.createdAt) })),
-    conversions: conversions.conversions.map((c) => ({
-      order: c.orderId,
-      value: amount(page, c.orderValue),
-      commission: amount(page, c.commission),
-      statusText: t.status[c.status] ?? c.status,
-      status: c.status,
-      date: day(page, c.createdAt),
-    })),
-    payouts: payouts.payouts.map((p) => ({
-      id: p.id,
-      amount: amount(page, p.amount),
-      status: p.status,
-      statusText: t.status[p.status] ?? p.status,
-      created: day(page, p.createdAt),
-      paid: day(page, p.paidAt),
-    })),
-  });
-}
-
 function recurringText(page: DashPage, recurring: Recurring | null): string {
   const t = page.t.dash.rules;
   if (recurring === null) return '—';
@@ -142,7 +104,7 @@ function recurringText(page: DashPage, recurring: Recurring | null): string {
   return t.months(count(page, recurring.months));
 }
 
-function commissionText(page: DashPage, rule: { commissionType: string; commissionValue: number }): string {
+export function commissionText(page: DashPage, rule: { commissionType: string; commissionValue: number }): string {
   return rule.commissionType === 'percent'
     ? `${count(page, rule.commissionValue)} %`
     : amount(page, rule.commissionValue);

@@ -5,11 +5,11 @@ import {
   postCreateGroup,
   postRemoveGroup,
   postUpdateGroup,
-  showAffiliate,
   showAudit,
   showGroups,
   showRules,
 } from './campaignPages.js';
+import { postAddCoupon, postRemoveCoupon, postUpdateAffiliate, showAffiliate } from './affiliatePage.js';
 import {
   postCreateWebhook,
   postRemoveWebhook,
@@ -39,6 +39,9 @@ type Post = (handler: (page: DashPage, actor: Actor, fields: FormFields) => Prom
  */
 export function campaignRoutes(router: Router, show: Show, post: Post): void {
   router.get('/affiliates/:id', show(showAffiliate));
+  router.post('/affiliates/update', post(postUpdateAffiliate));
+  router.post('/affiliates/coupons', post(postAddCoupon));
+  router.post('/affiliates/coupons/remove', post(postRemoveCoupon));
   router.get('/audit', show(showAudit));
   router.get('/webhooks', show(showWebhooks));
   router.post('/webhooks', post(postCreateWebhook));

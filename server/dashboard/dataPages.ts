@@ -137,6 +137,8 @@ export async function showPayouts(page: DashPage, actor: NonNullable<DashPage['a
   const current = page.query.page ?? 1;
   const list = await page.services.dashboard.payouts(actor, { status, page: current, limit: PER_PAGE });
   const runs = await page.services.dashboard.payoutRunsAwaiting(actor);
+  // Send is offered once the campaign pays through a rail (docs/payouts.md#payout-rails).
+  const rails = await page.services.dashboard.connectedRails(actor, page.campaign);
   const t = page.t;
   const created = page.query.n;
   const { notice } = page.query;
@@ -162,6 +164,7 @@ export async function showPayouts(page: DashPage, actor: NonNullable<DashPage['a
     })),
     statuses: PAYOUT_STATUSES.map((s) => ({ value: s, text: t.status[s] ?? s })),
     filters: { status: status ?? '' },
+    canSend: rails.length > 0,
     payouts: list.payouts.map((p) => ({
       id: p.id,
       affiliate: p.affiliateName ?? p.affiliateEmail,

@@ -24,7 +24,6 @@ import {
   postPayoutPaid,
   showAffiliates,
   showConversions,
-  showOverview,
   showPayouts,
 } from './dataPages.js';
 import { type DashPage, redirect } from './page.js';
@@ -34,9 +33,10 @@ import {
   postPasskeyFactor,
   postRegistrationOptions,
   postRemovePasskey,
+  showOverviewOrCodes,
   showPasskeys,
 } from './passkeyPages.js';
-import { postApprovePayoutRun, postStartPayoutRun } from './payoutRunPages.js';
+import { postApprovePayoutRun, postSendPayout, postStartPayoutRun } from './payoutRunPages.js';
 import { parseDashboardQuery } from './query.js';
 import { csrfValid, dashboardHeaders, originValid, sessionSecretOf } from './security.js';
 import {
@@ -120,7 +120,7 @@ function pagesRouter(config: Readonly<Config>): Router {
   router.post('/passkeys', openPost(postAddPasskey));
   router.get('/passkeys', show(showPasskeys));
   router.post('/passkeys/remove', post(postRemovePasskey));
-  router.get('/overview', show(showOverview));
+  router.get('/overview', show(showOverviewOrCodes));
   router.get('/affiliates', show(showAffiliates));
   router.post('/affiliates/approve', post(postApproveAffiliate));
   router.get('/conversions', show(showConversions));
@@ -132,6 +132,7 @@ function pagesRouter(config: Readonly<Config>): Router {
     post((page, actor) => postCreatePayouts(page, actor)),
   );
   router.post('/payouts/paid', post(postPayoutPaid));
+  router.post('/payouts/send', post(postSendPayout));
   router.post('/payouts/runs', post(postStartPayoutRun));
   router.post('/payouts/runs/approve', post(postApprovePayoutRun));
   router.get('/settings/keys', show(showKeys));

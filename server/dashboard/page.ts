@@ -83,6 +83,8 @@ export function noticeOf(page: DashPage): string | null {
       return dash.login.ended;
     case 'approved':
       return dash.affiliates.approved;
+    case 'payoutSent':
+      return dash.payoutSend.sent(String(page.query.n ?? ''));
     case 'saved':
       return dash.conversions.moved(n);
     case 'invited':

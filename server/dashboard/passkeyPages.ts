@@ -1,7 +1,8 @@
 import { actingAs, userActor } from '../services/audit.js';
 import type { PasskeyOptions } from '../services/dashboard/index.js';
 import type { FormFields } from '../services/portal/index.js';
-import { factorPage } from './authPages.js';
+import { factorPage, recoveryCodesPage } from './authPages.js';
+import { showOverview } from './dataPages.js';
 import { type DashPage, day, noticeOf, redirect, render } from './page.js';
 import { idParam } from './query.js';
 import { setSessionCookie } from './security.js';
@@ -26,7 +27,7 @@ async function passkeysPage(page: DashPage, actor: Actor, extra: { problem?: str
       problem: extra.problem ?? null,
       passkeys: passkeys.map((p, i) => ({
         id: p.id,
-        label: page.t.dash.passkeys.label(i + 1),
+        label: p.name ?? page.t.dash.passkeys.label(i + 1),
         created: day(page, p.createdAt),
         lastUsed: p.lastUsedAt === null ? page.t.dash.passkeys.never : day(page, p.lastUsedAt),
       })),
@@ -82,20 +83,36 @@ export async function postLogInOptions(page: DashPage): Promise<void> {
   );
 }
 
+/** What a new passkey is called when the form names none: "Passkey N", the first number no passkey of the user has. */
+async function passkeyNames(page: DashPage, actor: Actor, given: string | undefined) {
+  const t = page.t.dash.passkeys;
+  const taken = new Set((await page.services.dashboard.passkeys(actor)).map((p) => p.name));
+  let n = taken.size + 1;
+  while (taken.has(t.label(n))) n++;
+  return { given, fallback: t.label(n) };
+}
+
 /** A new passkey: on the passkeys page, or at the first log-in instead of TOTP (which completes it). */
 export async function postAddPasskey(page: DashPage, fields: FormFields): Promise<void> {
   const { actor, secret } = page;
   if (!actor || !secret) return redirect(page, '/');
+  const names = await passkeyNames(page, actor, fields.name);
   const added = await actingAs(userActor(actor.userId, page.ctx.ip), () =>
-    page.services.dashboard.addPasskey(actor, secret, fields.response),
+    page.services.dashboard.addPasskey(actor, secret, fields.response, names),
   );
   if (added.state === 'in') {
+    // Its recovery codes, if any, are shown once by the next page (see showOverview below).
     setSessionCookie(page.ctx, added.secret);
     return redirect(page, '/overview');
   }
-  if (added.state === 'added') return redirect(page, '/passkeys?notice=passkeyAdded');
-  if (actor.factorPending) return factorPage(page, 'passkey', 400);
-  await passkeysPage(page, actor, { problem: page.t.dash.passkeys.refused }, 400);
+  if (added.state === 'added') {
+    // A passkey-only user with no recovery code left gets new ones, once.
+    if (added.recoveryCodes) return recoveryCodesPage(page, added.recoveryCodes);
+    return redirect(page, '/passkeys?notice=passkeyAdded');
+  }
+  const problem = added.state === 'name' ? page.t.dash.passkeys.nameTooLong : page.t.dash.passkeys.refused;
+  if (actor.factorPending) return factorPage(page, added.state === 'name' ? 'name' : 'passkey', 400);
+  await passkeysPage(page, actor, { problem }, 400);
 }
 
 export async function postRemovePasskey(page: DashPage, actor: Actor, fields: FormFields): Promise<void> {
@@ -116,4 +133,11 @@ export async function postPasskeyFactor(page: DashPage, fields: FormFields): Pro
     return redirect(page, '/overview');
   }
   await factorPage(page, 'passkey', 401);
+}
+
+/** The overview, unless the log-in just made recovery codes (a first passkey): they come first, once. */
+export async function showOverviewOrCodes(page: DashPage, actor: Actor): Promise<void> {
+  const codes = page.secret === undefined ? undefined : await page.services.dashboard.heldRecoveryCodes(page.secret);
+  if (codes) return recoveryCodesPage(page, codes);
+  await showOverview(page, actor);
 }

@@ -18,3 +18,11 @@ export async function postApprovePayoutRun(page: DashPage, actor: Actor, fields:
   const { sent } = await page.services.dashboard.approvePayoutRun(actor, id.data);
   redirect(page, `/payouts?notice=runApproved&n=${sent}`);
 }
+
+/** One pending payout sent on the rail of its affiliate's details, as `POST /v1/payouts/{id}/send`; a refusal says why (409). */
+export async function postSendPayout(page: DashPage, actor: Actor, fields: FormFields): Promise<void> {
+  const id = idParam.safeParse(fields.id);
+  if (!id.success) return redirect(page, '/payouts');
+  const sent = await page.services.dashboard.sendPayout(actor, id.data);
+  redirect(page, `/payouts?notice=payoutSent&n=${sent.id}`);
+}

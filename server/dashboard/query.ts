@@ -6,6 +6,7 @@ export const DASHBOARD_NOTICES = [
   'setupDone',
   'ended',
   'approved',
+  'payoutSent',
   'saved',
   'invited',
   'changed',

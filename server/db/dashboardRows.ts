@@ -33,6 +33,11 @@ export interface DashboardSessionRow {
   /** The WebAuthn challenge last given, until spent (migration 20261129500000_dashboard_passkeys). */
   webauthn_challenge?: string | null;
   webauthn_challenge_expires_at?: DbDate | null;
+  /**
+   * Recovery codes a first passkey made, sealed, until the session's first page shows them
+   * (migration 20261201010000_dashboard_passkey_names).
+   */
+  recovery_codes?: string | null;
 }
 
 export interface DashboardTokenRow {
@@ -63,6 +68,8 @@ export interface DashboardPasskeyRow {
   counter: number | string;
   /** Comma-separated, as the browser reported them at enrolment. */
   transports: string | null;
+  /** Given at enrolment (migration 20261201010000_dashboard_passkey_names); null for older passkeys. */
+  name: string | null;
   created_at: DbDate;
   last_used_at: DbDate | null;
 }

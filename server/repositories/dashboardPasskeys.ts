@@ -12,6 +12,8 @@ export interface DashboardPasskey {
   publicKey: string;
   counter: number;
   transports: string[];
+  /** null for a passkey made before passkeys had names. */
+  name: string | null;
   createdAt: Date;
   lastUsedAt: Date | null;
 }
@@ -24,6 +26,7 @@ function toPasskey(row: DashboardPasskeyRow): DashboardPasskey {
     publicKey: row.public_key,
     counter: Number(row.counter),
     transports: row.transports ? row.transports.split(',') : [],
+    name: row.name,
     createdAt: toDate(row.created_at),
     lastUsedAt: row.last_used_at === null ? null : toDate(row.last_used_at),
   };
@@ -32,7 +35,10 @@ function toPasskey(row: DashboardPasskeyRow): DashboardPasskey {
 /** Stores a passkey; a credential id already stored (for anyone) is a UniqueConflict `credential`. */
 export async function insertDashboardPasskey(
   trx: Db | Trx,
-  passkey: Pick<DashboardPasskey, 'userId' | 'credentialId' | 'publicKey' | 'counter' | 'transports'> & { now: Date },
+  passkey: Pick<DashboardPasskey, 'userId' | 'credentialId' | 'publicKey' | 'counter' | 'transports'> & {
+    name: string;
+    now: Date;
+  },
 ): Promise<void> {
   await conflictsAs({ credential_id: 'credential' }, () =>
     trx('dashboard_passkeys').insert({
@@ -41,6 +47,7 @@ export async function insertDashboardPasskey(
       public_key: passkey.publicKey,
       counter: passkey.counter,
       transports: passkey.transports.length > 0 ? passkey.transports.join(',') : null,
+      name: passkey.name,
       created_at: passkey.now,
       last_used_at: null,
     }),

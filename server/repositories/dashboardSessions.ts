@@ -155,3 +155,21 @@ export async function deleteExpiredDashboardRows(db: Db, now: Date): Promise<voi
   await db('dashboard_sessions').where('expires_at', '<', now).delete();
   await db('dashboard_tokens').where('expires_at', '<', now).delete();
 }
+
+/** Holds recovery codes (sealed) on a session until its next page shows them. */
+export async function holdSessionCodes(db: Db, tokenHash: string, sealed: string): Promise<void> {
+  await db('dashboard_sessions').where({ token_hash: tokenHash }).update({ recovery_codes: sealed });
+}
+
+/** Takes the codes a session holds: once, by a conditional update on the value read. */
+export async function takeSessionCodes(db: Db, tokenHash: string): Promise<string | undefined> {
+  const row = await db('dashboard_sessions')
+    .where({ token_hash: tokenHash })
+    .first<Pick<DashboardSessionRow, 'recovery_codes'> | undefined>('recovery_codes');
+  const held = row?.recovery_codes;
+  if (!held) return undefined;
+  const taken = await db('dashboard_sessions')
+    .where({ token_hash: tokenHash, recovery_codes: held })
+    .update({ recovery_codes: null });
+  return taken > 0 ? held : undefined;
+}

@@ -193,6 +193,7 @@ export function createServices(options: {
       integrations,
       coupons,
       payoutRails,
+      payoutSender: sender,
     }),
     portal: portalService({ ...deps, affiliates, analytics, mail, hasher, wakeMail: mailQueue.wake, site }),
     mail: mailService(deps),

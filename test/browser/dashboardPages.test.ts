@@ -148,6 +148,55 @@ describe(`the dashboard's campaign pages in Chromium (${ENGINE})`, function () {
     expect((await page.goto(dash('/affiliates/abc')))?.status()).to.equal(404);
   });
 
+  it('an owner edits an affiliate: refused in the API’s words keeping what was typed, then saved and audited', async () => {
+    await page.goto(dash(`/affiliates/${anaId}`));
+    await page.click('summary:has-text("Edit affiliate")');
+    await page.fill('#edit-phone', '+55 11 98888-7777');
+    await page.selectOption('#edit-override-type', 'percent');
+    await page.fill('#edit-override-value', '150');
+    await page.fill('#edit-parent', '999999');
+    await page.click('button:has-text("Save affiliate")');
+    // The API's two refusals in one answer: a percent above 100, and a parent of no affiliate of the campaign.
+    const alert = (await page.textContent('details [role=alert]')) ?? '';
+    expect(alert).to.include('commissionOverride.commissionValue must not be greater than 100');
+    expect(alert).to.include('parentAffiliateId');
+    expect(await page.inputValue('#edit-phone')).to.equal('+55 11 98888-7777');
+    expect((await daemon.services.affiliates.get(merchant.campaignId, anaId)).phone).to.equal(undefined);
+
+    await page.fill('#edit-override-value', '12');
+    await page.fill('#edit-parent', '');
+    await page.click('button:has-text("Save affiliate")');
+    expect(await page.textContent('[role=status]')).to.equal('Saved.');
+    const facts = (await page.textContent('#affiliate-facts')) ?? '';
+    expect(facts).to.include('+55 11 98888-7777');
+    expect(facts).to.match(/Own commission\s*12 %/);
+    const ana = await daemon.services.affiliates.get(merchant.campaignId, anaId);
+    expect(ana.commissionOverride).to.deep.equal({ commissionType: 'percent', commissionValue: 12 });
+    // Only what changed is sent, so the audit log names just those fields, never the password.
+    const [row] = await database.db('audit_log').where({ action: 'affiliate.update' });
+    expect(JSON.parse(String(row?.details)).fields.sort()).to.deep.equal(['commissionOverride', 'phone']);
+  });
+
+  it('an owner adds a coupon (a taken code refused in the API’s words) and removes one', async () => {
+    await page.goto(dash(`/affiliates/${anaId}`));
+    await page.fill('#coupon-code', 'ana-off');
+    await page.click('button:has-text("Add coupon")');
+    expect(await page.textContent('[role=alert]')).to.include('Coupon code is not available');
+    expect(await page.inputValue('#coupon-code')).to.equal('ana-off');
+    await page.fill('#coupon-code', 'ANA-WINTER');
+    await page.click('button:has-text("Add coupon")');
+    expect(await page.textContent('[role=status]')).to.equal('Saved.');
+    expect((await page.locator('#affiliate-coupons code').allTextContents()).sort()).to.deep.equal([
+      'ANA-OFF',
+      'ANA-WINTER',
+    ]);
+    await page.click('button[aria-label="Remove ANA-OFF"]');
+    expect(await page.textContent('[role=status]')).to.equal('Deleted.');
+    expect(await page.locator('#affiliate-coupons code').allTextContents()).to.deep.equal(['ANA-WINTER']);
+    const coupons = await daemon.services.coupons.list(merchant.campaignId, anaId);
+    expect(coupons.coupons.map((c) => c.code)).to.deep.equal(['ANA-WINTER']);
+  });
+
   it('groups: made, refused in the API’s words, changed and deleted, and the campaign’s rules read', async () => {
     await page.goto(dash('/groups'));
     await page.fill('#group-name', 'VIP');

@@ -248,4 +248,31 @@ describe(`dashboard passkeys in Chromium (${ENGINE})`, function () {
     await logIn(page, 'owner@shop.example', 'owner-password');
     expect(await page.textContent('h1')).to.equal('Set up your second factor');
   });
+
+  it('a passkey-only user names the passkey and gets recovery codes, shown once, that log in once instead of it', async () => {
+    // After the reset above, the owner is on the enrolment page again.
+    await page.fill('#passkey-name', 'Work laptop');
+    await page.click('button:has-text("Add a passkey")');
+    await page.waitForURL(dash('/overview'));
+    expect(await page.textContent('h1')).to.equal('Your recovery codes');
+    const codes = await page.locator('#recovery-codes li').allTextContents();
+    expect(codes).to.have.length(10);
+    await page.click('text=I stored them');
+    expect(await page.textContent('h1')).to.equal('Overview');
+    // Shown once: the overview again is the overview.
+    await page.reload();
+    expect(await page.textContent('h1')).to.equal('Overview');
+    await page.goto(dash('/passkeys'));
+    expect(await page.locator('table tbody td:first-child').allTextContents()).to.deep.equal(['Work laptop']);
+
+    for (const outcome of ['in', 'refused']) {
+      await logOut();
+      await logIn(page, 'owner@shop.example', 'owner-password');
+      await page.click('summary:has-text("Use a recovery code")');
+      await page.fill('#recovery', codes[0] ?? '');
+      await page.click('button:has-text("Use recovery code")');
+      if (outcome === 'in') expect(await page.textContent('h1')).to.equal('Overview');
+      else expect(await page.textContent('[role=alert]')).to.include('not valid');
+    }
+  });
 });

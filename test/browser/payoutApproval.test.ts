@@ -86,4 +86,34 @@ describe(`a payout run above the approval threshold, approved by a second person
     const [run] = await database.db('payout_runs').select('status', 'approved_by_user_id');
     expect(run?.status).to.equal('sent');
   });
+
+  it('an admin sends one pending payout on its rail; one without payout details is refused with the reason', async () => {
+    const rails = railApi(
+      () => daemon.url,
+      () => merchant,
+      () => database.db,
+    );
+    await rails.connect(fakes);
+    fakes.asaas.settleInstantly = true;
+    const { payout } = await rails.pendingPayout(
+      { method: 'pix', pixKeyType: 'phone', account: '+5511912345678' },
+      [1000],
+    );
+    // An affiliate who never set where to be paid: nothing to send its payout to.
+    const bare = await rails.owed(null, [500]);
+    const unpaid = (await rails.payout(bare.id)).body;
+
+    const admin = await loggedIn('sender@shop.example', 'admin');
+    await admin.goto(dash('/payouts?status=pending'));
+    await admin.click(`button[aria-label="Send #${payout.id}"]`);
+    expect(await admin.textContent('[role=status]')).to.equal(
+      `Payout ${payout.id} sent on its rail: it is paid when the provider confirms.`,
+    );
+    expect((await rails.settled(payout.id)).status).to.equal('paid');
+
+    await admin.goto(dash('/payouts?status=pending'));
+    await admin.click(`button[aria-label="Send #${unpaid.id}"]`);
+    expect(await admin.textContent('main')).to.include('no_payout_details');
+    expect((await rails.get(unpaid.id)).status).to.equal('pending');
+  });
 });

@@ -55,6 +55,11 @@ const NEEDS: Record<string, 'change' | 'keys' | 'users' | 'own'> = {
   '/integrations/billing/remove': 'change',
   '/integrations/rails': 'change',
   '/integrations/rails/remove': 'change',
+  // One affiliate's edit and coupons, and a payout sent on its rail (docs/dashboard.md#pages).
+  '/affiliates/update': 'change',
+  '/affiliates/coupons': 'change',
+  '/affiliates/coupons/remove': 'change',
+  '/payouts/send': 'change',
 };
 /** Who may not post each kind of form: the roles below it. */
 const REFUSED: Record<'change' | 'keys' | 'users' | 'own', string[]> = {
@@ -81,6 +86,8 @@ const TABLES = [
   'webhook_retired_secrets',
   'billing_integrations',
   'payout_rails',
+  'affiliate_coupons',
+  'payout_sends',
 ];
 
 /**
@@ -167,6 +174,7 @@ describe(`the dashboard's forms refuse forged posts (${ENGINE})`, function () {
     const owner = { campaignId: merchant.campaignId, publicId: merchant.publicId };
     await services.integrations.put(owner, 'stripe', { signingSecret: 'whsec_connected_secret_1' });
     await services.payoutRails.put(owner, 'pix', { apiKey: '$aact_connected_key_1' });
+    await services.coupons.create(merchant.campaignId, ana.id, { code: 'ANA-OFF' });
     const viewer = await database.db('dashboard_users').where({ email: `viewer-${merchant.publicId}@shop.example` });
     Object.assign(bodies, {
       '/affiliates/approve': { id: String(pending.id) },
@@ -194,6 +202,10 @@ describe(`the dashboard's forms refuse forged posts (${ENGINE})`, function () {
       '/integrations/billing/remove': { provider: 'stripe' },
       '/integrations/rails': { rail: 'stripe', secretKey: 'sk_test_forged_key_1' },
       '/integrations/rails/remove': { rail: 'pix' },
+      '/affiliates/update': { id: String(ana.id), name: 'Forged', email: 'forged@example.com', status: 'inactive' },
+      '/affiliates/coupons': { id: String(ana.id), code: 'FORGED' },
+      '/affiliates/coupons/remove': { id: String(ana.id), code: 'ANA-OFF' },
+      '/payouts/send': { id: String(payout?.id) },
     });
   });
   after(async () => {
@@ -276,7 +288,17 @@ describe(`the dashboard's forms refuse forged posts (${ENGINE})`, function () {
     for (const path of Object.keys(NEEDS).filter((p) => !p.startsWith('/users') && p !== '/payouts/run')) {
       for (let round = 0; round < 6; round++) {
         const form: Record<string, string> = { csrf: token(secret, merchant.publicId) };
-        for (const name of ['id', 'name', 'url', 'commissionType', 'commissionValue', 'description', 'action']) {
+        const named = ['id', 'name', 'url', 'commissionType', 'commissionValue', 'description', 'action'];
+        // The affiliate form's and coupons' fields too.
+        for (const name of [
+          ...named,
+          'email',
+          'code',
+          'groupId',
+          'parentAffiliateId',
+          'overrideType',
+          'overrideValue',
+        ]) {
           if (next() % 2 === 0) form[name] = odd[next() % odd.length] ?? '';
         }
         const answer = await post(merchant.publicId, path, form, { cookie: cookie(secret), origin: daemon.url });

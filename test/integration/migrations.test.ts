@@ -75,6 +75,7 @@ const MIGRATIONS = [
   '20261129500100_payout_runs',
   '20261130135000_analytics_day_rows',
   '20261130600000_payout_send_batches',
+  '20261201010000_dashboard_passkey_names',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

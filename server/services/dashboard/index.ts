@@ -15,7 +15,11 @@ import type {
 import type { PayoutRun } from '../../../shared/schemas/payoutRun.js';
 import { NotFoundError } from '../../errors.js';
 import { findCampaign } from '../../repositories/campaigns.js';
-import type { DashboardUser, ListedDashboardUser } from '../../repositories/dashboardUsers.js';
+import {
+  type DashboardUser,
+  type ListedDashboardUser,
+  unusedRecoveryCodes,
+} from '../../repositories/dashboardUsers.js';
 import { databaseThrottleStore, redisThrottleStore, type RedisClient } from '../../repositories/portalThrottle.js';
 import type { ApiKeyService } from '../apiKeys.js';
 import type { ServiceDeps } from '../deps.js';
@@ -26,6 +30,7 @@ import { portalThrottle } from '../portal/throttle.js';
 import type { ReportService } from '../reports.js';
 import type { Site } from '../site.js';
 import type { SecretBox } from '../webhooks/secretBox.js';
+import { affiliateChanges, type AffiliateChangesDeps, type DashboardAffiliateChanges } from './affiliateChanges.js';
 import { campaignPages, type CampaignPagesDeps, type DashboardCampaignPages } from './campaignPages.js';
 import { type DashboardHookChanges, hookChanges } from './hookChanges.js';
 import * as login from './login.js';
@@ -42,6 +47,7 @@ export { DASHBOARD_ROLES } from './types.js';
 export type { Overview } from './overview.js';
 export type { AffiliateDetail, IntegrationsView } from './campaignPages.js';
 export type { DashboardPasskey, PasskeyOptions, RegisterResult } from './passkeys.js';
+export { MAX_PASSKEY_NAME } from './passkeys.js';
 export type { DashboardUser, ListedDashboardUser } from '../../repositories/dashboardUsers.js';
 export type { NewUserResult } from './users.js';
 export { may, needsSecondFactor } from './roles.js';
@@ -51,7 +57,7 @@ export { may, needsSecondFactor } from './roles.js';
  * these; what a page changes goes through the services the API uses, after the actor's role
  * is checked here (403 otherwise).
  */
-export interface DashboardService extends DashboardCampaignPages, DashboardHookChanges {
+export interface DashboardService extends DashboardCampaignPages, DashboardHookChanges, DashboardAffiliateChanges {
   readonly mailEnabled: boolean;
   campaign(publicId: string): Promise<DashboardCampaign>;
   session(campaign: DashboardCampaign, secret: string | undefined): Promise<DashboardActor | undefined>;
@@ -86,7 +92,17 @@ export interface DashboardService extends DashboardCampaignPages, DashboardHookC
     session: string,
     pageOrigin: string,
   ): Promise<passkeys.PasskeyOptions>;
-  addPasskey(actor: DashboardActor, session: string, response: string | undefined): Promise<passkeys.RegisterResult>;
+  /** `names`: the name typed, and what to call the passkey when none was. */
+  addPasskey(
+    actor: DashboardActor,
+    session: string,
+    response: string | undefined,
+    names: { given: string | undefined; fallback: string },
+  ): Promise<passkeys.RegisterResult>;
+  /** The recovery codes a first passkey made for this session: once. */
+  heldRecoveryCodes(session: string): Promise<string[] | undefined>;
+  /** How many unused recovery codes the user has: the second-factor page offers one when there are. */
+  recoveryCodesLeft(actor: DashboardActor): Promise<number>;
   /** Options for `navigator.credentials.get`, for a session that owes its second factor. */
   passkeyLogInOptions(actor: DashboardActor, session: string, pageOrigin: string): Promise<passkeys.PasskeyOptions>;
   checkPasskey(actor: DashboardActor, session: string, response: string | undefined): Promise<login.FactorResult>;
@@ -137,7 +153,7 @@ export interface DashboardService extends DashboardCampaignPages, DashboardHookC
   };
 }
 
-export interface DashboardServiceDeps extends ServiceDeps, CampaignPagesDeps {
+export interface DashboardServiceDeps extends ServiceDeps, CampaignPagesDeps, AffiliateChangesDeps {
   payoutRuns: PayoutRunService;
   reports: ReportService;
   apiKeys: ApiKeyService;
@@ -161,6 +177,7 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
   return {
     ...campaignPages(deps),
     ...hookChanges(deps),
+    ...affiliateChanges(deps),
     mailEnabled: deps.mail.enabled,
 
     async campaign(publicId) {
@@ -199,7 +216,9 @@ export function dashboardService(deps: DashboardServiceDeps): DashboardService {
     passkeys: (actor) => passkeys.ownPasskeys(passkeyDeps, actor),
     passkeyRegistrationOptions: (campaign, actor, session, pageOrigin) =>
       passkeys.registrationOptions(passkeyDeps, campaign, actor, session, pageOrigin),
-    addPasskey: (actor, session, response) => passkeys.register(passkeyDeps, actor, session, response),
+    addPasskey: (actor, session, response, names) => passkeys.register(passkeyDeps, actor, session, response, names),
+    recoveryCodesLeft: (actor) => unusedRecoveryCodes(db, actor.userId),
+    heldRecoveryCodes: (session) => passkeys.heldRecoveryCodes(passkeyDeps, session),
     passkeyLogInOptions: (actor, session, pageOrigin) =>
       passkeys.authenticationOptions(passkeyDeps, actor, session, pageOrigin),
     checkPasskey: (actor, session, response) => passkeys.authenticate(passkeyDeps, actor, session, response),

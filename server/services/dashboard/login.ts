@@ -134,16 +134,18 @@ export async function checkTotp(
   });
 }
 
-/** A recovery code instead of TOTP: each works once. */
+/** What the database keeps of a recovery code, however it was typed (spaces, the dash, capitals). */
+export const recoveryHash = (code: string) => hashSecret(code.replace(/[\s-]+/g, '').toLowerCase());
+
+/** A recovery code instead of TOTP or a passkey: each works once. */
 export function checkRecoveryCode(
   deps: LoginDeps,
   actor: DashboardActor,
   code: string,
   oldSecret: string,
 ): Promise<FactorResult> {
-  const normalised = code.replace(/[\s-]+/g, '').toLowerCase();
   return factorAttempt(deps, actor, oldSecret, () =>
-    spendRecoveryCode(deps.db, actor.userId, hashSecret(normalised), deps.now()),
+    spendRecoveryCode(deps.db, actor.userId, recoveryHash(code), deps.now()),
   );
 }
 
@@ -166,7 +168,7 @@ export async function factorAttempt(
 const RECOVERY_CODES = 10;
 
 /** Ten codes of 10 letters and digits, shown `xxxxx-xxxxx`; the database keeps their SHA-256. */
-function newRecoveryCodes(): string[] {
+export function newRecoveryCodes(): string[] {
   return Array.from({ length: RECOVERY_CODES }, () => {
     const raw = randomBytes(8).readBigUInt64BE().toString(36).padStart(10, '0').slice(-10);
     return `${raw.slice(0, 5)}-${raw.slice(5)}`;
@@ -197,11 +199,7 @@ export async function enrolTotp(
   const sealed = await deps.box.seal(secret);
   const enrolled = await inTransaction(deps.db, async (trx) => {
     if (!(await enrolDashboardTotp(trx, actor.userId, sealed, deps.now()))) return false;
-    await insertRecoveryCodes(
-      trx,
-      actor.userId,
-      codes.map((c) => hashSecret(c.replace('-', ''))),
-    );
+    await insertRecoveryCodes(trx, actor.userId, codes.map(recoveryHash));
     return true;
   });
   if (!enrolled || !(await takeTotpStep(deps.db, actor.userId, step))) return { state: 'refused' };

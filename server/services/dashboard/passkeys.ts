@@ -18,12 +18,13 @@ import {
   takeSessionChallenge,
   useDashboardPasskey,
 } from '../../repositories/dashboardPasskeys.js';
-import { claimFirstFactor } from '../../repositories/dashboardUsers.js';
+import { holdSessionCodes, takeSessionCodes } from '../../repositories/dashboardSessions.js';
+import { claimFirstFactor, insertRecoveryCodes, unusedRecoveryCodes } from '../../repositories/dashboardUsers.js';
 import { UniqueConflict } from '../../repositories/uniqueConflict.js';
 import { recordAudit } from '../audit.js';
 import { hashSecret } from '../secretHash.js';
 import type { Site } from '../site.js';
-import { factorAttempt, type FactorResult, type LoginDeps, promote } from './login.js';
+import { factorAttempt, type FactorResult, type LoginDeps, newRecoveryCodes, promote, recoveryHash } from './login.js';
 import { needsSecondFactor } from './roles.js';
 import type { DashboardActor, DashboardCampaign } from './types.js';
 
@@ -32,6 +33,9 @@ export type { DashboardPasskey } from '../../repositories/dashboardPasskeys.js';
 export interface PasskeyDeps extends LoginDeps {
   site: Site;
 }
+
+/** A passkey's name, as the list shows it: the column's width. */
+export const MAX_PASSKEY_NAME = 64;
 
 /** A challenge is good for this long: the browser's prompt waits as long. */
 const CHALLENGE_MS = 5 * 60 * 1000;
@@ -144,7 +148,20 @@ export async function registrationOptions(
   return challenged(deps, session, options);
 }
 
-export type RegisterResult = { state: 'added' } | { state: 'in'; secret: string } | { state: 'refused' };
+/**
+ * `in`: the first factor, which completes the log-in (its recovery codes are held, sealed, on the
+ * new session until its first page shows them once); `added`: on the passkeys page, with new
+ * recovery codes when the user has no TOTP and no unused code left (a passkey-only user recovers
+ * as a TOTP user does). `name`: the name typed is too long.
+ */
+export type RegisterResult =
+  { state: 'added'; recoveryCodes: string[] | null } | { state: 'in'; secret: string } | { state: 'refused' | 'name' };
+
+/** The passkey's name: the one typed, trimmed, else `fallback`; undefined when the one typed is too long. */
+export function passkeyName(given: string | undefined, fallback: string): string | undefined {
+  const name = given?.trim() || fallback;
+  return name.length <= MAX_PASSKEY_NAME ? name : undefined;
+}
 
 /**
  * Stores the passkey the browser made for the session's challenge (spent here, once). Before the
@@ -155,11 +172,14 @@ export async function register(
   actor: DashboardActor,
   session: string,
   text: string | undefined,
+  names: { given: string | undefined; fallback: string },
 ): Promise<RegisterResult> {
   mayEnrol(actor, await listDashboardPasskeys(deps.db, actor.userId));
   const response = parsed(registration, text);
   const rp = relyingParty(deps.site);
   if (!response || !rp) return { state: 'refused' };
+  const name = passkeyName(names.given, names.fallback);
+  if (name === undefined) return { state: 'name' };
   const verified = await verifyRegistrationResponse({
     response: { ...response, clientExtensionResults: {} },
     expectedChallenge: spender(deps, session),
@@ -169,6 +189,10 @@ export async function register(
   }).catch(() => undefined);
   if (!verified?.verified) return { state: 'refused' };
   const { credential } = verified.registrationInfo;
+  const codes =
+    actor.factorPending || (!actor.totpEnrolled && (await unusedRecoveryCodes(deps.db, actor.userId)) === 0)
+      ? newRecoveryCodes()
+      : null;
   const added = await inTransaction(deps.db, async (trx) => {
     if (actor.factorPending && !(await claimFirstFactor(trx, actor.userId, deps.now()))) return false;
     await insertDashboardPasskey(trx, {
@@ -177,8 +201,10 @@ export async function register(
       publicKey: Buffer.from(credential.publicKey).toString('base64url'),
       counter: credential.counter,
       transports: response.response.transports ?? [],
+      name,
       now: deps.now(),
     });
+    if (codes) await insertRecoveryCodes(trx, actor.userId, codes.map(recoveryHash));
     await recordAudit(trx, deps.now(), [
       { campaignId: actor.campaignId, action: 'user.add_passkey', targetId: actor.userId },
     ]);
@@ -188,7 +214,10 @@ export async function register(
     throw err;
   });
   if (!added) return { state: 'refused' };
-  return actor.factorPending ? { state: 'in', secret: await promote(deps, actor, session) } : { state: 'added' };
+  if (!actor.factorPending) return { state: 'added', recoveryCodes: codes };
+  const secret = await promote(deps, actor, session);
+  if (codes) await holdSessionCodes(deps.db, hashSecret(secret), await deps.box.seal(JSON.stringify(codes)));
+  return { state: 'in', secret };
 }
 
 /** Options to sign with one of the user's passkeys, for a session that owes its second factor. */
@@ -262,4 +291,12 @@ export async function removePasskey(deps: PasskeyDeps, actor: DashboardActor, id
     ]);
     return true;
   });
+}
+
+/** The recovery codes a log-in made and held on this session: once, for the page that shows them. */
+export async function heldRecoveryCodes(deps: PasskeyDeps, session: string): Promise<string[] | undefined> {
+  const sealed = await takeSessionCodes(deps.db, hashSecret(session));
+  const opened = sealed === undefined ? undefined : await deps.box.open(sealed).catch(() => undefined);
+  const codes: unknown = opened === undefined ? undefined : JSON.parse(opened);
+  return Array.isArray(codes) ? codes.map(String) : undefined;
 }

@@ -1,7 +1,9 @@
+import { dashboardChangesEn } from './dashboardChangesEn.js';
 import { dashboardPagesEn } from './dashboardPagesEn.js';
 
 /** The merchant dashboard's words in English (docs/dashboard.md); pt-BR has the same keys. */
 export const dashboardEn = {
+  ...dashboardChangesEn,
   ...dashboardPagesEn,
   brand: 'Merchant dashboard',
   nav: {
@@ -49,7 +51,7 @@ export const dashboardEn = {
     code: 'Code',
     submit: 'Continue',
     refused: 'That code is not valid, or was already used. Wait for the next one.',
-    recovery: 'Lost your phone? Use a recovery code',
+    recovery: 'Lost your phone or passkey? Use a recovery code',
     recoveryCode: 'Recovery code',
     recoverySubmit: 'Use recovery code',
     enrolTitle: 'Set up your second factor',
@@ -59,7 +61,7 @@ export const dashboardEn = {
     qr: 'QR code of the secret, for an authenticator app',
     codesTitle: 'Your recovery codes',
     codesIntro:
-      'Each code logs you in once if you lose your authenticator. Store them somewhere safe now: they are shown only this once.',
+      'Each code logs you in once if you lose your authenticator app or passkey. Store them somewhere safe now: they are shown only this once.',
     codesDone: 'I stored them: go on',
   },
   passkeys: {
@@ -74,6 +76,9 @@ export const dashboardEn = {
     logIn: 'Use a passkey',
     name: 'Passkey',
     label: (n: number) => `Passkey ${n}`,
+    nameLabel: 'Name (optional)',
+    nameHint: 'Say which device or key it is, e.g. “Work laptop”. Left empty, it is numbered: Passkey 2.',
+    nameTooLong: 'A passkey’s name is at most 64 characters: shorten it and add the passkey again.',
     created: 'Added',
     lastUsed: 'Last used',
     never: 'never',

@@ -1,8 +1,10 @@
 import type { dashboardEn } from './dashboardEn.js';
+import { dashboardChangesPtBR } from './dashboardChangesPtBR.js';
 import { dashboardPagesPtBR } from './dashboardPagesPtBR.js';
 
 /** As palavras do painel do lojista em português do Brasil. */
 export const dashboardPtBR: typeof dashboardEn = {
+  ...dashboardChangesPtBR,
   ...dashboardPagesPtBR,
   brand: 'Painel do lojista',
   nav: {
@@ -50,7 +52,7 @@ export const dashboardPtBR: typeof dashboardEn = {
     code: 'Código',
     submit: 'Continuar',
     refused: 'Esse código não é válido, ou já foi usado. Espere o próximo.',
-    recovery: 'Perdeu o celular? Use um código de recuperação',
+    recovery: 'Perdeu o celular ou a chave de acesso? Use um código de recuperação',
     recoveryCode: 'Código de recuperação',
     recoverySubmit: 'Usar código de recuperação',
     enrolTitle: 'Configure seu segundo fator',
@@ -60,7 +62,7 @@ export const dashboardPtBR: typeof dashboardEn = {
     qr: 'QR code do segredo, para um aplicativo autenticador',
     codesTitle: 'Seus códigos de recuperação',
     codesIntro:
-      'Cada código permite entrar uma vez se você perder o autenticador. Guarde-os em lugar seguro agora: eles aparecem só esta vez.',
+      'Cada código permite entrar uma vez se você perder o app autenticador ou a chave de acesso. Guarde-os em lugar seguro agora: eles aparecem só esta vez.',
     codesDone: 'Guardei: continuar',
   },
   passkeys: {
@@ -75,6 +77,10 @@ export const dashboardPtBR: typeof dashboardEn = {
     logIn: 'Usar chave de acesso',
     name: 'Chave de acesso',
     label: (n: number) => `Chave de acesso ${n}`,
+    nameLabel: 'Nome (opcional)',
+    nameHint:
+      'Diga qual aparelho ou chave é, por exemplo “Notebook do trabalho”. Em branco, ela é numerada: Chave de acesso 2.',
+    nameTooLong: 'O nome de uma chave de acesso tem no máximo 64 caracteres: encurte-o e adicione a chave de novo.',
     created: 'Adicionada',
     lastUsed: 'Último uso',
     never: 'nunca',
