@@ -2,35 +2,15 @@ import { expect } from 'chai';
 import { actingAs, userActor } from '../../server/services/audit.js';
 import { payoutScheduleJob } from '../../server/services/payouts/schedule.js';
 import { createLogger } from '../../server/logger.js';
-import { servicesFor, testConfig, useTestDaemon } from '../helpers/daemon.js';
+import { servicesFor, testConfig } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
-import {
-  closeRailFakes,
-  type Details,
-  eventually,
-  railApi,
-  railEnv,
-  type RailFakes,
-  startRailFakes,
-} from '../helpers/payoutRails.js';
+import { type Details, eventually, useRailDaemon } from '../helpers/payoutRails.js';
 
 const PIX = { method: 'pix', pixKeyType: 'phone', account: '+5511987654321' } as const;
 
 describe(`payout runs: POST /v1/payout-runs, approval, schedule (${ENGINE})`, function () {
   this.timeout(60_000);
-  let fakes: RailFakes;
-  const env: Record<string, string> = { PAYOUT_SCHEDULE_INTERVAL_MS: '0' };
-  before(async () => {
-    fakes = await startRailFakes();
-    Object.assign(env, railEnv(fakes));
-  });
-  const t = useTestDaemon(env);
-  after(() => closeRailFakes(fakes));
-  const rails = railApi(
-    () => t.url,
-    () => t.merchant,
-    () => t.db,
-  );
+  const { t, fakes, rails } = useRailDaemon({ PAYOUT_SCHEDULE_INTERVAL_MS: '0' });
   const { api } = rails;
   const run = (body: object = {}) => api('POST', '/v1/payout-runs', body);
 
