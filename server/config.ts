@@ -28,6 +28,8 @@ export interface Config {
   autoApproveIntervalMs: number;
   /** How often the payout schedule's job looks for a campaign whose period began; 0: not in this daemon. */
   payoutScheduleIntervalMs: number;
+  /** A payout run still creating or sending after this long is taken as stopped and resumed (0: not by this daemon). */
+  payoutResumeAfterMs: number;
   /** The daemon's address as browsers reach it: the origin of links in mails (docs/portal.md). */
   publicUrl: string | undefined;
   mail: MailConfig;
@@ -226,6 +228,7 @@ const envSchema = z.object({
   KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(5_000),
   AUTO_APPROVE_INTERVAL_MS: int(0, 86_400_000).default(60_000),
   PAYOUT_SCHEDULE_INTERVAL_MS: int(0, 86_400_000).default(60_000),
+  PAYOUT_RESUME_AFTER_MS: int(0, 86_400_000).default(300_000),
   PUBLIC_URL: z
     .string()
     .regex(/^https?:\/\/[^\s/?#]+\/?$/, { error: 'must be an origin such as https://affiliates.example.com' })
@@ -368,6 +371,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     }),
     autoApproveIntervalMs: e.AUTO_APPROVE_INTERVAL_MS,
     payoutScheduleIntervalMs: e.PAYOUT_SCHEDULE_INTERVAL_MS,
+    payoutResumeAfterMs: e.PAYOUT_RESUME_AFTER_MS,
     publicUrl: e.PUBLIC_URL,
     mail: Object.freeze({
       smtpUrl: e.SMTP_URL,

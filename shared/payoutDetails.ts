@@ -132,3 +132,16 @@ export function checkPayoutDetails(
     identity: `${input.pixKeyType}:${account}`,
   };
 }
+
+/** What the API answers for an account that is not one (the portal words its own, texts `errors.payout`). */
+export const PAYOUT_ACCOUNT_MESSAGES: Readonly<Record<PayoutProblem, string>> = {
+  cpf: 'must be a valid CPF for pixKeyType cpf: 11 digits, the last two its check digits (e.g. 529.982.247-25)',
+  cnpj: 'must be a valid CNPJ for pixKeyType cnpj: 14 characters, the last two its check digits (e.g. 11.222.333/0001-81)',
+  email: 'must be an e-mail address of at most 77 characters for pixKeyType email',
+  phone: 'must be a Brazilian phone number with its area code for pixKeyType phone (e.g. +55 11 91234-5678)',
+  random:
+    'must be the random key the bank gave, a UUID such as 123e4567-e89b-12d3-a456-426614174000, for pixKeyType random',
+  paypal: "must be the e-mail address of the affiliate's PayPal account for method paypal",
+  stripe:
+    'must be a Stripe connected account id for method stripe: acct_ then letters and digits (e.g. acct_1A2b3C4d5E6f7G8h)',
+};

@@ -196,3 +196,25 @@ export async function pendingPayoutIdsOfRun(db: Db | Trx, campaignId: number, ru
     .select<{ id: number }[]>('id');
   return rows.map((row) => Number(row.id));
 }
+
+/** Runs still `creating` or `sending` that began before `before`: stopped, most likely, by a crash. */
+export async function stalledPayoutRuns(db: Db | Trx, before: Date, limit: number): Promise<StoredPayoutRun[]> {
+  const rows = await db('payout_runs')
+    .whereIn('status', ['creating', 'sending'])
+    .andWhere('created_at', '<', before)
+    .orderBy('id')
+    .limit(limit)
+    .select<PayoutRunRow[]>('*');
+  return rows.map(toRun);
+}
+
+/** What a run made: its payouts' total and count (the figures `closeCreating` records). */
+export async function payoutTotalsOfRun(db: Db | Trx, runId: number): Promise<{ cents: number; count: number }> {
+  const [row] = await db('payouts')
+    .where({ payout_run_id: runId })
+    .select<{ cents: number | string | null; n: number | string }[]>(
+      db.raw('SUM(amount_cents) AS cents'),
+      db.raw('COUNT(*) AS n'),
+    );
+  return { cents: Number(row?.cents ?? 0), count: Number(row?.n ?? 0) };
+}

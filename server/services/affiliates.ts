@@ -1,5 +1,7 @@
 import { MESSAGES } from '../../shared/errors.js';
 import type { PayoutDetails } from '../../shared/payoutDetails.js';
+import { payoutAccountIssues, payoutDetailsProblem } from '../../shared/schemas/affiliatePayout.js';
+import { checkPayoutDetails } from '../../shared/payoutDetails.js';
 import type {
   Affiliate,
   AffiliateList,
@@ -12,6 +14,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import {
   type AffiliateFields,
   deleteAffiliate,
+  type PayoutColumns,
   findAffiliate,
   insertAffiliate,
   listAffiliates,
@@ -60,7 +63,10 @@ const APPROVE_BATCH = 1000;
 
 export interface AffiliateService {
   create(campaignId: number, input: CreateAffiliateInput): Promise<Affiliate>;
-  /** The context check of create and update: a group or parent the body names that is not the campaign's. */
+  /**
+   * The context check of create and update: a group or parent the body names that is not the
+   * campaign's, and a payout account that is not one of its kind (rules the document cannot state).
+   */
   referenceIssues(campaignId: number, body: unknown): Promise<string[]>;
   list(campaignId: number, query: ListAffiliatesQuery): Promise<AffiliateList>;
   get(campaignId: number, id: number): Promise<Affiliate>;
@@ -74,6 +80,31 @@ export interface AffiliateService {
   approvePending(campaignId: number): Promise<{ approved: Affiliate[]; remaining: number }>;
   /** Where the affiliate is paid (the portal's settings); `affiliate.updated` reports it. */
   setPayoutDetails(campaignId: number, id: number, details: PayoutDetails, identity: string): Promise<Affiliate>;
+}
+
+/** Payout details a body sets: null clears them; undefined when the body sets none. */
+type PayoutChoice = { details: PayoutDetails; identity: string } | null;
+
+/** The body's payout details, checked as the portal checks them (docs/payouts.md, "Payout details"). */
+function payoutChoiceOf(input: CreateAffiliateInput | UpdateAffiliateInput): PayoutChoice | undefined {
+  if (input.payoutDetails === undefined || input.payoutDetails === null) return input.payoutDetails;
+  const check = checkPayoutDetails(input.payoutDetails);
+  if (!check.ok) throw new ValidationError([payoutDetailsProblem(check) ?? 'payoutDetails.account is not valid']);
+  return { details: check.details, identity: check.identity };
+}
+
+/** The stored payout columns after `payout` (unchanged when undefined). */
+function payoutColumnsOf(payout: PayoutChoice | undefined, current: PayoutColumns): PayoutColumns {
+  if (payout === undefined) {
+    const { payoutMethod, pixKeyType, payoutAccount, payoutIdentity } = current;
+    return { payoutMethod, pixKeyType, payoutAccount, payoutIdentity };
+  }
+  return {
+    payoutMethod: payout?.details.method ?? null,
+    pixKeyType: payout?.details.pixKeyType ?? null,
+    payoutAccount: payout?.details.account ?? null,
+    payoutIdentity: payout?.identity ?? null,
+  };
 }
 
 /** A taken e-mail or referral code is a 409; the texts never say which campaign holds it (spec §4.1.4). */
@@ -137,6 +168,7 @@ export function affiliateService(
     input: Omit<AffiliateFields, 'referralId'> & { referralId?: string },
     passwordHash: string,
     more: (trx: Trx, affiliate: Affiliate) => Promise<void>,
+    payout?: PayoutChoice,
   ): Promise<Affiliate> {
     for (let attempt = 1; ; attempt++) {
       const fields: AffiliateFields = { ...input, referralId: input.referralId ?? randomReferralCode() };
@@ -147,7 +179,8 @@ export function affiliateService(
             const usage = await affiliateUsage(trx, campaignId);
             throw new ForbiddenError(MESSAGES.affiliateLimit(usage.plan, usage.count, usage.max ?? usage.count));
           }
-          const affiliate = await insertAffiliate(trx, campaignId, fields, passwordHash, now());
+          const inserted = await insertAffiliate(trx, campaignId, fields, passwordHash, now());
+          const affiliate = payout ? await storePayoutDetails(trx, campaignId, inserted.id, payout) : inserted;
           // The webhook message commits, or rolls back, with the affiliate (docs/webhooks.md).
           await outbox.record(trx, [{ campaignId, type: 'affiliate.created', data: affiliate }]);
           await more(trx, affiliate);
@@ -174,10 +207,15 @@ export function affiliateService(
       status: input.status ?? 'active',
       ...ruleFieldsOf(input),
     };
-    return insertUnderLimit(campaignId, fields, passwordHash, (trx, affiliate) =>
-      recordAudit(trx, now(), [
-        { campaignId, action: 'affiliate.create', targetId: affiliate.id, fields: fieldsOf(input) },
-      ]),
+    return insertUnderLimit(
+      campaignId,
+      fields,
+      passwordHash,
+      (trx, affiliate) =>
+        recordAudit(trx, now(), [
+          { campaignId, action: 'affiliate.create', targetId: affiliate.id, fields: fieldsOf(input) },
+        ]),
+      payoutChoiceOf(input),
     );
   }
 
@@ -269,6 +307,7 @@ export function affiliateService(
   async function update(campaignId: number, id: number, input: UpdateAffiliateInput): Promise<Affiliate> {
     const passwordHash = input.password === undefined ? undefined : await hasher.hash(input.password);
     const rules = ruleFieldsOf(input);
+    const payout = payoutChoiceOf(input);
     try {
       return await retryingChain(() =>
         inTransaction(db, async (trx) => {
@@ -296,8 +335,10 @@ export function affiliateService(
           await recordAudit(trx, now(), [
             { campaignId, action: 'affiliate.update', targetId: id, fields: fieldsOf(input) },
           ]);
+          if (payout !== undefined)
+            await setPayoutDetails(trx, id, payout?.details ?? null, payout?.identity ?? null, now());
           if (approving) return reportApproval(trx, campaignId, id);
-          const affiliate = await withTotals(trx, { ...current, ...fields });
+          const affiliate = await withTotals(trx, { ...current, ...fields, ...payoutColumnsOf(payout, current) });
           await outbox.record(trx, [{ campaignId, type: 'affiliate.updated', data: affiliate }]);
           return affiliate;
         }),
@@ -332,6 +373,19 @@ export function affiliateService(
     });
   }
 
+  /** Sets the details and answers the affiliate as it now stands (its duplicate flag too). */
+  async function storePayoutDetails(
+    trx: Trx,
+    campaignId: number,
+    id: number,
+    payout: PayoutChoice,
+  ): Promise<Affiliate> {
+    await setPayoutDetails(trx, id, payout?.details ?? null, payout?.identity ?? null, now());
+    const current = await lockAffiliate(trx, campaignId, id);
+    if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
+    return withTotals(trx, current);
+  }
+
   async function changePayoutDetails(
     campaignId: number,
     id: number,
@@ -339,10 +393,7 @@ export function affiliateService(
     identity: string,
   ): Promise<Affiliate> {
     return inTransaction(db, async (trx) => {
-      await setPayoutDetails(trx, id, details, identity, now());
-      const current = await lockAffiliate(trx, campaignId, id);
-      if (!current) throw new NotFoundError(MESSAGES.affiliateNotFound);
-      const affiliate = await withTotals(trx, current);
+      const affiliate = await storePayoutDetails(trx, campaignId, id, { details, identity });
       await outbox.record(trx, [{ campaignId, type: 'affiliate.updated', data: affiliate }]);
       return affiliate;
     });
@@ -350,7 +401,10 @@ export function affiliateService(
 
   return {
     create,
-    referenceIssues: (campaignId, body) => referenceIssues(db, campaignId, body),
+    referenceIssues: async (campaignId, body) => [
+      ...(await referenceIssues(db, campaignId, body)),
+      ...payoutAccountIssues(body),
+    ],
     list,
     get,
     update,

@@ -29,6 +29,7 @@ import { type PayoutSender, payoutSender } from './payouts/send.js';
 import { payoutSendJob } from './payouts/sendJob.js';
 import { type PayoutRunService, payoutRunService } from './payouts/run.js';
 import { payoutScheduleJob } from './payouts/schedule.js';
+import { payoutResumeJob } from './payouts/resume.js';
 import { settlementEffects } from './payouts/settlement.js';
 import { type PlanService, planService } from './plans.js';
 import { type ReferenceService, referenceService } from './reference.js';
@@ -147,6 +148,7 @@ export function createServices(options: {
   const payoutRails = payoutRailService(deps, box);
   jobs.periodic(autoApproveJob(deps, conversions));
   jobs.periodic(payoutScheduleJob(deps, payoutRuns));
+  jobs.periodic(payoutResumeJob(deps, payoutRuns));
   jobs.periodic(portalHousekeeping(deps));
   jobs.periodic(eventsRetention(deps));
   return {

@@ -39,18 +39,27 @@ export const affiliateRoutes = {
     summary: 'Create an affiliate',
     description:
       'The e-mail is unique within the campaign and the referral code across all campaigns; a code is generated when omitted. ' +
-      '`groupId` must be a group of this campaign and `parentAffiliateId` another affiliate of it (else 400).',
+      '`groupId` must be a group of this campaign and `parentAffiliateId` another affiliate of it (else 400). ' +
+      '`payoutDetails` sets where the affiliate is paid, checked as the portal checks it (a CPF by its check digits, ' +
+      'a Pix phone by its area code; else 400 naming what to send).',
     body: createAffiliateSchema,
     responses: { 201: affiliateSchema },
     errors: [400, 401, 403, 409, 413, 415],
     examples: {
-      body: { ...CARLA, password: 'tulip-garden-9' },
+      body: {
+        ...CARLA,
+        password: 'tulip-garden-9',
+        payoutDetails: { method: 'pix', pixKeyType: 'phone', account: CARLA.phone },
+      },
       response: {
         id: 4,
         ...CARLA,
         status: 'active',
         createdAt: EXAMPLE_TIMES.written,
         ...NO_ACTIVITY,
+        payoutMethod: 'pix',
+        pixKeyType: 'phone',
+        payoutAccount: '+5521998765432',
         groupId: null,
         commissionOverride: null,
         parentAffiliateId: null,
@@ -91,7 +100,8 @@ export const affiliateRoutes = {
     description:
       '`null` clears `name`, `phone`, `groupId`, `commissionOverride` or `parentAffiliateId`; fields not sent stay unchanged. ' +
       '`groupId` must be a group of this campaign; `parentAffiliateId` another affiliate of it that is not below this one ' +
-      '(no cycles), else 400. A new rule applies to conversions that arrive afterwards.',
+      '(no cycles), else 400. A new rule applies to conversions that arrive afterwards. ' +
+      '`payoutDetails` replaces the payout details whole (checked as on create); `null` clears them.',
     params: idParams,
     body: updateAffiliateSchema,
     responses: { 200: affiliateSchema },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { commissionOverrideSchema } from './commission.js';
+import { payoutDetailsSchema } from './affiliatePayout.js';
 import { idQuery, isoDate, MAX_ID, money, paginationFields, paginationQuery, trimmed, trimmedText } from './common.js';
 
 import { AFFILIATE_FLAGS, AFFILIATE_STATUSES, PAYOUT_METHODS, PIX_KEY_TYPES } from '../vocabulary.js';
@@ -84,10 +85,11 @@ export const createAffiliateSchema = z.strictObject({
   referralId: referralId.optional(),
   status: affiliateStatus.optional(),
   ...ruleFields,
+  payoutDetails: payoutDetailsSchema.optional(),
 });
 export type CreateAffiliateInput = z.infer<typeof createAffiliateSchema>;
 
-/** spec §4.4: every field optional; `null` clears `name` or `phone`. */
+/** spec §4.4: every field optional; `null` clears `name` or `phone` (and `payoutDetails` the payout details). */
 export const updateAffiliateSchema = z.strictObject({
   email: email.optional(),
   password: password.optional(),
@@ -96,6 +98,7 @@ export const updateAffiliateSchema = z.strictObject({
   referralId: referralId.optional(),
   status: affiliateStatus.optional(),
   ...ruleFields,
+  payoutDetails: payoutDetailsSchema.nullable().optional(),
 });
 export type UpdateAffiliateInput = z.infer<typeof updateAffiliateSchema>;
 
@@ -121,11 +124,11 @@ export const affiliateSchema = z.object({
   groupId: z.number().int().nullable(),
   commissionOverride: commissionOverrideSchema.nullable(),
   parentAffiliateId: z.number().int().nullable(),
-  /** Set by the affiliate in the portal (docs/portal.md); null until then. */
+  /** Set by the affiliate in the portal (docs/portal.md) or by the API (docs/payouts.md); null until then. */
   payoutMethod: z.enum(PAYOUT_METHODS).nullable(),
   /** The kind of Pix key; null for PayPal or no details. */
   pixKeyType: z.enum(PIX_KEY_TYPES).nullable(),
-  /** The Pix key or PayPal e-mail, normalised (CPF and CNPJ without punctuation, phones as +55…). */
+  /** The Pix key, PayPal e-mail or Stripe account id, normalised (CPF and CNPJ without punctuation, phones as +55…). */
   payoutAccount: z.string().nullable(),
   /** `duplicate_payout_identity`: another affiliate of the campaign is paid to the same account. */
   flags: z.array(z.enum(AFFILIATE_FLAGS)),

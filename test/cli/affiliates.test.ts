@@ -159,6 +159,46 @@ describe(`affiliates and events send as a client, in-process CLI against a real 
     expect((await cli(['affiliates', 'list', '--status', 'gone'])).code).to.equal(2);
   });
 
+  it('create and update set the payout details; bad ones are named, a wrong combination is a usage error', async () => {
+    const base = ['affiliates', 'create', '--email', 'pix@example.com', '--password', 'secret123'];
+    const made = await cli([...base, '--pix-key', '+55 11 91234-5678', '--pix-key-type', 'phone', '--json']);
+    expect(made.code, made.stderr).to.equal(0);
+    const { id, payoutMethod, pixKeyType, payoutAccount } = parseJson(made);
+    expect({ payoutMethod, pixKeyType, payoutAccount }).to.deep.equal({
+      payoutMethod: 'pix',
+      pixKeyType: 'phone',
+      payoutAccount: '+5511912345678',
+    });
+    const moved = await cli(['affiliates', 'update', String(id), '--stripe-account', 'acct_1A2b3C4d5E6f7G8h']);
+    expect(moved.code, moved.stderr).to.equal(0);
+    expect(moved.stdout).to.match(/payout method:\s+Stripe/);
+    expect(moved.stdout).to.match(/payout account:\s+acct_1A2b3C4d5E6f7G8h/);
+    const cleared = await cli(['affiliates', 'update', String(id), '--no-payout-details', '--json']);
+    expect(parseJson(cleared)).to.include({ payoutMethod: null, payoutAccount: null });
+
+    const badKey = await cli([
+      'affiliates',
+      'update',
+      String(id),
+      '--pix-key',
+      '111.111.111-11',
+      '--pix-key-type',
+      'cpf',
+    ]);
+    expect(badKey.code).to.equal(1);
+    expect(badKey.stderr).to.include('error 400:');
+    expect(badKey.stderr).to.include('payoutDetails.account must be a valid CPF for pixKeyType cpf');
+    for (const [flags, said] of [
+      [['--pix-key', '52998224725'], '--pix-key needs --pix-key-type: one of cpf, cnpj, email, phone, random'],
+      [['--paypal-email', 'a@b.co', '--stripe-account', 'acct_12345678'], 'give one of --pix-key, --paypal-email'],
+      [['--pix-key-type', 'cpf'], '--pix-key-type goes with --pix-key'],
+    ] as const) {
+      const refused = await cli(['affiliates', 'update', String(id), ...flags]);
+      expect(refused.code, flags.join(' ')).to.equal(2);
+      expect(refused.stderr).to.include(said);
+    }
+  });
+
   it('an unreachable daemon is a clear error, exit 1', async () => {
     const down = await cli(['affiliates', 'list'], { AFFILIATED_BASE_URL: 'http://127.0.0.1:9' });
     expect(down.code).to.equal(1);

@@ -1,34 +1,14 @@
 import { expect } from 'chai';
 import { clientEnv, parseJson, runCliInProcess } from '../helpers/cli.js';
-import { useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
-import {
-  closeRailFakes,
-  eventually,
-  railApi,
-  railEnv,
-  type RailFakes,
-  startRailFakes,
-} from '../helpers/payoutRails.js';
+import { eventually, useRailDaemon } from '../helpers/payoutRails.js';
 import { tempDir } from '../helpers/replay.js';
 
 const PIX = { method: 'pix', pixKeyType: 'phone', account: '+5511987654321' } as const;
 
 describe(`rails and payouts send, in-process CLI against a real daemon and the providers' fakes (${ENGINE})`, function () {
   this.timeout(60_000);
-  let fakes: RailFakes;
-  const daemonEnv: Record<string, string> = {};
-  before(async () => {
-    fakes = await startRailFakes();
-    Object.assign(daemonEnv, railEnv(fakes));
-  });
-  const t = useTestDaemon(daemonEnv);
-  after(() => closeRailFakes(fakes));
-  const rails = railApi(
-    () => t.url,
-    () => t.merchant,
-    () => t.db,
-  );
+  const { t, fakes, rails } = useRailDaemon();
   let files: ReturnType<typeof tempDir>;
   let env: Record<string, string | undefined>;
   const cli = (args: string[]) => runCliInProcess(args, { env });

@@ -1,25 +1,12 @@
 import { expect } from 'chai';
 import { clientEnv, parseJson, runCliInProcess } from '../helpers/cli.js';
-import { useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
-import { closeRailFakes, railApi, railEnv, type RailFakes, startRailFakes } from '../helpers/payoutRails.js';
+import { useRailDaemon } from '../helpers/payoutRails.js';
 import { tempDir } from '../helpers/replay.js';
 
 describe(`payouts run and the campaign's payout settings, in-process CLI against a real daemon (${ENGINE})`, function () {
   this.timeout(60_000);
-  let fakes: RailFakes;
-  const daemonEnv: Record<string, string> = { PAYOUT_SCHEDULE_INTERVAL_MS: '0' };
-  before(async () => {
-    fakes = await startRailFakes();
-    Object.assign(daemonEnv, railEnv(fakes));
-  });
-  const t = useTestDaemon(daemonEnv);
-  after(() => closeRailFakes(fakes));
-  const rails = railApi(
-    () => t.url,
-    () => t.merchant,
-    () => t.db,
-  );
+  const { t, fakes, rails } = useRailDaemon({ PAYOUT_SCHEDULE_INTERVAL_MS: '0' });
   let files: ReturnType<typeof tempDir>;
   let env: Record<string, string | undefined>;
   const cli = (args: string[]) => runCliInProcess(args, { env });

@@ -3,7 +3,7 @@ import { checkPayoutDetails, type PixKeyType } from '../../shared/payoutDetails.
 import type { Db } from '../../server/db/knex.js';
 import { setPayoutDetails } from '../../server/repositories/portalAccounts.js';
 import { findPayout } from '../../server/repositories/payouts.js';
-import { type Merchant, servicesFor } from './daemon.js';
+import { type Merchant, servicesFor, type TestDaemon, useTestDaemon } from './daemon.js';
 import { addAffiliate } from './events.js';
 import { lifecycleApi } from './lifecycleApi.js';
 import { FakeAsaas } from './fakes/asaas.js';
@@ -18,11 +18,9 @@ export interface RailFakes {
 }
 
 export async function startRailFakes(): Promise<RailFakes> {
-  return {
-    asaas: await new FakeAsaas().start(),
-    paypal: await new FakePayPal().start(),
-    stripe: await new FakeStripe().start(),
-  };
+  const fakes = { asaas: new FakeAsaas(), paypal: new FakePayPal(), stripe: new FakeStripe() };
+  await Promise.all([fakes.asaas.start(), fakes.paypal.start(), fakes.stripe.start()]);
+  return fakes;
 }
 
 export async function closeRailFakes(fakes: RailFakes | undefined): Promise<void> {
@@ -40,6 +38,34 @@ export function railEnv(fakes: RailFakes): Record<string, string> {
     PAYOUT_POLL_MS: '200',
     PAYOUT_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms',
   };
+}
+
+/**
+ * One daemon for a test file, pointed at the three providers' fakes: the fakes start before it
+ * and close after it. `extra` adds to (or overrides) its environment; `env` is the whole of it,
+ * for a second daemon on the same database.
+ */
+export function useRailDaemon(extra: Record<string, string> = {}): {
+  t: TestDaemon;
+  fakes: RailFakes;
+  rails: ReturnType<typeof railApi>;
+  env: Record<string, string>;
+} {
+  // Built now, listening from `before`: a test file reads `fakes` while mocha collects it.
+  const fakes: RailFakes = { asaas: new FakeAsaas(), paypal: new FakePayPal(), stripe: new FakeStripe() };
+  const env: Record<string, string> = {};
+  before(async () => {
+    await Promise.all([fakes.asaas.start(), fakes.paypal.start(), fakes.stripe.start()]);
+    Object.assign(env, railEnv(fakes), extra);
+  });
+  const t = useTestDaemon(env);
+  after(() => closeRailFakes(fakes));
+  const rails = railApi(
+    () => t.url,
+    () => t.merchant,
+    () => t.db,
+  );
+  return { t, fakes, rails, env };
 }
 
 export type Details =

@@ -367,6 +367,78 @@ describe(`affiliates API, spec §4.1 to §4.5 (${ENGINE})`, () => {
     });
   });
 
+  describe('payout details (docs/payouts.md)', () => {
+    const CPF = { method: 'pix', pixKeyType: 'cpf', account: '529.982.247-25' };
+    const STRIPE = { method: 'stripe', account: 'acct_1A2b3C4d5E6f7G8h' };
+    const detailsOf = (a: { payoutMethod: unknown; pixKeyType: unknown; payoutAccount: unknown; flags: unknown }) => [
+      a.payoutMethod,
+      a.pixKeyType,
+      a.payoutAccount,
+      a.flags,
+    ];
+
+    it('create and update set them as the portal checks them, normalised; null clears them', async () => {
+      const ana = await create(shop, { email: 'ana@x.co', payoutDetails: CPF });
+      expect(ana.status, ana.text).to.equal(201);
+      expect(detailsOf(ana.body)).to.deep.equal(['pix', 'cpf', '52998224725', []]);
+      const bia = (
+        await create(shop, { email: 'bia@x.co', payoutDetails: { method: 'paypal', account: ' Bia@X.co ' } })
+      ).body;
+      expect(detailsOf(bia)).to.deep.equal(['paypal', null, 'bia@x.co', []]);
+      // The same account as a Pix e-mail key is the same person: flagged, as in the portal.
+      const twin = await create(shop, {
+        email: 'twin@x.co',
+        payoutDetails: { method: 'pix', pixKeyType: 'email', account: 'BIA@x.co' },
+      });
+      expect(detailsOf(twin.body)).to.deep.equal(['pix', 'email', 'bia@x.co', ['duplicate_payout_identity']]);
+
+      const moved = await api(shop, 'PATCH', `/v1/affiliates/${ana.body.id}`, { payoutDetails: STRIPE });
+      expect(detailsOf(moved.body)).to.deep.equal(['stripe', null, STRIPE.account, []]);
+      const renamed = await api(shop, 'PATCH', `/v1/affiliates/${ana.body.id}`, { name: 'Ana' });
+      expect(detailsOf(renamed.body), 'fields not sent stay').to.deep.equal(detailsOf(moved.body));
+      const cleared = await api(shop, 'PATCH', `/v1/affiliates/${twin.body.id}`, { payoutDetails: null });
+      expect(detailsOf(cleared.body)).to.deep.equal([null, null, null, []]);
+      expect(detailsOf((await api(shop, 'GET', `/v1/affiliates/${bia.id}`)).body)).to.deep.equal(detailsOf(bia));
+    });
+
+    it('400 with the spec’s body naming what to send; nothing is stored', async () => {
+      const bad = async (body: Record<string, unknown>) => (await create(shop, { email: 'x@x.co', ...body })).body;
+      expect(await bad({ payoutDetails: { ...CPF, account: '529.982.247-24' } })).to.deep.equal({
+        statusCode: 400,
+        message: [
+          'payoutDetails.account must be a valid CPF for pixKeyType cpf: 11 digits, the last two its check digits (e.g. 529.982.247-25)',
+        ],
+        error: 'Bad Request',
+      });
+      expect((await bad({ payoutDetails: { method: 'pix', account: '+55 11 91234-5678' } })).message).to.deep.equal([
+        'payoutDetails.pixKeyType is required',
+      ]);
+      expect((await bad({ payoutDetails: { method: 'wise', account: 'x' } })).message).to.deep.equal([
+        'payoutDetails.method must be one of the following values: pix, paypal, stripe',
+      ]);
+      expect((await bad({ payoutDetails: { ...STRIPE, pixKeyType: 'cpf' } })).message).to.deep.equal([
+        'property payoutDetails.pixKeyType should not exist',
+      ]);
+      expect(await countLiveAffiliates(t.db, shop.campaignId)).to.equal(0);
+
+      const ana = (await create(shop, { email: 'ana@x.co', payoutDetails: CPF })).body;
+      const refused = await api(shop, 'PATCH', `/v1/affiliates/${ana.id}`, {
+        payoutDetails: { method: 'stripe', account: 'acct_12' },
+      });
+      expect(refused.status).to.equal(400);
+      expect(refused.body.message).to.deep.equal([
+        'payoutDetails.account must be a Stripe connected account id for method stripe: acct_ then letters and digits (e.g. acct_1A2b3C4d5E6f7G8h)',
+      ]);
+      const phone = await api(shop, 'PATCH', `/v1/affiliates/${ana.id}`, {
+        payoutDetails: { method: 'pix', pixKeyType: 'phone', account: '+1 555 123 4567' },
+      });
+      expect(phone.body.message).to.deep.equal([
+        'payoutDetails.account must be a Brazilian phone number with its area code for pixKeyType phone (e.g. +55 11 91234-5678)',
+      ]);
+      expect((await api(shop, 'GET', `/v1/affiliates/${ana.id}`)).body).to.deep.equal(ana);
+    });
+  });
+
   describe('DELETE /v1/affiliates/{id}', () => {
     const CHILD_TABLES = ['tracking_events', 'conversions', 'payouts'] as const;
     const rowsOf = async (affiliateId: number) => {

@@ -3,17 +3,9 @@ import { inTransaction } from '../../server/db/knex.js';
 import { heldSends, markCalled } from '../../server/repositories/payoutSends.js';
 import { createPayoutProviders } from '../../server/services/payouts/providers/index.js';
 import { batchReferenceOf } from '../../server/services/payouts/sendBatch.js';
-import { useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
 import type { FakeRequest } from '../helpers/fakes/server.js';
-import {
-  closeRailFakes,
-  commitSends,
-  railApi,
-  railEnv,
-  type RailFakes,
-  startRailFakes,
-} from '../helpers/payoutRails.js';
+import { commitSends, useRailDaemon } from '../helpers/payoutRails.js';
 
 /** The sender_batch_id and sender_item_ids of a create call. */
 function batchCall(req: FakeRequest): { batch: string; items: string[] } {
@@ -26,19 +18,7 @@ function batchCall(req: FakeRequest): { batch: string; items: string[] } {
 
 describe(`PayPal payouts due together leave as one batch (${ENGINE})`, function () {
   this.timeout(60_000);
-  let fakes: RailFakes;
-  const env: Record<string, string> = {};
-  before(async () => {
-    fakes = await startRailFakes();
-    Object.assign(env, railEnv(fakes), { PAYOUT_PAYPAL_BATCH_MAX: '4' });
-  });
-  const t = useTestDaemon(env);
-  after(() => closeRailFakes(fakes));
-  const rails = railApi(
-    () => t.url,
-    () => t.merchant,
-    () => t.db,
-  );
+  const { t, fakes, rails } = useRailDaemon({ PAYOUT_PAYPAL_BATCH_MAX: '4' });
   const creates = () =>
     fakes.paypal.requests.filter((req) => req.method === 'POST' && req.path === '/v1/payments/payouts').map(batchCall);
 

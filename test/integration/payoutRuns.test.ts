@@ -1,36 +1,18 @@
 import { expect } from 'chai';
 import { actingAs, userActor } from '../../server/services/audit.js';
 import { payoutScheduleJob } from '../../server/services/payouts/schedule.js';
+import { payoutResumeJob } from '../../server/services/payouts/resume.js';
+import { insertPayoutRun } from '../../server/repositories/payoutRuns.js';
 import { createLogger } from '../../server/logger.js';
-import { servicesFor, testConfig, useTestDaemon } from '../helpers/daemon.js';
+import { servicesFor, testConfig } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
-import {
-  closeRailFakes,
-  type Details,
-  eventually,
-  railApi,
-  railEnv,
-  type RailFakes,
-  startRailFakes,
-} from '../helpers/payoutRails.js';
+import { type Details, eventually, useRailDaemon } from '../helpers/payoutRails.js';
 
 const PIX = { method: 'pix', pixKeyType: 'phone', account: '+5511987654321' } as const;
 
 describe(`payout runs: POST /v1/payout-runs, approval, schedule (${ENGINE})`, function () {
   this.timeout(60_000);
-  let fakes: RailFakes;
-  const env: Record<string, string> = { PAYOUT_SCHEDULE_INTERVAL_MS: '0' };
-  before(async () => {
-    fakes = await startRailFakes();
-    Object.assign(env, railEnv(fakes));
-  });
-  const t = useTestDaemon(env);
-  after(() => closeRailFakes(fakes));
-  const rails = railApi(
-    () => t.url,
-    () => t.merchant,
-    () => t.db,
-  );
+  const { t, fakes, rails } = useRailDaemon({ PAYOUT_SCHEDULE_INTERVAL_MS: '0' });
   const { api } = rails;
   const run = (body: object = {}) => api('POST', '/v1/payout-runs', body);
 
@@ -192,6 +174,45 @@ describe(`payout runs: POST /v1/payout-runs, approval, schedule (${ENGINE})`, fu
     const owner = await admin('owner', 'owner');
     const approved = await t.daemon.services.payoutRuns.approve(t.merchant.campaignId, waiting.body.id, owner);
     expect(approved.sent).to.equal(1);
+  });
+
+  it('a run a crash stopped half-way is resumed: each pending payout sent once, however many daemons resume it', async () => {
+    const { campaignId } = t.merchant;
+    const services = t.daemon.services;
+    const affiliates: number[] = [];
+    for (const phone of ['+5511987654321', '+5511987654322', '+5511987654323']) {
+      affiliates.push(await owed({ method: 'pix', pixKeyType: 'phone', account: phone }, [100]));
+    }
+    // What a daemon killed mid-run leaves: the run `creating`, its payouts made, the first one sent.
+    const startedAt = new Date();
+    const runId = await insertPayoutRun(t.db, {
+      campaignId,
+      rail: null,
+      startedBy: { type: 'system', id: null },
+      now: startedAt,
+    });
+    const made = [];
+    for (const id of affiliates) made.push(await services.payouts.create(campaignId, id, { payoutRunId: runId }));
+    await services.payoutSender.send(campaignId, made[0]?.id ?? 0);
+
+    const at = { now: startedAt };
+    const config = { ...testConfig('sqlite::memory:'), payoutResumeAfterMs: 60_000 };
+    const job = (runs = servicesFor(t.db).payoutRuns) =>
+      payoutResumeJob({ db: t.db, config, logger: createLogger('silent'), now: () => at.now }, runs).run(
+        new AbortController().signal,
+      );
+    expect(await job(), 'a run younger than PAYOUT_RESUME_AFTER_MS may still be going').to.equal(0);
+    at.now = new Date(startedAt.getTime() + 61_000);
+    const sent = await Promise.all([job(services.payoutRuns), job(), job()]);
+    expect(sent.reduce((a, b) => a + b, 0)).to.equal(2);
+    for (const payout of made) {
+      const paid = await rails.settled(payout.id);
+      expect(paid.status).to.equal('paid');
+      expect(fakes.asaas.transfersFor(paid.reference), `transfers of payout ${payout.id}`).to.have.length(1);
+    }
+    const runRow = await t.db('payout_runs').where({ id: runId }).first('status', 'payout_count');
+    expect([runRow?.status, Number(runRow?.payout_count)]).to.deep.equal(['sent', 3]);
+    expect(await job()).to.equal(0);
   });
 
   it('a weekly schedule runs once per period, whatever the number of daemons', async () => {

@@ -1,35 +1,16 @@
 import { expect } from 'chai';
 import type { Daemon } from '../../server/main.js';
-import { servicesFor, startTestDaemon, useTestDaemon } from '../helpers/daemon.js';
+import { servicesFor, startTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
 import { conflict } from '../helpers/lifecycleApi.js';
-import {
-  closeRailFakes,
-  eventually,
-  railApi,
-  railEnv,
-  type RailFakes,
-  startRailFakes,
-} from '../helpers/payoutRails.js';
+import { eventually, useRailDaemon } from '../helpers/payoutRails.js';
 
 const PIX = { method: 'pix', pixKeyType: 'phone', account: '+5511987654321' } as const;
 
 describe(`payouts sent on rails: Pix, PayPal, Stripe (${ENGINE})`, function () {
   this.timeout(60_000);
-  let fakes: RailFakes;
-  const env: Record<string, string> = {};
-  before(async () => {
-    fakes = await startRailFakes();
-    Object.assign(env, railEnv(fakes));
-  });
-  const t = useTestDaemon(env);
-  after(() => closeRailFakes(fakes));
-  const rails = railApi(
-    () => t.url,
-    () => t.merchant,
-    () => t.db,
-  );
+  const { t, fakes, rails, env } = useRailDaemon();
   const { api } = rails;
 
   beforeEach(async () => {

@@ -11,6 +11,7 @@ import {
 import { MESSAGES } from '../../../shared/errors.js';
 import { toCents } from '../../../shared/money.js';
 import { CommandFailed, UsageError } from '../../errors.js';
+import { payoutDetailsOfFlags, type PayoutFlags } from './payoutOptions.js';
 import type { Io } from '../../io.js';
 import { amountCell, campaignCurrency, moneyText } from '../../money.js';
 import {
@@ -53,6 +54,12 @@ function table(io: Io, affiliates: Affiliate[], currency: string, format?: ListF
   );
 }
 
+const PAYOUT_METHOD_NAMES = {
+  pix: (type: string | null) => `Pix (${type ?? ''})`,
+  paypal: () => 'PayPal',
+  stripe: () => 'Stripe',
+} as const;
+
 function record(io: Io, a: Affiliate, currency: string): void {
   printRecord(io, {
     id: a.id,
@@ -70,8 +77,7 @@ function record(io: Io, a: Affiliate, currency: string): void {
     [`commissions (${currency})`]: amountCell(a.totalCommissions, currency),
     [`paid (${currency})`]: amountCell(a.totalPaid, currency),
     // Where the affiliate asked to be paid, in the portal: what a bank transfer needs.
-    'payout method':
-      a.payoutMethod === null ? '(none given)' : a.payoutMethod === 'pix' ? `Pix (${a.pixKeyType ?? ''})` : 'PayPal',
+    'payout method': a.payoutMethod === null ? '(none given)' : PAYOUT_METHOD_NAMES[a.payoutMethod](a.pixKeyType),
     'payout account': a.payoutAccount,
     flags: a.flags.length === 0 ? '' : a.flags.join(', '),
   });
@@ -147,7 +153,7 @@ export async function get(io: Io, client: ApiClient, options: GlobalOptions, id:
   record(io, affiliate, await campaignCurrency(client));
 }
 
-interface FieldFlags {
+interface FieldFlags extends PayoutFlags {
   email?: string;
   name?: string;
   phone?: string;
@@ -182,6 +188,7 @@ function fieldsOf(flags: FieldFlags) {
     groupId: flags.group === 'none' ? null : flags.group,
     parentAffiliateId: flags.parent === 'none' ? null : flags.parent,
     commissionOverride: flags.commissionOverride === false ? null : rate,
+    payoutDetails: payoutDetailsOfFlags(flags),
   };
 }
 
@@ -202,7 +209,14 @@ export async function create(
     (flags.invite
       ? randomBytes(24).toString('base64url')
       : await askNewPassword(io, '--password', 'Password', passwordRule));
-  const input: CreateAffiliateInput = { ...fieldsOf(flags), email: flags.email, password };
+  const fields = fieldsOf(flags);
+  // Only update has --no-payout-details: a new affiliate's details are given or absent.
+  const input: CreateAffiliateInput = {
+    ...fields,
+    payoutDetails: fields.payoutDetails ?? undefined,
+    email: flags.email,
+    password,
+  };
   await checkRuleAmounts(flags, () => campaignCurrency(client));
   const affiliate = await client.affiliates.create({ body: input });
   const invitation = flags.invite ? await client.affiliates.invite({ params: { id: affiliate.id } }) : undefined;
@@ -264,7 +278,8 @@ export async function update(
   if (Object.values(changes).every((v) => v === undefined)) {
     throw new UsageError(
       'nothing to update: give at least one of --email --password --name --phone --referral-id --status --group ' +
-        '--commission-percent --commission-fixed --no-commission-override --parent',
+        '--commission-percent --commission-fixed --no-commission-override --parent --pix-key --paypal-email ' +
+        '--stripe-account --no-payout-details',
     );
   }
   const affiliate = await client.affiliates.update({ params: { id }, body: changes });

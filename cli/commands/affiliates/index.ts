@@ -5,6 +5,7 @@ import type { Io } from '../../io.js';
 import { choice, decimalNumber, outputOption, pagingOptions, wholeNumber } from '../../options.js';
 import { percentOption } from '../../ruleOptions.js';
 import { AFFILIATE_STATUSES } from '../../vocabulary.js';
+import { payoutOptions } from './payoutOptions.js';
 
 const CLEAR = "; '' clears it";
 
@@ -52,8 +53,7 @@ export function registerAffiliates(program: Command, io: Io): void {
   ).action((id: number) => run((a, client, globals) => a.get(io, client, globals, id)));
   withExamples(
     ruleOptions(
-      affiliates
-        .command('create')
+      payoutOptions(affiliates.command('create'))
         .description('create an affiliate (password asked for, hidden, on a terminal when not given)')
         .requiredOption('--email <email>', 'e-mail, unique in the campaign')
         .option('--password <password>', 'at least 6 characters (prefer the prompt: it stays out of history)')
@@ -70,6 +70,7 @@ export function registerAffiliates(program: Command, io: Io): void {
       'affiliates create --email maria@example.com --name "Maria Silva" --referral-id MARIA10',
       'affiliates create --email bia@example.com --group 3 --parent 42',
       'affiliates create --email leo@example.com --name "Leo Lima" --invite',
+      'affiliates create --email ana@example.com --pix-key 529.982.247-25 --pix-key-type cpf',
     ],
   ).action((flags) => run((a, client, globals) => a.create(io, client, globals, flags)));
   withExamples(
@@ -84,8 +85,7 @@ export function registerAffiliates(program: Command, io: Io): void {
   ).action((id: number) => run((a, client, globals) => a.invite(io, client, globals, id)));
   withExamples(
     ruleOptions(
-      affiliates
-        .command('update')
+      payoutOptions(affiliates.command('update'))
         .description('change some fields of an affiliate; the others stay as they are')
         .argument('<id>', 'affiliate id', wholeNumber(1))
         .option('--email <email>', 'new e-mail')
@@ -94,13 +94,16 @@ export function registerAffiliates(program: Command, io: Io): void {
         .option('--phone <phone>', `new phone number${CLEAR}`)
         .option('--referral-id <code>', 'new referral code (tracking with the old code stops counting)')
         .addOption(choice('--status <status>', 'new status', AFFILIATE_STATUSES)),
-    ).option('--no-commission-override', "remove the affiliate's own rate: its group's or the campaign's applies"),
+    )
+      .option('--no-commission-override', "remove the affiliate's own rate: its group's or the campaign's applies")
+      .option('--no-payout-details', "clear the affiliate's payout details: its payouts are paid by hand"),
     [
       'affiliates update 42 --status inactive',
       "affiliates update 42 --phone ''   # clears the phone",
       'affiliates update 42 --group 3 --parent 7',
       'affiliates update 42 --commission-percent 12.5',
       'affiliates update 42 --no-commission-override --group none',
+      'affiliates update 42 --stripe-account acct_1A2b3C4d5E6f7G8h',
     ],
   ).action((id: number, flags) => run((a, client, globals) => a.update(io, client, globals, id, flags)));
   withExamples(

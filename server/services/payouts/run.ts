@@ -14,6 +14,7 @@ import {
   markRunSent,
   payableBalances,
   payoutRunsWithStatus,
+  payoutTotalsOfRun,
   pendingPayoutIdsOfRun,
   type StoredPayoutRun,
 } from '../../repositories/payoutRuns.js';
@@ -36,6 +37,11 @@ export interface PayoutRunService {
   approve(campaignId: number, runId: number, userId: number): Promise<{ run: StoredPayoutRun; sent: number }>;
   /** Runs waiting for a second person, newest first. */
   awaitingApproval(campaignId: number): Promise<StoredPayoutRun[]>;
+  /**
+   * A run a crash stopped while `creating` or `sending`: closed as `start` would have (awaiting
+   * approval above the threshold), then its pending payouts sent. Answers how many it sent.
+   */
+  resume(run: StoredPayoutRun): Promise<number>;
 }
 
 /** A created payout as a run lists it: the rail it was sent on, or (still pending) the one it will be. */
@@ -168,5 +174,24 @@ export function payoutRunService(
     },
 
     awaitingApproval: (campaignId) => payoutRunsWithStatus(db, campaignId, 'awaiting_approval', 20),
+
+    async resume(run) {
+      if (run.status === 'creating') {
+        const totals = await payoutTotalsOfRun(db, run.id);
+        const above = await payoutApprovalAboveCents(db, run.campaignId);
+        const waits = above !== null && totals.cents > above;
+        // One conditional update: of several daemons resuming it, one closes it; the others go on
+        // to its pending payouts, each claimed by its own conditional update as it is sent.
+        await closeCreating(db, run.id, waits ? 'awaiting_approval' : 'sending', totals);
+        if (waits) return 0;
+      }
+      let sent = 0;
+      for (const id of await pendingPayoutIdsOfRun(db, run.campaignId, run.id)) {
+        // Sent meanwhile by another daemon, or refused by the plan (a rail removed): left as it is.
+        if (await sender.sendPending(run.campaignId, id)) sent += 1;
+      }
+      await markRunSent(db, run.id);
+      return sent;
+    },
   };
 }

@@ -27,6 +27,11 @@ export interface PayoutSender {
   send(campaignId: number, id: number): Promise<Payout>;
   /** The same inside a caller's transaction (a run); undefined: refused by the plan, nothing written. */
   sendIn(trx: Trx, campaignId: number, payout: Payout, now: Date): Promise<Payout | undefined>;
+  /**
+   * Sends a payout only if it is still `pending` (a stopped run resumed): false when it is not,
+   * or the plan refuses it. Unlike `send`, a payout already sent is left alone, never re-armed.
+   */
+  sendPending(campaignId: number, id: number): Promise<boolean>;
 }
 
 export function payoutSender({ db, now: clock }: ServiceDeps, outbox: Outbox, wake: () => void): PayoutSender {
@@ -58,8 +63,25 @@ export function payoutSender({ db, now: clock }: ServiceDeps, outbox: Outbox, wa
     return sent;
   }
 
+  async function audited(trx: Trx, campaignId: number, sent: Payout, now: Date): Promise<Payout> {
+    const figures = { affiliateId: sent.affiliateId, conversions: sent.conversionIds.length };
+    await recordAudit(trx, now, [{ campaignId, action: 'payout.send', targetId: sent.id, figures }]);
+    return sent;
+  }
+
   return {
     sendIn,
+    async sendPending(campaignId, id) {
+      const now = clock();
+      const sent = await inLockingTransaction(db, async (trx) => {
+        const payout = await findPayout(trx, campaignId, id);
+        if (payout?.status !== 'pending') return undefined;
+        const started = await sendIn(trx, campaignId, payout, now);
+        return started && audited(trx, campaignId, started, now);
+      });
+      if (sent) wake();
+      return sent !== undefined;
+    },
     async send(campaignId, id) {
       const now = clock();
       const answer = await inLockingTransaction(db, async (trx) => {
@@ -69,11 +91,7 @@ export function payoutSender({ db, now: clock }: ServiceDeps, outbox: Outbox, wa
           const plan = planSend(payout, await connectedRails(trx, campaignId));
           if (!plan.ok) throw new ConflictError(plan.message);
           const sent = await sendIn(trx, campaignId, payout, now);
-          if (sent) {
-            const figures = { affiliateId: sent.affiliateId, conversions: sent.conversionIds.length };
-            await recordAudit(trx, now, [{ campaignId, action: 'payout.send', targetId: id, figures }]);
-            return sent;
-          }
+          if (sent) return audited(trx, campaignId, sent, now);
         }
         const current = await findPayout(trx, campaignId, id);
         if (!current) throw new NotFoundError(MESSAGES.payoutNotFound);
