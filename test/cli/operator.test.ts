@@ -159,6 +159,7 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       '20261129500100_payout_runs',
       '20261130135000_analytics_day_rows',
       '20261130600000_payout_send_batches',
+      '20261201030000_campaign_daily_stats',
     ];
     // The contract step waits for `db migrate --contract` (docs/operations.md, "Upgrades").
     const contractSteps = ['20261128400100_dedupe_key_defaults_dropped'];

@@ -48,6 +48,7 @@ const TABLES = [
   'clicks',
   'customer_clicks',
   'analytics_hourly',
+  'campaign_daily_stats',
 ];
 const MIGRATIONS = [
   '20261121100000_initial_schema',
@@ -75,6 +76,7 @@ const MIGRATIONS = [
   '20261129500100_payout_runs',
   '20261130135000_analytics_day_rows',
   '20261130600000_payout_send_batches',
+  '20261201030000_campaign_daily_stats',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

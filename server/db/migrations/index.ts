@@ -25,6 +25,7 @@ import * as dashboardPasskeys from './20261129500000_dashboard_passkeys.js';
 import * as payoutRuns from './20261129500100_payout_runs.js';
 import * as analyticsDayRows from './20261130135000_analytics_day_rows.js';
 import * as payoutSendBatches from './20261130600000_payout_send_batches.js';
+import * as campaignDailyStats from './20261201030000_campaign_daily_stats.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -69,6 +70,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261129500100_payout_runs', payoutRuns],
   ['20261130135000_analytics_day_rows', analyticsDayRows],
   ['20261130600000_payout_send_batches', payoutSendBatches],
+  ['20261201030000_campaign_daily_stats', campaignDailyStats],
 ];
 
 /** Every migration this build knows, in order: the last is the schema version it was built for. */
