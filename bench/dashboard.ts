@@ -251,6 +251,8 @@ export function benchOverview(engine: Engine, opts: BenchOptions): Promise<Figur
       };
       const p95 = async (load: Load, what: string) => {
         const run = assertOk(await sampledLoad({ ...load, durationSec: opts.durationSec, keepSamples: true }), what);
+        // A side that got no answer in its run (the daemon still busy with the other's backlog) has no p95.
+        if (run.samples.length === 0) throw new Error(`${what}: no answer within ${opts.durationSec} s`);
         return percentile(
           run.samples.map((s) => s.ms),
           95,
