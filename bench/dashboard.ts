@@ -19,11 +19,11 @@ import type { Merchant } from '../test/helpers/daemon.js';
 import { seedCampaign } from './seed.js';
 import { runIfMain } from './lib/direct.js';
 import { type Engine, type Figure, makeFigure } from './lib/figure.js';
-import { assertOk, sampledLoad } from './lib/load.js';
+import { sampledLoad, sampledP95 } from './lib/load.js';
 import type { BenchOptions } from './lib/options.js';
 import { part, type Part } from './lib/part.js';
 import { withStage } from './lib/stage.js';
-import { medianOfRounds, percentile } from './lib/stats.js';
+import { medianOfRounds } from './lib/stats.js';
 
 /** A few people at once: a dashboard is read by a merchant's team, not by a load generator. */
 const CONNECTIONS = 4;
@@ -249,15 +249,7 @@ export function benchOverview(engine: Engine, opts: BenchOptions): Promise<Figur
         headers: { 'x-api-key': merchant.key },
         connections: CONNECTIONS,
       };
-      const p95 = async (load: Load, what: string) => {
-        const run = assertOk(await sampledLoad({ ...load, durationSec: opts.durationSec, keepSamples: true }), what);
-        // A side that got no answer in its run (the daemon still busy with the other's backlog) has no p95.
-        if (run.samples.length === 0) throw new Error(`${what}: no answer within ${opts.durationSec} s`);
-        return percentile(
-          run.samples.map((s) => s.ms),
-          95,
-        );
-      };
+      const p95 = (load: Load, what: string) => sampledP95({ ...load, durationSec: opts.durationSec }, what);
       await sampledLoad({ ...overview, durationSec: Math.max(1, opts.warmupSec) });
       await sampledLoad({ ...campaign, durationSec: Math.max(1, opts.warmupSec) });
       const m = await medianOfRounds(opts.repeats, async () => ({
