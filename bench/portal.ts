@@ -13,11 +13,11 @@ import type { Merchant } from '../test/helpers/daemon.js';
 import { addAffiliate } from '../test/helpers/events.js';
 import { runIfMain } from './lib/direct.js';
 import { type Engine, type Figure, makeFigure } from './lib/figure.js';
-import { assertOk, sampledLoad } from './lib/load.js';
+import { sampledLoad, sampledP95 } from './lib/load.js';
 import type { BenchOptions } from './lib/options.js';
 import { part, type Part } from './lib/part.js';
 import { withStage } from './lib/stage.js';
-import { medianOfRounds, percentile } from './lib/stats.js';
+import { medianOfRounds } from './lib/stats.js';
 
 /** A few browsers at once: an affiliate portal is read by people, not by a load generator. */
 const CONNECTIONS = 4;
@@ -102,16 +102,10 @@ export function benchDashboard(engine: Engine, opts: BenchOptions): Promise<Figu
         headers: { 'x-api-key': merchant.key },
         connections: CONNECTIONS,
       };
-      const p95 = async (
+      const p95 = (
         load: { url: string; paths: string[]; headers: Record<string, string>; connections: number },
         what: string,
-      ) => {
-        const run = assertOk(await sampledLoad({ ...load, durationSec: opts.durationSec, keepSamples: true }), what);
-        return percentile(
-          run.samples.map((s) => s.ms),
-          95,
-        );
-      };
+      ) => sampledP95({ ...load, durationSec: opts.durationSec }, what);
       await sampledLoad({ ...dashboard, durationSec: Math.max(1, opts.warmupSec) });
       await sampledLoad({ ...getById, durationSec: Math.max(1, opts.warmupSec) });
       const m = await medianOfRounds(opts.repeats, async () => ({

@@ -2,7 +2,7 @@
  * `npm run bench`: every figure of docs/benchmarks.md on SQLite and, when BENCH_MYSQL_URL (or
  * TEST_MYSQL_URL) is set, on MySQL/MariaDB, each beside its baseline measured in the same run,
  * medians of BENCH_REPEATS (3) rounds. Writes bench/results/latest.json and latest.md.
- * BENCH_QUICK=1 is a smoke run; BENCH_ONLY=intake,replay,reads,metrics,list,tenants,clicks,analytics,payouts (or part names)
+ * BENCH_QUICK=1 is a smoke run; BENCH_ONLY=intake,replay,reads,metrics,list,tenants,clicks,analytics,payouts,merchantDashboard (or part names)
  * and BENCH_ENGINES=sqlite narrow it. BENCH_GALERA=1 adds the Galera figures (bench/galera.ts).
  * Never part of `npm test`.
  */
@@ -12,6 +12,7 @@ import * as atScale from './atScale.js';
 import * as analytics from './analytics.js';
 import * as billing from './billing.js';
 import * as clicks from './clicks.js';
+import * as dashboard from './dashboard.js';
 import * as galera from './galera.js';
 import * as intake from './intake.js';
 import * as metrics from './metrics.js';
@@ -42,6 +43,7 @@ function modules(options: { galera: boolean }): Array<{ parts: readonly Part[] }
     atScale,
     tenants,
     portal,
+    dashboard,
     billing,
     clicks,
     analytics,

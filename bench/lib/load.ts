@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { percentile } from './stats.js';
 import { type LoadResult, wrkLoad, type WrkOptions } from './wrk.js';
 
 export type { LoadResult } from './wrk.js';
@@ -64,4 +65,18 @@ export async function sampledLoad(
     generatorCpuMs: (cpu.user + cpu.system) / 1000,
     samples,
   };
+}
+
+/**
+ * The p95 latency of a sampled run of `durationSec` (a page beside its baseline, both measured
+ * this way). A run with an error answer, or with no answer at all (the daemon still busy with
+ * the other side's backlog), has no p95: it throws.
+ */
+export async function sampledP95(options: LoadOptions & { durationSec: number }, what: string): Promise<number> {
+  const run = assertOk(await sampledLoad({ ...options, keepSamples: true }), what);
+  if (run.samples.length === 0) throw new Error(`${what}: no answer within ${options.durationSec} s`);
+  return percentile(
+    run.samples.map((s) => s.ms),
+    95,
+  );
 }

@@ -72,8 +72,8 @@ export async function ensureUsageRow(db: Db, campaignId: number): Promise<void> 
  * becomes, in one transaction, on the same database, driver and connection settings as the
  * daemon (SQLite: WAL, synchronous=FULL): a tracking event each (their ids read back by intake
  * id, as the conversions need them), the month's usage counter, a pending conversion each,
- * the report's daily counter rows (upserts that add), and the outbox's messages and deliveries
- * when the campaign has endpoints. Multi-row statements written by hand, no builder. What the
+ * the report's and the overview's daily counter rows (upserts that add), and the outbox's
+ * messages and deliveries when the campaign has endpoints. Multi-row statements written by hand, no builder. What the
  * intake does beyond this (HTTP, JSON, validation, the key, the referral lookup, dedupe, the
  * plan limit's condition) is what the ratio measures.
  */
@@ -177,6 +177,25 @@ export async function rawInsertBatch(db: Db, batch: RawBatch): Promise<void> {
       mysql
         ? ` ON DUPLICATE KEY UPDATE ${add.join(', ')}`
         : ` ON CONFLICT (campaign_id, day, affiliate_id, shard) DO UPDATE SET ${add.join(', ')}`,
+    );
+    // The campaign's day, which intake adds the same counters to (the dashboard's overview).
+    await insertMany(
+      trx,
+      'campaign_daily_stats',
+      ['campaign_id', 'day', 'shard', ...counters],
+      [
+        [
+          batch.campaignId,
+          day,
+          FLOOR_SHARD,
+          stored.length,
+          stored.length * ORDER_VALUE_CENTS,
+          stored.length * COMMISSION_CENTS,
+        ],
+      ],
+      mysql
+        ? ` ON DUPLICATE KEY UPDATE ${add.join(', ')}`
+        : ` ON CONFLICT (campaign_id, day, shard) DO UPDATE SET ${add.join(', ')}`,
     );
     if (batch.webhookEndpointIds && batch.webhookEndpointIds.length > 0)
       await rawOutbox(trx, batch.campaignId, batch.webhookEndpointIds, stored, now);

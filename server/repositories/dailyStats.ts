@@ -86,6 +86,60 @@ export async function addToDailyStats(trx: Trx, events: readonly StoredEvent[]):
     key: ['campaign_id', 'day', 'affiliate_id', 'shard'],
     increment: COUNTERS,
   });
+  // Then the campaign's days, after the affiliates' (one lock order for every transaction).
+  await addToCampaignDays(trx, rows);
+}
+
+/** The campaign's counters of a day in one shard: what the overview reads (a few rows a month). */
+type CampaignDayRow = Omit<AffiliateDailyStatsRow, 'affiliate_id'>;
+
+/** Adds affiliate counter rows (positive, or negative to take them back) to their campaigns' days, in key order. */
+async function addToCampaignDays(trx: Trx, rows: readonly AffiliateDailyStatsRow[]): Promise<void> {
+  const days = new Map<string, CampaignDayRow>();
+  for (const row of rows) {
+    const key = `${row.campaign_id}\n${row.day}\n${row.shard}`;
+    const day = days.get(key) ?? {
+      ...row,
+      page_views: 0,
+      leads: 0,
+      conversions: 0,
+      revenue_cents: 0,
+      commission_cents: 0,
+    };
+    for (const counter of COUNTERS) day[counter] += row[counter];
+    days.set(key, day);
+  }
+  const sorted = [...days.keys()].sort().flatMap((key) => days.get(key) ?? []);
+  await insertRows(trx, 'campaign_daily_stats', ['campaign_id', 'day', 'shard', ...COUNTERS], sorted, {
+    key: ['campaign_id', 'day', 'shard'],
+    increment: COUNTERS,
+  });
+}
+
+/**
+ * Before an affiliate is deleted (its counter rows go with it, by cascade): takes its counters
+ * back out of its campaign's days, in this daemon's shard, so the overview keeps equalling the
+ * report. Its rows are read locked (the caller holds the affiliate's row, so no new one appears).
+ */
+export async function withdrawFromCampaignDays(trx: Trx, affiliateId: number): Promise<void> {
+  const rows: AffiliateDailyStatsRow[] = await trx('affiliate_daily_stats')
+    .where('affiliate_id', affiliateId)
+    .forUpdate()
+    .select('campaign_id', 'day', 'affiliate_id', 'shard', ...COUNTERS);
+  await addToCampaignDays(
+    trx,
+    rows.map((row) => ({
+      campaign_id: row.campaign_id,
+      day: row.day,
+      affiliate_id: row.affiliate_id,
+      shard: COUNTER_SHARD,
+      page_views: -Number(row.page_views),
+      leads: -Number(row.leads),
+      conversions: -Number(row.conversions),
+      revenue_cents: -Number(row.revenue_cents),
+      commission_cents: -Number(row.commission_cents),
+    })),
+  );
 }
 
 /**
@@ -136,7 +190,9 @@ export interface DayTotals {
 
 /**
  * The campaign's sums per day over `[fromDay, toDay]` (the dashboard's overview): one range scan
- * of the primary key (campaign_id, day, …), grouped by day. Days without activity are absent.
+ * of campaign_daily_stats' primary key (campaign_id, day, shard), a row per day and shard,
+ * grouped by day. Days without activity are absent. Not affiliate_daily_stats: at 100,000
+ * affiliates its two months are up to millions of rows (docs/benchmarks.md, the overview).
  */
 export async function campaignDayTotals(
   db: Db,
@@ -145,7 +201,7 @@ export async function campaignDayTotals(
   toDay: string,
 ): Promise<DayTotals[]> {
   const rows: { day: string; page_views: number; leads: number; conversions: number; commission_cents: number }[] =
-    await db('affiliate_daily_stats')
+    await db('campaign_daily_stats')
       .where('campaign_id', campaignId)
       .whereBetween('day', [fromDay, toDay])
       .groupBy('day')

@@ -33,6 +33,7 @@ import { deleteSessionsOf } from '../repositories/portalSessions.js';
 import { rateOf } from '../repositories/ruleColumns.js';
 import { UniqueConflict } from '../repositories/uniqueConflict.js';
 import { erasureOf } from '../repositories/affiliateErasure.js';
+import { withdrawFromCampaignDays } from '../repositories/dailyStats.js';
 import { fieldsOf, recordAudit } from './audit.js';
 import { ChainMoved, checkGroup, checkParent, referenceError, referenceIssues } from './affiliateRules.js';
 import { affiliateUsage, releaseAffiliateSlot, reserveAffiliateSlot } from '../repositories/usage.js';
@@ -357,6 +358,8 @@ export function affiliateService(
       const affiliate = await withTotals(trx, current);
       // spec §4.5 cascades to paid payouts too: the audit row keeps what went, as figures only.
       const erased = await erasureOf(trx, campaignId, id);
+      // The overview's campaign days keep equalling the report, which loses this affiliate's rows.
+      await withdrawFromCampaignDays(trx, id);
       const deleted = await deleteAffiliate(trx, campaignId, id);
       if (deleted === 0) throw new NotFoundError(MESSAGES.affiliateNotFound);
       await releaseAffiliateSlot(trx, campaignId);

@@ -160,6 +160,7 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       '20261130135000_analytics_day_rows',
       '20261130600000_payout_send_batches',
       '20261201010000_dashboard_passkey_names',
+      '20261201030000_campaign_daily_stats',
     ];
     // The contract step waits for `db migrate --contract` (docs/operations.md, "Upgrades").
     const contractSteps = ['20261128400100_dedupe_key_defaults_dropped'];

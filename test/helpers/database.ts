@@ -86,6 +86,7 @@ const CHILD_TABLES = [
   'webhook_subscriptions',
   'webhook_endpoints',
   'affiliate_daily_stats',
+  'campaign_daily_stats',
   'clicks',
   'customer_clicks',
   'analytics_hourly',

@@ -48,6 +48,7 @@ const TABLES = [
   'clicks',
   'customer_clicks',
   'analytics_hourly',
+  'campaign_daily_stats',
 ];
 const MIGRATIONS = [
   '20261121100000_initial_schema',
@@ -76,6 +77,7 @@ const MIGRATIONS = [
   '20261130135000_analytics_day_rows',
   '20261130600000_payout_send_batches',
   '20261201010000_dashboard_passkey_names',
+  '20261201030000_campaign_daily_stats',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

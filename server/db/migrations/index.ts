@@ -26,6 +26,7 @@ import * as payoutRuns from './20261129500100_payout_runs.js';
 import * as analyticsDayRows from './20261130135000_analytics_day_rows.js';
 import * as payoutSendBatches from './20261130600000_payout_send_batches.js';
 import * as dashboardPasskeyNames from './20261201010000_dashboard_passkey_names.js';
+import * as campaignDailyStats from './20261201030000_campaign_daily_stats.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -71,6 +72,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261130135000_analytics_day_rows', analyticsDayRows],
   ['20261130600000_payout_send_batches', payoutSendBatches],
   ['20261201010000_dashboard_passkey_names', dashboardPasskeyNames],
+  ['20261201030000_campaign_daily_stats', campaignDailyStats],
 ];
 
 /** Every migration this build knows, in order: the last is the schema version it was built for. */
