@@ -18,7 +18,8 @@ import { childEnv, profileFlags } from './lib/child.js';
 import { type CpuShares, medianShares, watchCpu, whileWatching } from './lib/cpu.js';
 import { CLI } from './lib/daemon.js';
 import { runIfMain } from './lib/direct.js';
-import { activeCodes, conversionEvent, sendConversionBatches } from './lib/events.js';
+import { EXPORT_PRODUCTS, exportedConversion, exportOrderValue } from '../test/helpers/exportLine.js';
+import { activeCodes, sendConversionBatches } from './lib/events.js';
 import { type Engine, type Figure, makeFigure } from './lib/figure.js';
 import type { BenchOptions } from './lib/options.js';
 import { part, type Part } from './lib/part.js';
@@ -43,33 +44,9 @@ interface ReplayRun {
   memory: string;
 }
 
-/** Products of the shop the file's sales are of: enough that product rules' look-ups vary. */
-const PRODUCTS = 500;
-
-/**
- * A line as a real export holds it (issue 36 §10: a file of one shape hid what the replay kept
- * per line): a conversion with its own event_id (which the intake dedupes on, so it reads back
- * which rows were new), order id, session, customer, page and value, of one of PRODUCTS
- * products, spread over every affiliate of the campaign; order ids unique to `tag`.
- */
-function exportedConversion(publicId: string, codes: readonly string[], tag: string, n: number) {
-  const event = conversionEvent(publicId, codes, tag, n);
-  return {
-    ...event,
-    properties: {
-      ...event.properties,
-      order_value: orderValue(n),
-      product: `Plano ${n % PRODUCTS}`,
-      customer_email: `c${n}@${tag}.example`,
-      url: `https://shop.example/checkout/${tag}-${n}?utm_source=${event.affiliate_id ?? ''}`,
-    },
-    event_id: `${tag}-e${n}`,
-    session_id: `s-${tag}-${n}`,
-  };
-}
-
-/** 1.00 to 999.99, varying from line to line: whole cents over 100, so JSON writes two decimals at most. */
-const orderValue = (n: number) => (((n * 7919) % 99_900) + 100) / 100;
+/** A line of the file (and of the baseline's batches): a conversion of `codes`' n-th affiliate, as an export holds it. */
+const exportLine = (publicId: string, codes: readonly string[], tag: string, n: number) =>
+  exportedConversion({ campaign: publicId, affiliate: codes[n % codes.length] ?? '', tag, n });
 
 /**
  * Writes `lines` of exportedConversion as JSON, a megabyte at a time. The lines are written from
@@ -89,14 +66,16 @@ export async function writeConversionFile(
     const code = quoted[n % quoted.length] ?? '""';
     return (
       `{"event_type":"conversion","campaign_id":${campaign},"affiliate_id":${code},` +
-      `"properties":{"order_id":"${tag}-${n}","order_value":${orderValue(n)},"product":"Plano ${n % PRODUCTS}",` +
+      `"properties":{"order_id":"${tag}-${n}","order_value":${exportOrderValue(n)},"product":"Plano ${n % EXPORT_PRODUCTS}",` +
       `"customer_email":"c${n}@${tag}.example","url":"https://shop.example/checkout/${tag}-${n}?utm_source=${code.slice(1, -1)}"},` +
       `"event_id":"${tag}-e${n}","session_id":"s-${tag}-${n}"}`
     );
   };
   for (const n of [1, 2, 3, 7]) {
-    if (line(n) !== JSON.stringify(exportedConversion(publicId, codes, tag, n))) {
-      throw new Error('the replay file template no longer writes exportedConversion: update one to match the other');
+    if (line(n) !== JSON.stringify(exportLine(publicId, codes, tag, n))) {
+      throw new Error(
+        'the replay file template no longer writes exportedConversion (test/helpers/exportLine.ts): update one to match the other',
+      );
     }
   }
   const out = await fs.open(file, 'w');
@@ -174,7 +153,7 @@ export async function benchReplay(engine: Engine, opts: BenchOptions): Promise<F
           size: opts.batchSize,
           tag,
           inFlight,
-          event: (n) => exportedConversion(stage.merchant.publicId, codes, tag, n),
+          event: (n) => exportLine(stage.merchant.publicId, codes, tag, n),
         });
       await intake('warm', 6, 2);
       // Its rate is steady long before the replay's 400,000 (no trend from one 25,000 to the next

@@ -1,21 +1,13 @@
 import { expect } from 'chai';
 import { parseJson, runCli } from '../helpers/cli.js';
+import { exportedConversion } from '../helpers/exportLine.js';
 import { tempDir, writeLines } from '../helpers/replay.js';
 
-/** What an export holds: every line its own order, session, url and product, 20 affiliates. */
+/** What an export holds (test/helpers/exportLine.ts): every line its own order, session, url and product, 20 affiliates. */
 const exportLine = (n: number) =>
-  JSON.stringify({
-    event_type: 'conversion',
-    campaign_id: 'spring-sale',
-    affiliate_id: `AFF${n % 20}`,
-    session_id: `s-${(n * 2654435761) % 4294967296}`,
-    properties: {
-      order_id: `ord-${n}`,
-      order_value: (n % 100_000) / 100 + 0.01,
-      url: `https://shop.example/checkout/${n.toString(36)}?utm_source=aff${n % 20}`,
-      product: `Product ${n % 5000}`,
-    },
-  });
+  JSON.stringify(
+    exportedConversion({ campaign: 'spring-sale', affiliate: `AFF${n % 20}`, tag: 'ord', n, eventId: false }),
+  );
 
 /**
  * `events replay` keeps a bounded amount whatever the file's length: its peak RSS at 300,000

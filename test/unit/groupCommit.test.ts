@@ -40,6 +40,32 @@ describe('group commit queue', () => {
     expect(flushes).to.deep.equal([[6, 3], [2], [9]]);
   });
 
+  it('writes jobs heavier than batchOver in a lane of their own: a light job never waits for their flush', async () => {
+    const flushes: number[][] = [];
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const queue = createGroupCommitter<number, string>(
+      async (jobs) => {
+        flushes.push([...jobs]);
+        if (jobs.includes(9)) await gate;
+        return answer(jobs);
+      },
+      { maxWeight: 10, weightOf: (job) => job, retryAlone: () => true, batchOver: 5 },
+    );
+    const answered: string[] = [];
+    const heavy = queue.submit(9).then((reply) => answered.push(reply));
+    const light = [1, 2].map((job) => queue.submit(job).then((reply) => answered.push(reply)));
+    await Promise.all(light);
+    expect(answered, 'the light jobs are answered while the heavy one is being written').to.deep.equal([
+      'job 1',
+      'job 2',
+    ]);
+    open();
+    await heavy;
+    expect(flushes).to.deep.equal([[9], [1], [2]]);
+    await queue.drained();
+  });
+
   it('gives each job its own failure, and writes jobs alone when the shared flush fails', async () => {
     const flushes: number[][] = [];
     const queue = committer(async (jobs) => {

@@ -1,7 +1,9 @@
 /**
  * Group commit: jobs submitted while a flush is being written wait for the next flush, and
  * one writer drains the queue, so concurrent requests share one transaction and one fsync
- * (docs/architecture.md, "Group commit"). Each job still gets its own outcome.
+ * (docs/architecture.md, "Group commit"). Each job still gets its own outcome. With
+ * `batchOver`, heavy jobs have a queue and a writer of their own (a lane), so a light job never
+ * shares a flush with, nor queues behind, a batch.
  */
 
 /** What a flush answers for each of its jobs, in order: a result, or the error that job alone met. */
@@ -48,27 +50,41 @@ export interface GroupCommitOptions<J> {
   retryAlone: (error: unknown) => boolean;
   /** Told of every flush as it starts: its jobs and their weight (metrics). */
   onFlush?: (jobs: number, weight: number) => void;
+  /**
+   * Jobs heavier than this go to a second lane, flushed by a writer of its own beside the first
+   * (on MySQL/MariaDB on another connection, at the same time): one lane only when absent.
+   */
+  batchOver?: number;
+}
+
+/** A queue and whether its writer is writing. */
+interface Lane<J, R> {
+  queue: Waiting<J, R>[];
+  writing: boolean;
 }
 
 export function createGroupCommitter<J, R>(
   flush: (jobs: readonly J[]) => Promise<Outcome<R>[]>,
-  { maxWeight, weightOf, retryAlone, onFlush }: GroupCommitOptions<J>,
+  { maxWeight, weightOf, retryAlone, onFlush, batchOver }: GroupCommitOptions<J>,
 ): GroupCommitter<J, R> {
-  const queue: Waiting<J, R>[] = [];
+  const light: Lane<J, R> = { queue: [], writing: false };
+  const heavy: Lane<J, R> = batchOver === undefined ? light : { queue: [], writing: false };
+  const lanes = heavy === light ? [light] : [light, heavy];
   const stats: GroupCommitStats = { flushes: 0, jobs: 0, largest: 0 };
   const watchers: { count: number; resolve: () => void }[] = [];
-  let writing = false;
   let holds = 0;
   let idle: (() => void)[] = [];
 
+  const waitingJobs = () => lanes.reduce((sum, lane) => sum + lane.queue.length, 0);
+
   function wakeIdle(): void {
-    if (writing || queue.length > 0) return;
+    if (lanes.some((lane) => lane.writing || lane.queue.length > 0)) return;
     const waiting = idle;
     idle = [];
     for (const resolve of waiting) resolve();
   }
 
-  function take(): Waiting<J, R>[] {
+  function take(queue: Waiting<J, R>[]): Waiting<J, R>[] {
     let weight = 0;
     let count = 0;
     while (count < queue.length && (count === 0 || weight + (queue[count]?.weight ?? 0) <= maxWeight)) {
@@ -115,12 +131,13 @@ export function createGroupCommitter<J, R>(
     }
   }
 
-  async function drain(): Promise<void> {
-    if (writing || holds > 0) return;
-    writing = true;
+  async function drain(lane: Lane<J, R>): Promise<void> {
+    if (lane.writing || holds > 0) return;
+    lane.writing = true;
+    const { queue } = lane;
     try {
       while (queue.length > 0 && holds === 0) {
-        await write(take());
+        await write(take(queue));
         // Let the requests that arrived while the commit was being written reach the queue:
         // better-sqlite3 commits on this thread, so they wait in their sockets until now.
         for (let turn = 0, seen = -1; turn < YIELD_TURNS && queue.length !== seen; turn++) {
@@ -129,7 +146,7 @@ export function createGroupCommitter<J, R>(
         }
       }
     } finally {
-      writing = false;
+      lane.writing = false;
       wakeIdle();
     }
   }
@@ -137,12 +154,15 @@ export function createGroupCommitter<J, R>(
   return {
     submit(job) {
       return new Promise<R>((resolve, reject) => {
-        queue.push({ job, weight: weightOf(job), resolve, reject });
-        for (const watcher of watchers.filter((w) => queue.length >= w.count)) {
+        const weight = weightOf(job);
+        const lane = batchOver !== undefined && weight > batchOver ? heavy : light;
+        lane.queue.push({ job, weight, resolve, reject });
+        const waiting = waitingJobs();
+        for (const watcher of watchers.filter((w) => waiting >= w.count)) {
           watchers.splice(watchers.indexOf(watcher), 1);
           watcher.resolve();
         }
-        void drain();
+        void drain(lane);
       });
     },
     hold() {
@@ -152,16 +172,16 @@ export function createGroupCommitter<J, R>(
         if (released) return;
         released = true;
         holds--;
-        void drain();
+        for (const lane of lanes) void drain(lane);
       };
     },
     queued(count) {
-      if (queue.length >= count) return Promise.resolve();
+      if (waitingJobs() >= count) return Promise.resolve();
       return new Promise((resolve) => watchers.push({ count, resolve }));
     },
     stats: () => ({ ...stats }),
     drained() {
-      if (!writing && queue.length === 0) return Promise.resolve();
+      if (lanes.every((lane) => !lane.writing && lane.queue.length === 0)) return Promise.resolve();
       return new Promise((resolve) => idle.push(resolve));
     },
   };

@@ -28,6 +28,13 @@ export interface EventIntake {
 /** Events per flush, at most (a flush always takes at least one request, up to 1,000 events). */
 const FLUSH_EVENTS = 5_000;
 
+/**
+ * A request of more events than this is a batch: batches flush in a lane of their own, so a
+ * request of a few events never shares a batch's transaction (docs/architecture.md: one
+ * campaign's batches of 300 conversions held every request of their flush until they committed).
+ */
+const BATCH_EVENTS = 100;
+
 /** The month's counter of each request that may reserve from it, made sure of before the flush's transaction. */
 async function prepareMonths(usage: MonthlyUsage, jobs: readonly IntakeJob[]): Promise<void> {
   for (const { limit, events, now } of jobs) {
@@ -58,6 +65,7 @@ export function createEventIntake(
     {
       maxWeight: FLUSH_EVENTS,
       weightOf: (job) => job.events.length,
+      batchOver: BATCH_EVENTS,
       // Unreachable: every request of the flush gets its 503 now, not one timeout after another.
       retryAlone: (err) => !isDatabaseUnavailable(err),
       onFlush: observer && ((requests, events) => observer.intakeFlushed(requests, events)),

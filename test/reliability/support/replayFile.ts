@@ -1,3 +1,4 @@
+import { exportedConversion } from '../../helpers/exportLine.js';
 import { writeLines } from '../../helpers/replay.js';
 import { seededRandom } from './seed.js';
 
@@ -10,10 +11,12 @@ export interface ReplayFile {
 }
 
 /**
- * An NDJSON file of `lines` events for the campaign: half conversions (one in twenty repeats an
- * earlier order id on another line, as exports do), the rest page views and leads. Lines carry
- * no event_id: the replay derives one from each line, which is what makes its retries safe.
- * Order ids start with `orderPrefix`, so that several files for one campaign hold distinct orders.
+ * An NDJSON file of `lines` events for the campaign, over its affiliates `codes`: half
+ * conversions as an export holds them (test/helpers/exportLine.ts: each its own session,
+ * customer, page, product and value; one in twenty repeats an earlier order id on another line,
+ * as exports do), the rest page views and leads. Lines carry no event_id: the replay derives one
+ * from each line, which is what makes its retries safe. Order ids start with `orderPrefix`, so
+ * that several files for one campaign hold distinct orders.
  */
 export async function writeReplayFile(
   file: string,
@@ -27,20 +30,16 @@ export async function writeReplayFile(
   const orders = new Set<string>();
   let pageViewsAndLeads = 0;
   let nextOrder = 0;
+  // Sessions, customers and pages unique to the file, as its orders are.
+  const tag = orderPrefix.replace(/-+$/, '') || 'order';
   await writeLines(file, lines, (n) => {
-    const affiliate = codes[Math.floor(random() * codes.length)] ?? codes[0];
+    const affiliate = codes[Math.floor(random() * codes.length)] ?? '';
     const kind = random();
     if (kind < 0.5) {
       const repeat = nextOrder > 0 && random() < 0.05;
       const orderId = `${orderPrefix}${repeat ? Math.floor(random() * nextOrder) : nextOrder++}`;
       orders.add(orderId);
-      const value = Math.round(random() * 100_000) / 100 + 0.01;
-      return JSON.stringify({
-        event_type: 'conversion',
-        campaign_id: campaign,
-        affiliate_id: affiliate,
-        properties: { order_id: orderId, order_value: value, line: n },
-      });
+      return JSON.stringify(exportedConversion({ campaign, affiliate, tag, n, orderId, eventId: false }));
     }
     pageViewsAndLeads++;
     return JSON.stringify({
