@@ -161,9 +161,13 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       '20261130600000_payout_send_batches',
       '20261201010000_dashboard_passkey_names',
       '20261201030000_campaign_daily_stats',
+      '20261201030100_campaign_daily_stats_reconciled',
     ];
     // The contract step waits for `db migrate --contract` (docs/operations.md, "Upgrades").
-    const contractSteps = ['20261128400100_dedupe_key_defaults_dropped'];
+    const contractSteps = [
+      '20261128400100_dedupe_key_defaults_dropped',
+      '20261201030100_campaign_daily_stats_reconciled',
+    ];
     const expanded = all.filter((name) => !contractSteps.includes(name));
     const status = parseJson(await runCli(['db', 'status', '--json'], { env }));
     expect(status).to.deep.equal({ applied: expanded, pending: contractSteps });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
+import { migrationSourceFor } from '../../server/db/migrations/index.js';
 
 const TABLES = [
   'plans',
@@ -141,6 +142,62 @@ describe(`migrations (${ENGINE})`, () => {
       currency: 'BRL',
     });
     await t.db('campaigns').where('public_id', 'kept-campaign').delete();
+  });
+
+  it("the campaign counters' contract step adds what an older daemon stored or deleted after the fill", async () => {
+    await t.db.migrate.latest();
+    const campaignId = await addCampaign(t.db, 'overview-reconciled', { plan: 'unlimited', affiliate_count: 1 });
+    const now = new Date();
+    const [affiliateId] = await t.db('affiliates').insert({
+      campaign_id: campaignId,
+      email: 'r@x.co',
+      email_key: 'r@x.co',
+      referral_id: 'RECON1',
+      referral_key: 'RECON1',
+      status: 'active',
+      password_hash: 'x',
+      search_key: '',
+      created_at: now,
+      updated_at: now,
+    });
+    const counts = (views: number, cents: number) => ({
+      page_views: views,
+      leads: 1,
+      conversions: 1,
+      revenue_cents: cents,
+      commission_cents: cents / 10,
+    });
+    // This release's daemon wrote both tables; the previous release's wrote the affiliate's only
+    // (day 21, and more of day 20), and deleted an affiliate whose day 19 the campaign still counts.
+    await t.db('affiliate_daily_stats').insert([
+      { campaign_id: campaignId, day: '2026-11-20', affiliate_id: affiliateId, shard: 7, ...counts(3, 2000) },
+      { campaign_id: campaignId, day: '2026-11-20', affiliate_id: affiliateId, shard: 9, ...counts(5, 700) },
+      { campaign_id: campaignId, day: '2026-11-21', affiliate_id: affiliateId, shard: 9, ...counts(4, 500) },
+    ]);
+    await t.db('campaign_daily_stats').insert([
+      { campaign_id: campaignId, day: '2026-11-19', shard: 7, ...counts(1, 100) },
+      { campaign_id: campaignId, day: '2026-11-20', shard: 7, ...counts(3, 2000) },
+    ]);
+    const daily = async (table: string) =>
+      (
+        await t
+          .db(table)
+          .where({ campaign_id: campaignId })
+          .groupBy('day')
+          .orderBy('day')
+          .select('day', t.db.raw('SUM(page_views) AS v'), t.db.raw('SUM(revenue_cents) AS c'))
+      ).map((row) => `${row.day} ${Number(row.v)} ${Number(row.c)}`);
+    // Contract steps are shown to knex only by `db migrate --contract`.
+    const contract = { migrationSource: migrationSourceFor({ contract: true }) };
+    await t.db.migrate.up({ ...contract, name: '20261201030100_campaign_daily_stats_reconciled' });
+    expect(await daily('campaign_daily_stats')).to.deep.equal([
+      '2026-11-19 0 0',
+      '2026-11-20 8 2700',
+      '2026-11-21 4 500',
+    ]);
+    expect((await daily('campaign_daily_stats')).slice(1)).to.deep.equal(await daily('affiliate_daily_stats'));
+    await t.db.migrate.down({ ...contract, name: '20261201030100_campaign_daily_stats_reconciled' });
+    await t.db('campaigns').where({ id: campaignId }).delete();
   });
 
   it("folds the counters' shards back into one row each when the shards migration is undone, and keeps them when redone", async () => {

@@ -90,7 +90,9 @@ describe(`rolling upgrade from the previous release (${ENGINE})`, function () {
     // No daemon of the previous release is left.
     const contract = await runCli(['db', 'migrate', '--contract', '--json'], { env: { DATABASE_URL: t.url } });
     expect(contract.code, contract.stderr).to.equal(0);
-    expect(JSON.parse(contract.stdout)).to.deep.equal({ applied: ['20261128400100_dedupe_key_defaults_dropped'] });
+    expect(JSON.parse(contract.stdout)).to.deep.equal({
+      applied: ['20261128400100_dedupe_key_defaults_dropped', '20261201030100_campaign_daily_stats_reconciled'],
+    });
     await sleep(STEP_MS);
     await load.stop();
 
@@ -141,6 +143,22 @@ describe(`rolling upgrade from the previous release (${ENGINE})`, function () {
       const held = await t.db('conversions').where({ payout_id: row.id }).count({ n: '*' });
       expect(Number(held[0]?.n), `conversions of payout ${row.id}`).to.be.above(0);
     }
+
+    // The overview's campaign counters say what the affiliates' say, day by day: the contract
+    // step added what the previous release stored after the expand step filled them.
+    const daily = async (table: string) =>
+      (
+        await t
+          .db(table)
+          .where({ campaign_id: merchant.campaignId })
+          .groupBy('day')
+          .orderBy('day')
+          .select<Record<string, string | number>[]>(
+            'day',
+            ...['page_views', 'leads', 'conversions', 'revenue_cents'].map((c) => t.db.raw(`SUM(${c}) AS ${c}`)),
+          )
+      ).map((row) => Object.values(row).map(String).join(' '));
+    expect(await daily('campaign_daily_stats')).to.deep.equal(await daily('affiliate_daily_stats'));
   });
 });
 

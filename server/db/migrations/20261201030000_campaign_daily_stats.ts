@@ -11,8 +11,9 @@ import type { Knex } from 'knex';
  * - Counters are signed: deleting an affiliate takes its days back out, in the deleting daemon's
  *   shard, so a day's sum stays that of the affiliates the campaign still has.
  *
- * An expand step: the new table is filled from the affiliates' counters at once. Stop the daemons
- * while this runs: events an older daemon stores after the fill would not be counted here.
+ * An expand step: the new table is filled from the affiliates' counters at once. What daemons of
+ * the previous release store or delete after the fill is added by the contract step,
+ * 20261201030100_campaign_daily_stats_reconciled (`affiliated db migrate --contract`).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('campaign_daily_stats', (t) => {
