@@ -151,7 +151,7 @@ export async function showPayouts(page: DashPage, actor: NonNullable<DashPage['a
         : notice !== undefined
           ? noticeOf(page)
           : created !== undefined
-            ? t.dash.payouts.ran(count(page, created))
+            ? t.dash.payouts.ran(count(page, created), created === 1)
             : null,
     // Runs above the approval threshold (docs/payouts.md#payout-runs): the starter sees no button.
     runs: runs.map((run) => ({

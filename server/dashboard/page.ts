@@ -110,11 +110,11 @@ export function noticeOf(page: DashPage): string | null {
     case 'passkeyRemoved':
       return dash.passkeys.removed;
     case 'runSent':
-      return dash.payouts.runSent(n);
+      return dash.payouts.runSent(n, page.query.n === 1);
     case 'runWaiting':
       return dash.payouts.runWaiting(n);
     case 'runApproved':
-      return dash.payouts.runApproved(n);
+      return dash.payouts.runApproved(n, page.query.n === 1);
     case undefined:
       return null;
   }

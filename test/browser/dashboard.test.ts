@@ -231,7 +231,7 @@ describe(`the merchant dashboard in Chromium (${ENGINE})`, function () {
       // Payouts: created for what is approved, marked paid, exported as the CLI's CSV.
       await noJs.goto(dash('/payouts'));
       await noJs.click('button:has-text("Criar pagamentos")');
-      expect(await noJs.textContent('[role=status]')).to.equal('1 pagamentos criados.');
+      expect(await noJs.textContent('[role=status]')).to.equal('1 pagamento criado.');
       expect(await noJs.locator('tbody tr').count()).to.equal(1);
       await noJs.click('button:has-text("Marcar como pago")');
       expect(await noJs.locator('tbody .status-paid').count()).to.equal(1);

@@ -80,7 +80,7 @@ describe(`a payout run above the approval threshold, approved by a second person
     const admin = await loggedIn('admin@shop.example', 'admin');
     await admin.goto(dash('/payouts'));
     await admin.click('button:has-text("Approve and send")');
-    expect(await admin.textContent('[role=status]')).to.equal('Payout run approved: 1 payouts sent.');
+    expect(await admin.textContent('[role=status]')).to.equal('Payout run approved: 1 payout sent.');
     expect(await admin.locator('#awaiting-title').count()).to.equal(0);
     expect((await rails.settled(payout?.id ?? 0)).status).to.equal('paid');
     const [run] = await database.db('payout_runs').select('status', 'approved_by_user_id');

@@ -148,7 +148,7 @@ export const dashboardEn = {
     paid: 'Paid',
     markPaid: 'Mark paid',
     run: 'Create payouts for everything approved',
-    ran: (n: string) => `${n} payouts created.`,
+    ran: (n: string, one: boolean) => `${n} ${one ? 'payout' : 'payouts'} created.`,
     saved: 'Payout marked paid.',
     csv: 'Export CSV',
     none: 'No payouts match.',
@@ -156,10 +156,10 @@ export const dashboardEn = {
     runIntro:
       'Pays every affiliate whose approved balance reaches the payout minimum, on the rail of their payout details (Pix, PayPal or Stripe). A run above the approval threshold waits for a second owner or admin.',
     startRun: 'Run payouts now',
-    runSent: (n: string) => `Payout run sent ${n} payouts to the providers.`,
+    runSent: (n: string, one: boolean) => `Payout run sent ${n} ${one ? 'payout' : 'payouts'} to the providers.`,
     runWaiting: (n: string) =>
       `Payout run ${n} is above the approval threshold: another owner or admin must approve it.`,
-    runApproved: (n: string) => `Payout run approved: ${n} payouts sent.`,
+    runApproved: (n: string, one: boolean) => `Payout run approved: ${n} ${one ? 'payout' : 'payouts'} sent.`,
     awaitingTitle: 'Runs awaiting approval',
     runColumn: 'Run',
     payoutCount: 'Payouts',

@@ -150,7 +150,7 @@ export const dashboardPtBR: typeof dashboardEn = {
     paid: 'Pago em',
     markPaid: 'Marcar como pago',
     run: 'Criar pagamentos de tudo o que está aprovado',
-    ran: (n: string) => `${n} pagamentos criados.`,
+    ran: (n: string, one: boolean) => `${n} ${one ? 'pagamento criado' : 'pagamentos criados'}.`,
     saved: 'Pagamento marcado como pago.',
     csv: 'Exportar CSV',
     none: 'Nenhum pagamento encontrado.',
@@ -158,10 +158,11 @@ export const dashboardPtBR: typeof dashboardEn = {
     runIntro:
       'Paga cada afiliado cujo saldo aprovado alcança o pagamento mínimo, pelo meio dos seus dados de pagamento (Pix, PayPal ou Stripe). Uma rodada acima do limite de aprovação espera por outro proprietário ou administrador.',
     startRun: 'Pagar agora',
-    runSent: (n: string) => `A rodada enviou ${n} pagamentos aos provedores.`,
+    runSent: (n: string, one: boolean) => `A rodada enviou ${n} ${one ? 'pagamento' : 'pagamentos'} aos provedores.`,
     runWaiting: (n: string) =>
       `A rodada ${n} está acima do limite de aprovação: outro proprietário ou administrador precisa aprová-la.`,
-    runApproved: (n: string) => `Rodada aprovada: ${n} pagamentos enviados.`,
+    runApproved: (n: string, one: boolean) =>
+      `Rodada aprovada: ${n} ${one ? 'pagamento enviado' : 'pagamentos enviados'}.`,
     awaitingTitle: 'Rodadas aguardando aprovação',
     runColumn: 'Rodada',
     payoutCount: 'Pagamentos',
