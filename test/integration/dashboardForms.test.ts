@@ -289,7 +289,7 @@ describe(`the dashboard's forms refuse forged posts (${ENGINE})`, function () {
       for (let round = 0; round < 6; round++) {
         const form: Record<string, string> = { csrf: token(secret, merchant.publicId) };
         const named = ['id', 'name', 'url', 'commissionType', 'commissionValue', 'description', 'action'];
-        // The affiliate form's and coupons' fields too.
+        // The affiliate form's and coupons' fields too, and the webhooks' and integrations'.
         for (const name of [
           ...named,
           'email',
@@ -298,6 +298,20 @@ describe(`the dashboard's forms refuse forged posts (${ENGINE})`, function () {
           'parentAffiliateId',
           'overrideType',
           'overrideValue',
+          'phone',
+          'referralId',
+          'password',
+          'status',
+          'events',
+          'delivery',
+          'provider',
+          'signingSecret',
+          'rail',
+          'apiKey',
+          'clientId',
+          'clientSecret',
+          'secretKey',
+          'webhookToken',
         ]) {
           if (next() % 2 === 0) form[name] = odd[next() % odd.length] ?? '';
         }
