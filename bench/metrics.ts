@@ -41,15 +41,19 @@ async function getPaths(stage: Stage): Promise<string[]> {
 
 type Run = Awaited<ReturnType<typeof measure>>;
 
-/** Where each side's daemon reads: the stage's database, and on SQLite a copy of it for the other. */
+/** Where each side's daemon reads: on MySQL the stage's database; on SQLite one copy each. */
 async function twinDatabases(stage: Stage): Promise<{ urls: [string, string]; drop: () => void }> {
   if (stage.engine === 'mysql') return { urls: [stage.database.url, stage.database.url], drop: () => undefined };
-  // A SQLite file serves one daemon: the twin is a consistent copy (VACUUM INTO) of the seeded file,
-  // so both sides meet the same rows laid out alike.
+  // A SQLite file serves one daemon: each side reads its own consistent copy (VACUUM INTO) of the
+  // seeded file, both written the same way, so they meet the same rows laid out alike (the
+  // stage's own file, grown by the writes before, read differently from a fresh copy).
   const dir = mkdtempSync(path.join(os.tmpdir(), 'affiliated-bench-metrics-'));
-  const twin = path.join(dir, 'twin.sqlite3');
-  await stage.db.raw('VACUUM INTO ?', [twin]);
-  return { urls: [stage.database.url, `sqlite:${twin}`], drop: () => rmSync(dir, { recursive: true, force: true }) };
+  const copies = ['a', 'b'].map((name) => path.join(dir, `${name}.sqlite3`));
+  for (const copy of copies) await stage.db.raw('VACUUM INTO ?', [copy]);
+  return {
+    urls: [`sqlite:${copies[0]}`, `sqlite:${copies[1]}`],
+    drop: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /**
