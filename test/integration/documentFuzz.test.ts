@@ -39,6 +39,16 @@ function wholeHourZone(zone: string): boolean {
   return true;
 }
 
+/** A valid payout account per Pix key type and method (a Stripe id's pattern is in the document). */
+const VALID_ACCOUNTS: Record<string, string> = {
+  cpf: '529.982.247-25',
+  cnpj: '11.222.333/0001-81',
+  email: 'pix@example.com',
+  phone: '+5511912345678',
+  random: '123e4567-e89b-12d3-a456-426614174000',
+  paypal: 'paypal@example.com',
+};
+
 /** Answers that refuse a request for its shape: none may meet a request the document calls valid. */
 const SHAPE_REFUSALS = new Set([400, 413, 415, 422]);
 
@@ -63,6 +73,14 @@ function followDescriptions(operation: Operation, request: DocumentRequest): Doc
     // "groupId must be a group of this campaign; parentAffiliateId another affiliate of it, not below this one".
     const fields = { ...(body as Record<string, unknown>) };
     if (typeof fields.groupId === 'number') fields.groupId = EXAMPLE_GROUP.id;
+    // "The account's own rules (a CPF's check digits, a phone's area code) the document cannot
+    // state": an account of its method and key type, as a client who read it would send.
+    const details = fields.payoutDetails as { method?: string; pixKeyType?: string } | null | undefined;
+    if (details && typeof details === 'object') {
+      const kind = details.method === 'pix' ? details.pixKeyType : details.method;
+      const account = VALID_ACCOUNTS[String(kind)];
+      if (account !== undefined) fields.payoutDetails = { ...details, account };
+    }
     if (typeof fields.parentAffiliateId === 'number') {
       const self = Number(request.params.id);
       if (self === EXAMPLE_ANA.id || self === EXAMPLE_BRUNO.id) delete fields.parentAffiliateId;

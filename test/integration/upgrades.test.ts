@@ -12,6 +12,9 @@ import { createTestDatabase, ENGINE, type TestDatabase, useTestDatabases } from 
 import { addAffiliate } from '../helpers/events.js';
 import { call } from '../helpers/http.js';
 
+/** This build's contract steps (docs/operations.md, "Upgrades"), left pending by a start. */
+const CONTRACT_STEPS = ['20261128400100_dedupe_key_defaults_dropped', '20261201030100_campaign_daily_stats_reconciled'];
+
 const BUILD_SCHEMA = KNOWN_MIGRATIONS.at(-1) ?? '';
 const serveOnce = (env: Record<string, string>) =>
   runCli(['serve'], { env: { PORT: '0', BCRYPT_ROUNDS: '4', ...env } });
@@ -135,7 +138,7 @@ describe(`upgrades: events written by a daemon that does not know the dedupe key
 
   it('starts leave the contract step pending; db status lists it', async () => {
     const status = JSON.parse((await runCli(['db', 'status', '--json'], { env: { DATABASE_URL: t.url } })).stdout);
-    expect(status.pending).to.deep.equal(['20261128400100_dedupe_key_defaults_dropped']);
+    expect(status.pending).to.deep.equal(CONTRACT_STEPS);
   });
 
   it('on MySQL/MariaDB such rows get their keys, and a duplicate of a keyed row is dropped', async function () {
@@ -183,7 +186,7 @@ describe(`upgrades: events written by a daemon that does not know the dedupe key
   it('db migrate --contract applies the contract step; older inserts then keep their NULLs', async () => {
     const contracted = await runCli(['db', 'migrate', '--contract', '--json'], { env: { DATABASE_URL: t.url } });
     expect(contracted.code, contracted.stderr).to.equal(0);
-    expect(JSON.parse(contracted.stdout)).to.deep.equal({ applied: ['20261128400100_dedupe_key_defaults_dropped'] });
+    expect(JSON.parse(contracted.stdout)).to.deep.equal({ applied: CONTRACT_STEPS });
     if (ENGINE !== 'mysql') return;
     const events = await owner();
     await olderInsert(events, [{ eventId: 'after-contract' }]);
