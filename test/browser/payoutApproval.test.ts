@@ -20,6 +20,11 @@ describe(`a payout run above the approval threshold, approved by a second person
   let daemon: Daemon;
   let merchant: Merchant;
   let browser: Browser;
+  const rails = railApi(
+    () => daemon.url,
+    () => merchant,
+    () => database.db,
+  );
 
   before(async () => {
     fakes = await startRailFakes();
@@ -28,6 +33,8 @@ describe(`a payout run above the approval threshold, approved by a second person
       logger: createLogger('silent'),
     });
     merchant = await createMerchant(database.db);
+    await rails.connect(fakes);
+    fakes.asaas.settleInstantly = true;
     browser = await launchBrowser();
   });
   after(async () => {
@@ -56,13 +63,6 @@ describe(`a payout run above the approval threshold, approved by a second person
   }
 
   it('the starter sees the run waiting with no button; a second admin approves it once and it is sent', async () => {
-    const rails = railApi(
-      () => daemon.url,
-      () => merchant,
-      () => database.db,
-    );
-    await rails.connect(fakes);
-    fakes.asaas.settleInstantly = true;
     await servicesFor(database.db).campaigns.update(merchant.campaignId, { payoutApprovalAbove: 50 });
     await rails.owed({ method: 'pix', pixKeyType: 'phone', account: '+5511987654321' }, [1000]);
 
@@ -88,13 +88,6 @@ describe(`a payout run above the approval threshold, approved by a second person
   });
 
   it('an admin sends one pending payout on its rail; one without payout details is refused with the reason', async () => {
-    const rails = railApi(
-      () => daemon.url,
-      () => merchant,
-      () => database.db,
-    );
-    await rails.connect(fakes);
-    fakes.asaas.settleInstantly = true;
     const { payout } = await rails.pendingPayout(
       { method: 'pix', pixKeyType: 'phone', account: '+5511912345678' },
       [1000],

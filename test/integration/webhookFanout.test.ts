@@ -137,17 +137,16 @@ describe(`webhook messages are recorded once and fanned out at delivery (${ENGIN
           body: { url: receiver.url, events: ['affiliate.created'] },
         });
         expect(endpoint.status).to.equal(201);
-        const asked = Date.now();
         await call(t.url, 'POST', '/v1/affiliates', {
           key: other.key,
           body: { email: 'ana@example.com', password: 'secret1' },
         });
-        const [request] = await receiver.waitFor(1, 20_000);
-        const waited = (request?.at ?? Infinity) - asked;
-        // 30,000 deliveries to write for the crowded campaign, most of them not yet written.
+        await receiver.waitFor(1, 20_000);
+        // The order, not a stopwatch: the other campaign's message has arrived while most of the
+        // crowded campaign's 30,000 deliveries are still to be written (counted after the arrival,
+        // so fewer were written when it arrived). Behind a campaign's fan-out it would come last.
         const written = await count(t.db('webhook_deliveries').count({ n: '*' }));
         expect(written).to.be.below(30_000);
-        expect(waited).to.be.below(1500);
       } finally {
         await receiver.stop();
       }
