@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { MESSAGES } from '../../shared/errors.js';
 import type { Daemon } from '../../server/main.js';
-import { nodeUrls, ON_CLUSTER, reachableOnEveryNode } from '../helpers/cluster.js';
+import { clusterConflicts, nodeUrls, ON_CLUSTER, reachableOnEveryNode } from '../helpers/cluster.js';
 import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemon.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
@@ -44,6 +44,7 @@ describe('payouts with a daemon on each Galera node', function () {
   let fakes: RailFakes | undefined;
   const daemons: Daemon[] = [];
   let merchant: Merchant | undefined;
+  let conflictsBefore: Awaited<ReturnType<typeof clusterConflicts>> | undefined;
   const urlOf = (i: number) => daemons[i % daemons.length]?.url ?? '';
   const need = <T>(value: T | undefined, what: string): T => {
     if (value === undefined) throw new Error(`no ${what}`);
@@ -63,8 +64,16 @@ describe('payouts with a daemon on each Galera node', function () {
     fakes = await startRailFakes();
     for (const provider of [fakes.asaas, fakes.paypal, fakes.stripe]) provider.delayMs = 25;
     for (const url of nodeUrls(database.url)) daemons.push(await startTestDaemon(url, railEnv(fakes)));
+    conflictsBefore = await clusterConflicts();
   });
   after(async () => {
+    if (conflictsBefore) {
+      // What the daemons had to run again: each a transaction Galera took back and the daemon retried.
+      const now = await clusterConflicts();
+      console.log(
+        `      conflicts on the cluster: ${now.certificationFailures - conflictsBefore.certificationFailures} refused at commit, ${now.bruteForceAborts - conflictsBefore.bruteForceAborts} aborted to apply another node's write`,
+      );
+    }
     for (const daemon of daemons.splice(0)) await daemon.close();
     await closeRailFakes(fakes);
     await database?.drop();
