@@ -8,7 +8,8 @@
 //      delivered exactly once, the same search answers through every node, the race rounds of
 //      the reliability suite (RACE_ROUNDS), concurrent writes to the counters every request updates
 //      (test/cluster/hotRows.test.ts), node 3 SIGKILLed during a replay and rejoining
-//      (CLUSTER_CRASH_EVENTS), then the secrets scan of all they saw;
+//      (CLUSTER_CRASH_EVENTS), payouts sent, run and called back through every node at once
+//      and each paid once (test/cluster/payouts.test.ts), then the secrets scan of all they saw;
 // Extra arguments go to every mocha run. The cluster is left running for the next run;
 // `bash scripts/test-cluster.sh stop` removes it.
 import { spawnSync } from 'node:child_process';
@@ -94,6 +95,7 @@ const clusterSpecs = [
   'test/cluster/search.test.ts',
   'test/cluster/hotRows.test.ts',
   'test/cluster/nodeCrash.test.ts',
+  'test/cluster/payouts.test.ts',
   'test/reliability/secrets.test.ts',
 ];
 const onNodes = mocha('a daemon on each node', {

@@ -90,13 +90,17 @@ export class FakeAsaas extends FakeProvider {
 
   async emit(event: string, transfer: AsaasTransfer, token = this.webhookToken): Promise<number | undefined> {
     if (!this.callbackUrl) return undefined;
-    const body = JSON.stringify({
+    return postCallback(this.callbackUrl, this.callbackBody(event, transfer), { 'asaas-access-token': token });
+  }
+
+  /** The body of the `TRANSFER_*` event Asaas would post about this transfer (its header: `webhookToken`). */
+  callbackBody(event: string, transfer: AsaasTransfer): string {
+    return JSON.stringify({
       id: `evt_${fakeId('', 32).toLowerCase()}&${Date.now()}`,
       event,
       dateCreated: new Date().toISOString().replace('T', ' ').slice(0, 19),
       transfer,
     });
-    return postCallback(this.callbackUrl, body, { 'asaas-access-token': token });
   }
 
   protected handle(req: FakeRequest): FakeReply {
