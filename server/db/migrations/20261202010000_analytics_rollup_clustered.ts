@@ -11,24 +11,10 @@ const COLUMNS = `\`campaign_id\` integer not null, \`hour\` integer not null, \`
   foreign key(\`campaign_id\`) references \`campaigns\`(\`id\`) on delete CASCADE,
   foreign key(\`affiliate_id\`) references \`affiliates\`(\`id\`) on delete CASCADE,
   primary key (\`campaign_id\`, \`hour\`, \`affiliate_id\`, \`dims\`, \`shard\`)`;
-const NAMES = [
-  'campaign_id',
-  'hour',
-  'affiliate_id',
-  'dims',
-  'shard',
-  'device',
-  'country',
-  'referrer',
-  'utm_source',
-  'clicks',
-  'bot_clicks',
-  'page_views',
-  'leads',
-  'conversions',
-  'revenue_cents',
-  'commission_cents',
-].join(', ');
+/** The same columns, in the same order, copied as they are. */
+const NAMES =
+  'campaign_id, hour, affiliate_id, dims, shard, device, country, referrer, utm_source, ' +
+  'clicks, bot_clicks, page_views, leads, conversions, revenue_cents, commission_cents';
 
 /**
  * Rebuilds `analytics_hourly` on SQLite as a copy of itself with `suffix` after its DDL: every
@@ -53,7 +39,8 @@ async function rebuild(knex: Knex, suffix: string): Promise<void> {
  * An expand step: the same columns, key and index, so the previous release works on the result.
  * It copies the table once (docs/operations.md, "Upgrades"): SQLite runs one daemon per file,
  * so this is part of a stop-start upgrade, and the start that applies it takes as long as the
- * copy (about a second per million rows) and the file needs room for a second copy meanwhile.
+ * copy (155,000 rows: 0.25 to 1.9 s on 2 cores shared at load 10) and the file needs room for a
+ * second copy meanwhile.
  */
 export async function up(knex: Knex): Promise<void> {
   if (knex.client.config.client === 'mysql2') return;
