@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { migrationSourceFor } from '../../server/db/migrations/index.js';
+import { addToRollup } from '../../server/repositories/analytics.js';
+import { COUNTER_SHARD } from '../../server/repositories/counterShard.js';
 
 const TABLES = [
   'plans',
@@ -79,6 +81,7 @@ const MIGRATIONS = [
   '20261130600000_payout_send_batches',
   '20261201010000_dashboard_passkey_names',
   '20261201030000_campaign_daily_stats',
+  '20261202010000_analytics_rollup_clustered',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */
@@ -347,6 +350,110 @@ describe(`migrations (${ENGINE})`, () => {
     expect(await refused(event('conversion', 'e1', 'o9')), 'the event id index is back').to.equal(true);
     await t.db.migrate.latest();
     await t.db('campaigns').where({ id: campaignId }).delete();
+  });
+
+  it('rebuilds the analytics rollup in its key order (WITHOUT ROWID on SQLite) and back, every row as it was, the upsert still adding', async () => {
+    await t.db.migrate.latest();
+    const campaignId = await addCampaign(t.db, 'rollup-rebuilt', { plan: 'unlimited' });
+    const now = new Date();
+    const [affiliateId] = await t.db('affiliates').insert({
+      campaign_id: campaignId,
+      email: 'h@x.co',
+      email_key: 'h@x.co',
+      referral_id: 'HOURLY1',
+      referral_key: 'HOURLY1',
+      status: 'active',
+      password_hash: 'x',
+      search_key: '',
+      created_at: now,
+      updated_at: now,
+    });
+    const row = (hour: number, dims: string, shard: number, cents: number) => ({
+      campaign_id: campaignId,
+      hour,
+      affiliate_id: affiliateId,
+      dims,
+      shard,
+      device: dims === '' ? '' : 'mobile',
+      country: dims === '' ? '' : 'BR',
+      referrer: dims === '' ? '' : 'news.example',
+      utm_source: dims === '' ? '' : 'newsletter',
+      clicks: shard,
+      bot_clicks: 1,
+      page_views: Math.abs(hour % 7),
+      leads: 2,
+      conversions: 1,
+      revenue_cents: cents,
+      commission_cents: -cents,
+    });
+    // An hour of year 1000, hours and a day row, money past 2^32; shards no daemon has (1 to 1023).
+    await t
+      .db('analytics_hourly')
+      .insert([
+        row(-8_502_840, '', 0, 1),
+        row(495_000, 'dimsdimsdimsdims', 2000, 2 ** 40 + 7),
+        row(495_001, '', 0, 99),
+        row(1_000_020_625, '', 2000, 2 ** 52),
+      ]);
+    const rows = async () =>
+      (await t.db('analytics_hourly').where({ campaign_id: campaignId }).orderBy(['hour', 'dims', 'shard'])).map((r) =>
+        Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' ? v : Number(v)])),
+      );
+    const sums = async () =>
+      t
+        .db('analytics_hourly')
+        .where({ campaign_id: campaignId })
+        .first(
+          t.db.raw('COUNT(*) AS n'),
+          t.db.raw('SUM(clicks) AS clicks'),
+          t.db.raw('SUM(revenue_cents) AS revenue'),
+          t.db.raw('SUM(commission_cents) AS commission'),
+        );
+    const clustered = async () =>
+      ENGINE === 'sqlite'
+        ? /WITHOUT ROWID$/i.test(
+            String((await t.db('sqlite_master').where({ name: 'analytics_hourly' }).first('sql'))?.sql).trim(),
+          )
+        : true;
+    const before = { rows: await rows(), sums: await sums() };
+    expect(before.rows).to.have.length(4);
+    expect(await clustered()).to.equal(true);
+
+    await t.db.migrate.down({ name: '20261202010000_analytics_rollup_clustered' });
+    expect(await clustered()).to.equal(ENGINE !== 'sqlite');
+    expect({ rows: await rows(), sums: await sums() }).to.deep.equal(before);
+
+    await t.db.migrate.up({ name: '20261202010000_analytics_rollup_clustered' });
+    expect(await clustered()).to.equal(true);
+    expect({ rows: await rows(), sums: await sums() }).to.deep.equal(before);
+    expect(await t.db.schema.hasTable('analytics_hourly_rebuilt')).to.equal(false);
+
+    // The upsert's conflict target is the key: the same fact adds to its hour's row and its day's.
+    const fact = {
+      campaignId,
+      affiliateId: Number(affiliateId),
+      at: new Date(495_001 * 3_600_000),
+      dimensions: { device: '', country: '', referrer: '', utm_source: '' },
+      counts: { clicks: 1, revenue_cents: 5 },
+    };
+    await t.db.transaction(async (trx) => {
+      await addToRollup(trx, [fact]);
+      await addToRollup(trx, [fact]);
+    });
+    const added = await t
+      .db('analytics_hourly')
+      .where({ campaign_id: campaignId, shard: COUNTER_SHARD })
+      .orderBy('hour')
+      .select('hour', 'clicks', 'revenue_cents');
+    expect(added.map((r) => [Number(r.hour), Number(r.clicks), Number(r.revenue_cents)])).to.deep.equal([
+      [495_001, 2, 10],
+      [1_000_020_625, 2, 10],
+    ]);
+    expect(await rows()).to.have.length(6);
+    await t.db('campaigns').where({ id: campaignId }).delete();
+    expect(await t.db('analytics_hourly').where({ campaign_id: campaignId }).count({ n: '*' }).first()).to.deep.equal({
+      n: 0,
+    });
   });
 
   it('undoes the payouts migration alone without losing a row (SQLite would cascade a rebuilt table)', async () => {

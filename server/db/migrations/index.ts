@@ -28,6 +28,7 @@ import * as payoutSendBatches from './20261130600000_payout_send_batches.js';
 import * as dashboardPasskeyNames from './20261201010000_dashboard_passkey_names.js';
 import * as campaignDailyStats from './20261201030000_campaign_daily_stats.js';
 import * as campaignDailyStatsReconciled from './20261201030100_campaign_daily_stats_reconciled.js';
+import * as analyticsRollupClustered from './20261202010000_analytics_rollup_clustered.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -75,6 +76,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261201010000_dashboard_passkey_names', dashboardPasskeyNames],
   ['20261201030000_campaign_daily_stats', campaignDailyStats],
   ['20261201030100_campaign_daily_stats_reconciled', campaignDailyStatsReconciled],
+  ['20261202010000_analytics_rollup_clustered', analyticsRollupClustered],
 ];
 
 /** Every migration this build knows, in order: the last is the schema version it was built for. */

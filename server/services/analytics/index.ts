@@ -37,13 +37,22 @@ const MONEY = new Set<AnalyticsMetric>(['revenue', 'commissions']);
 
 const ratio = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000);
 
-/** Money stays in integer hundredths until the answer (exact sums on both engines). */
-function valuesOf(metrics: readonly AnalyticsMetric[], sums: ArrayLike<number>, at = 0) {
-  const values: Omit<AnalyticsPoint, 'start'> = {};
-  metrics.forEach((metric, k) => {
+/**
+ * The metrics' values written into `values`, from `sums` at `at`. Money stays in integer
+ * hundredths until the answer (exact sums on both engines).
+ */
+function valuesOf<T extends Partial<AnalyticsPoint>>(
+  metrics: readonly AnalyticsMetric[],
+  sums: ArrayLike<number>,
+  at: number,
+  values: T,
+): T {
+  for (let k = 0; k < metrics.length; k++) {
+    const metric = metrics[k];
+    if (metric === undefined) continue;
     const sum = sums[at + k] ?? 0;
     values[metric] = MONEY.has(metric) ? fromCents(sum) : sum;
-  });
+  }
   return values;
 }
 
@@ -123,8 +132,9 @@ export function analyticsService({ db, now }: ServiceDeps): AnalyticsService {
       const shown = [...groups.entries()].filter(([, points]) => points.some((sum) => sum !== 0));
       // Each point's label once: reading the zone's clock is the costliest step of a long series.
       const labels = buckets.starts.map((start) => localIso(buckets.timezone, start * HOUR_MS));
+      // Each point one object, its label first then the metrics (the answer's order).
       const pointsOf = (points: Float64Array) =>
-        labels.map((start, i) => Object.assign({ start }, valuesOf(metrics, points, i * metrics.length)));
+        labels.map((start, i) => valuesOf(metrics, points, i * metrics.length, { start }));
       const series = shown
         .map(([group, points]) => ({ group: nameOf(group), points: pointsOf(points) }))
         .sort((a, b) => ((a.group ?? '') < (b.group ?? '') ? -1 : (a.group ?? '') > (b.group ?? '') ? 1 : 0));
@@ -139,7 +149,7 @@ export function analyticsService({ db, now }: ServiceDeps): AnalyticsService {
         currency,
         metrics,
         series,
-        totals: valuesOf(metrics, totals),
+        totals: valuesOf(metrics, totals, 0, {}),
       };
     },
 
