@@ -6,7 +6,7 @@ import { inLockingTransaction, type Trx } from '../../db/knex.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { connectedRails } from '../../repositories/payoutRails.js';
 import { findPayout, startProcessing } from '../../repositories/payouts.js';
-import { insertSend, rearmSend } from '../../repositories/payoutSends.js';
+import { insertSend, rearmSend, releaseRunSends } from '../../repositories/payoutSends.js';
 import { recordAudit } from '../audit.js';
 import type { ServiceDeps } from '../deps.js';
 import type { Outbox } from '../webhooks/outbox.js';
@@ -27,13 +27,14 @@ export interface PayoutSender {
    */
   send(campaignId: number, id: number): Promise<Payout>;
   /** The same inside a caller's transaction (a run); undefined: refused by the plan, nothing written. */
-  sendIn(trx: Trx, campaignId: number, payout: Payout, now: Date): Promise<Payout | undefined>;
+  sendIn(trx: Trx, campaignId: number, payout: Payout, now: Date, dueAt?: Date): Promise<Payout | undefined>;
   /**
    * A run's sends: each of these payouts still `pending` is sent, and each answered as it is
    * then, with whether this call sent it (not when it was sent already, or the plan refuses it:
    * left as it is, never re-armed). The intents are committed `SEND_CHUNK` a transaction, the
-   * event loop turning between them, and the queue is woken once, after the last: a run's PayPal
-   * payouts due together leave as one batch, and intake waits for one chunk at most.
+   * event loop turning between them, and due only once the last is committed (or after
+   * `RUN_HOLD_MS`, should this daemon stop before): a run's PayPal payouts leave as one batch,
+   * and intake waits for one chunk at most.
    */
   sendPending(campaignId: number, ids: readonly number[]): Promise<Array<{ payout: Payout; sent: boolean }>>;
 }
@@ -45,8 +46,20 @@ export interface PayoutSender {
  */
 const SEND_CHUNK = 25;
 
+/**
+ * How long a run's intents wait for its last before the queue may take them anyway: a daemon
+ * stopped between two chunks leaves its committed intents due by then.
+ */
+const RUN_HOLD_MS = 60_000;
+
 export function payoutSender({ db, now: clock }: ServiceDeps, outbox: Outbox, wake: () => void): PayoutSender {
-  async function sendIn(trx: Trx, campaignId: number, payout: Payout, now: Date): Promise<Payout | undefined> {
+  async function sendIn(
+    trx: Trx,
+    campaignId: number,
+    payout: Payout,
+    now: Date,
+    dueAt = now,
+  ): Promise<Payout | undefined> {
     const plan = planSend(payout, await connectedRails(trx, campaignId));
     if (!plan.ok) return undefined;
     const reference = referenceOf(payout.id);
@@ -67,6 +80,7 @@ export function payoutSender({ db, now: clock }: ServiceDeps, outbox: Outbox, wa
       pixKeyType: plan.payee.rail === 'pix' ? plan.payee.pixKeyType : null,
       description: `Affiliate payout ${payout.id}`,
       now,
+      dueAt,
     });
     const sent = await findPayout(trx, campaignId, payout.id);
     if (!sent) throw new NotFoundError(MESSAGES.payoutNotFound);
@@ -84,6 +98,7 @@ export function payoutSender({ db, now: clock }: ServiceDeps, outbox: Outbox, wa
     sendIn,
     async sendPending(campaignId, ids) {
       const answers: Array<{ payout: Payout; sent: boolean }> = [];
+      const dueAt = new Date(clock().getTime() + RUN_HOLD_MS);
       for (let from = 0; from < ids.length; from += SEND_CHUNK) {
         await nextTurn();
         const now = clock();
@@ -92,7 +107,7 @@ export function payoutSender({ db, now: clock }: ServiceDeps, outbox: Outbox, wa
           for (const id of ids.slice(from, from + SEND_CHUNK)) {
             const payout = await findPayout(trx, campaignId, id);
             if (!payout) continue;
-            const started = payout.status === 'pending' ? await sendIn(trx, campaignId, payout, now) : undefined;
+            const started = payout.status === 'pending' ? await sendIn(trx, campaignId, payout, now, dueAt) : undefined;
             lines.push(
               started ? { payout: await audited(trx, campaignId, started, now), sent: true } : { payout, sent: false },
             );
@@ -101,7 +116,11 @@ export function payoutSender({ db, now: clock }: ServiceDeps, outbox: Outbox, wa
         });
         answers.push(...chunk);
       }
-      if (answers.some((answer) => answer.sent)) wake();
+      const sent = answers.filter((answer) => answer.sent).map((answer) => answer.payout.id);
+      if (sent.length > 0) {
+        await releaseRunSends(db, sent, clock());
+        wake();
+      }
       return answers;
     },
     async send(campaignId, id) {
