@@ -88,7 +88,6 @@ async function benchPayouts(engine: Engine, opts: BenchOptions): Promise<Figure[
       env: {
         ...railEnv(fakes),
         PAYOUT_TIMEOUT_MS: '10000',
-        REQUEST_TIMEOUT_MS: '600000',
         PAYOUT_LEASE_MS: '30000',
         PAYOUT_POLL_MS: '1000',
         PAYOUT_ASAAS_PER_SECOND: String(PER_SECOND),
