@@ -1,12 +1,15 @@
 /**
- * Payouts that pay (docs/benchmarks.md, "Payouts"): 1,000 payouts per rail sent against the
- * providers' fakes answering in 50 ms, as a payout run commits them (one transaction), timed
- * from that commit until the last is paid: PayPal in batches (one call), Pix and Stripe one call
- * each at PAYOUT_*_PER_SECOND. Beside it, the daemon's single-event intake (one page view per
- * POST /v1/events, one request at a time) p99 while each rail is sent, against its p99 alone,
- * measured just before in the same run: the target is ≤ 2×.
+ * Payouts that pay (docs/benchmarks.md, "Payouts"): a run of 1,000 payouts per rail, started as a
+ * merchant starts one (`POST /v1/payout-runs` with the rail: the daemon makes each payout and
+ * commits its intent), sent against the providers' fakes answering in 50 ms and timed from the
+ * request until the last is paid: PayPal in batches (one call), Pix and Stripe one call each at
+ * PAYOUT_*_PER_SECOND. Beside it, the daemon's single-event intake (one page view per
+ * POST /v1/events, one request at a time) p99 during each run, against its p99 alone, measured
+ * just before in the same run: the target is ≤ 2×.
  *
- * Run alone (after `npm run build`): `node --import tsx bench/payouts.ts [sqlite|mysql]`.
+ * Run alone (after `npm run build`): `node --import tsx bench/payouts.ts [sqlite|mysql]
+ * [payouts-pix|payouts-paypal|payouts-stripe]…`; a rail named runs alone on its own daemon, whose
+ * CPU profile (BENCH_CPU_PROF) is then that rail's.
  */
 import { request } from 'undici';
 import { checkPayoutDetails } from '../shared/payoutDetails.js';
@@ -14,13 +17,13 @@ import { setPayoutDetails } from '../server/repositories/portalAccounts.js';
 import { createMerchant } from '../test/helpers/daemon.js';
 import { createTestDatabase } from '../test/helpers/database.js';
 import { addAffiliate } from '../test/helpers/events.js';
-import { closeRailFakes, commitSends, type Details, railEnv, startRailFakes } from '../test/helpers/payoutRails.js';
+import { closeRailFakes, type Details, railEnv, startRailFakes } from '../test/helpers/payoutRails.js';
 import { startDaemonChild } from './lib/daemon.js';
 import { runIfMain } from './lib/direct.js';
 import { pageViewBody } from './lib/events.js';
 import { type Engine, type Figure, makeFigure } from './lib/figure.js';
 import type { BenchOptions } from './lib/options.js';
-import { part, type Part } from './lib/part.js';
+import type { Part } from './lib/part.js';
 import { percentile } from './lib/stats.js';
 
 const PER_RAIL = 1_000;
@@ -58,16 +61,17 @@ async function intakeLatencies(url: string, key: string, body: string, stop: () 
 
 async function benchPayouts(engine: Engine, opts: BenchOptions): Promise<Figure[]> {
   const perRail = opts.quick ? 200 : PER_RAIL;
+  const asked = RAILS.filter((rail) => opts.only.includes(`payouts-${rail}`));
+  const rails = asked.length > 0 ? asked : RAILS;
   const database = await createTestDatabase({ engine });
   const fakes = await startRailFakes();
   const { db } = database;
   let daemon: Awaited<ReturnType<typeof startDaemonChild>> | undefined;
   try {
     const merchant = await createMerchant(db, { plan: 'unlimited' });
-    const byRail = new Map<Rail, number[]>();
     const codes: string[] = [];
     await db.transaction(async (trx) => {
-      for (const rail of RAILS) {
+      for (const rail of rails) {
         for (let i = 0; i < perRail; i++) {
           const { id, code } = await addAffiliate(trx, merchant.campaignId);
           const check = checkPayoutDetails(detailsOf(rail, i));
@@ -89,7 +93,7 @@ async function benchPayouts(engine: Engine, opts: BenchOptions): Promise<Figure[
         PAYOUT_ASAAS_PER_SECOND: String(PER_SECOND),
         PAYOUT_STRIPE_PER_SECOND: String(PER_SECOND),
       },
-      profile: `payouts-${engine}`,
+      profile: ['payouts', engine, ...asked].join('-'),
     });
     const url = daemon.url;
     const api = async (method: string, path: string, body: unknown) => {
@@ -126,25 +130,25 @@ async function benchPayouts(engine: Engine, opts: BenchOptions): Promise<Figure[
           .updated,
       ) > 0
     );
-    const created = (await api('POST', '/v1/payouts/bulk', {})).created as Array<{ id: number; payoutMethod: Rail }>;
-    for (const payout of created)
-      byRail.set(payout.payoutMethod, [...(byRail.get(payout.payoutMethod) ?? []), payout.id]);
     for (const fake of [fakes.asaas, fakes.paypal, fakes.stripe]) fake.delayMs = LATENCY_MS;
 
     const pageView = pageViewBody(merchant.publicId, codes[0] ?? '');
     const figures: Figure[] = [];
-    for (const rail of RAILS) {
-      const ids = byRail.get(rail) ?? [];
-      if (ids.length !== perRail) throw new Error(`${ids.length} ${rail} payouts made, not ${perRail}`);
+    for (const rail of rails) {
       // Alone: the same probe for 3 s with nothing being sent.
       const aloneUntil = Date.now() + 3000;
       const alone = await intakeLatencies(url, merchant.key, pageView, () => Date.now() > aloneUntil);
       let done = false;
       const during = intakeLatencies(url, merchant.key, pageView, () => done);
       const started = Date.now();
-      await commitSends(db, merchant.campaignId, ids);
+      const run = await api('POST', '/v1/payout-runs', { rail });
+      const ids = (run.payouts as Array<{ payoutId: number }>).map((line) => line.payoutId);
+      if (ids.length !== perRail) throw new Error(`${ids.length} ${rail} payouts made, not ${perRail}`);
       for (;;) {
-        const left = await db('payouts').whereIn('id', ids).where('status', 'processing').count({ n: '*' });
+        const left = await db('payouts')
+          .whereIn('id', ids)
+          .whereIn('status', ['pending', 'processing'])
+          .count({ n: '*' });
         if (Number(left[0]?.n ?? 0) === 0) break;
         await sleep(50);
       }
@@ -192,6 +196,8 @@ async function benchPayouts(engine: Engine, opts: BenchOptions): Promise<Figure[
   }
 }
 
-export const parts: Part[] = [part('payouts', 'payouts', benchPayouts)];
+export const parts: Part[] = [
+  { names: ['payouts', ...RAILS.map((rail) => `payouts-${rail}`)], groups: ['payouts'], run: benchPayouts },
+];
 
 await runIfMain(import.meta.url, parts);

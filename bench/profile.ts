@@ -5,8 +5,10 @@
  * functions with the most self time, and our own functions with the most time including what
  * they call.
  *
- *   node --import tsx bench/profile.ts /tmp/prof/getById-sqlite [--top 20]
+ *   node --import tsx bench/profile.ts /tmp/prof/getById-sqlite [--top 20] [--last SECONDS]
  *
+ * `--last` keeps only each profile's last seconds: the phase a bench ends on (a payout run), not
+ * the set-up before it.
  * A folder stands for every profile in it (one per process that ran under the profiler),
  * summed. Idle time is left out of every share: the shares are of the time the process worked.
  */
@@ -25,6 +27,7 @@ interface ProfileNode {
   children?: number[];
 }
 interface CpuProfile {
+  endTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -112,8 +115,8 @@ function add(map: Map<string, number>, key: string, ms: number) {
   map.set(key, (map.get(key) ?? 0) + ms);
 }
 
-/** Adds one profile's samples to `totals`. */
-function addProfile(profile: CpuProfile, totals: Totals): void {
+/** Adds one profile's samples to `totals`: those of its last `lastMs` milliseconds, if given. */
+function addProfile(profile: CpuProfile, totals: Totals, lastMs?: number): void {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -146,9 +149,14 @@ function addProfile(profile: CpuProfile, totals: Totals): void {
     layerCache.set(id, layer);
     return layer;
   };
+  // Each sample's time, in the profile's microseconds, counted back from its end.
+  const fromUs = lastMs === undefined ? -Infinity : profile.endTime - lastMs * 1000;
+  let atUs = profile.endTime - profile.timeDeltas.slice(1).reduce((sum, delta) => sum + delta, 0);
   profile.samples.forEach((id, i) => {
     // timeDeltas[i] is the time since the previous sample: it belongs to that sample's frame.
     const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    atUs += ms * 1000;
+    if (atUs < fromUs) return;
     const node = byId.get(id);
     if (!node) return;
     if (node.callFrame.functionName === '(idle)') {
@@ -180,7 +188,7 @@ function profilesIn(target: string): string[] {
 }
 
 /** The summary of the profiles at `target` (a file, or a folder of them), as markdown. */
-export function summarise(target: string, top = 20): string {
+export function summarise(target: string, top = 20, lastMs?: number): string {
   const files = profilesIn(target);
   if (files.length === 0) throw new Error(`no .cpuprofile under ${target}`);
   const totals: Totals = {
@@ -191,7 +199,7 @@ export function summarise(target: string, top = 20): string {
     byFile: new Map(),
     inclusive: new Map(),
   };
-  for (const file of files) addProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, totals);
+  for (const file of files) addProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, totals, lastMs);
   const pct = (ms: number) => `${((100 * ms) / totals.busyMs).toFixed(1)} %`;
   const rows = (map: Map<string, number>, n: number) =>
     [...map]
@@ -200,7 +208,7 @@ export function summarise(target: string, top = 20): string {
       .map(([key, ms]) => `| ${key.replace(/\|/g, '\\|')} | ${Math.round(ms)} | ${pct(ms)} |`);
   const seconds = (ms: number) => (ms / 1000).toFixed(1);
   return [
-    `${files.length} profile(s) under ${target}: busy ${seconds(totals.busyMs)} s, idle ${seconds(totals.idleMs)} s.`,
+    `${files.length} profile(s) under ${target}${lastMs === undefined ? '' : ` (their last ${lastMs / 1000} s)`}: busy ${seconds(totals.busyMs)} s, idle ${seconds(totals.idleMs)} s.`,
     '',
     "| layer (self time; a native call counts in its caller's layer) | ms | of busy |",
     '|---|---|---|',
@@ -222,11 +230,16 @@ export function summarise(target: string, top = 20): string {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  const [target, flag, n] = process.argv.slice(2);
+  const [target, ...flags] = process.argv.slice(2);
+  const option = (name: string) => {
+    const at = flags.indexOf(name);
+    return at < 0 ? undefined : Number(flags[at + 1]) || undefined;
+  };
   if (!target) {
-    console.error('usage: node --import tsx bench/profile.ts PROFILE_OR_FOLDER [--top N]');
+    console.error('usage: node --import tsx bench/profile.ts PROFILE_OR_FOLDER [--top N] [--last SECONDS]');
     process.exitCode = 2;
   } else {
-    console.log(summarise(target, flag === '--top' ? Number(n) || 20 : 20));
+    const last = option('--last');
+    console.log(summarise(target, option('--top') ?? 20, last === undefined ? undefined : last * 1000));
   }
 }

@@ -38,6 +38,8 @@ export interface ClaimedSend extends Held, SendIntent {
 
 export interface NewSend extends SendIntent {
   now: Date;
+  /** When the queue may take it: now, or later for a run's intents until its last is committed. */
+  dueAt?: Date;
 }
 
 /** The intent, in the transaction that moves the payout to `processing`: due at once. */
@@ -57,7 +59,7 @@ export async function insertSend(trx: Trx, send: NewSend): Promise<void> {
     called_at: null,
     status: PAYOUT_SEND_QUEUE.pending,
     attempt_count: 0,
-    next_attempt_at: send.now,
+    next_attempt_at: send.dueAt ?? send.now,
     lease_token: null,
     lease_until: null,
     last_error: null,
@@ -202,6 +204,19 @@ export async function finishSend(trx: Trx, payoutId: number, now: Date): Promise
     .where({ payout_id: payoutId })
     .whereNot('status', PAYOUT_SEND_QUEUE.done)
     .update({ status: PAYOUT_SEND_QUEUE.done, next_attempt_at: null, updated_at: now });
+}
+
+/** A run's intents, held back until its last was committed, are due now (those not yet taken). */
+export async function releaseRunSends(db: Db, payoutIds: readonly number[], now: Date): Promise<void> {
+  await inChunks(payoutIds, async (part) => {
+    await db('payout_sends')
+      .whereIn('payout_id', part)
+      .where({ status: PAYOUT_SEND_QUEUE.pending })
+      .whereNull('called_at')
+      .andWhere('next_attempt_at', '>', now)
+      .update({ next_attempt_at: now });
+    return [];
+  });
 }
 
 /** A callback that names a batch: its sends are looked up at the next poll, now. */

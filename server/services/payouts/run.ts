@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { MESSAGES } from '../../../shared/errors.js';
 import { fromCents, toCents } from '../../../shared/money.js';
 import type { Payout } from '../../../shared/schemas/payout.js';
@@ -56,11 +57,12 @@ const lineOf = (payout: Payout, planned: PayoutRunLine['rail'] | null): PayoutRu
 });
 
 /**
- * Payout runs (docs/payouts.md#payout-runs), built on the two services a person uses one payout
- * at a time: `payouts.create` (one transaction per affiliate under its row lock, the conversions
+ * Payout runs (docs/payouts.md#payout-runs), built on `payouts.create`, the service a person
+ * uses one payout at a time (one transaction per affiliate under its row lock, the conversions
  * taken by one conditional update: two runs at once never pay a conversion twice, the later
- * one finds nothing to pay and leaves that affiliate out) and `payoutSender.send` (the intent
- * committed by a conditional update before the send queue calls the provider).
+ * one finds nothing to pay and leaves that affiliate out), and `payoutSender.sendPending` (each
+ * intent committed by a conditional update before the send queue calls the provider, a few
+ * payouts a transaction).
  */
 export function payoutRunService(
   { db, now: clock }: ServiceDeps,
@@ -68,17 +70,8 @@ export function payoutRunService(
   sender: PayoutSender,
 ): PayoutRunService {
   /** Sends each payout; one the plan now refuses (a rail removed meanwhile) stays pending, as it is. */
-  async function sendAll(campaignId: number, created: readonly Payout[]): Promise<Payout[]> {
-    const sent: Payout[] = [];
-    for (const payout of created) {
-      try {
-        sent.push(await sender.send(campaignId, payout.id));
-      } catch (err) {
-        if (!(err instanceof HttpError)) throw err;
-        sent.push(await payouts.get(campaignId, payout.id));
-      }
-    }
-    return sent;
+  async function sendAll(campaignId: number, ids: readonly number[]): Promise<Payout[]> {
+    return (await sender.sendPending(campaignId, ids)).map((answer) => answer.payout);
   }
 
   return {
@@ -115,6 +108,10 @@ export function payoutRunService(
       });
       const created: Payout[] = [];
       for (const payee of plan.pay) {
+        // better-sqlite3 answers every query on this thread at once: without a turn of the event
+        // loop between payouts, a run's thousand transactions were one unbroken chain of promise
+        // callbacks, and no request (intake's among them) was even read until the run answered.
+        await nextTurn();
         try {
           created.push(await payouts.create(campaignId, payee.balance.affiliateId, { payoutRunId: runId }));
         } catch (err) {
@@ -139,7 +136,12 @@ export function payoutRunService(
         ]);
       });
       const railOf = new Map(plan.pay.map((payee) => [payee.balance.affiliateId, payee.rail]));
-      const shown = waits ? created : await sendAll(campaignId, created);
+      const shown = waits
+        ? created
+        : await sendAll(
+            campaignId,
+            created.map((payout) => payout.id),
+          );
       if (!waits) await markRunSent(db, runId);
       return {
         id: runId,
@@ -164,9 +166,7 @@ export function payoutRunService(
         throw new ConflictError(MESSAGES.payoutRunNotAwaiting(run.status.replace('_', ' ')));
       }
       const ids = await pendingPayoutIdsOfRun(db, campaignId, runId);
-      const pending: Payout[] = [];
-      for (const id of ids) pending.push(await payouts.get(campaignId, id));
-      const sent = await sendAll(campaignId, pending);
+      const sent = await sendAll(campaignId, ids);
       await markRunSent(db, runId);
       const run = await findPayoutRun(db, campaignId, runId);
       if (!run) throw new NotFoundError(MESSAGES.payoutRunNotFound);
@@ -185,11 +185,9 @@ export function payoutRunService(
         await closeCreating(db, run.id, waits ? 'awaiting_approval' : 'sending', totals);
         if (waits) return 0;
       }
-      let sent = 0;
-      for (const id of await pendingPayoutIdsOfRun(db, run.campaignId, run.id)) {
-        // Sent meanwhile by another daemon, or refused by the plan (a rail removed): left as it is.
-        if (await sender.sendPending(run.campaignId, id)) sent += 1;
-      }
+      // Sent meanwhile by another daemon, or refused by the plan (a rail removed): left as it is.
+      const ids = await pendingPayoutIdsOfRun(db, run.campaignId, run.id);
+      const sent = (await sender.sendPending(run.campaignId, ids)).filter((answer) => answer.sent).length;
       await markRunSent(db, run.id);
       return sent;
     },

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { MESSAGES } from '../../../shared/errors.js';
 import type { Payout } from '../../../shared/schemas/payout.js';
 import { inLockingTransaction, type Trx } from '../../db/knex.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { connectedRails } from '../../repositories/payoutRails.js';
 import { findPayout, startProcessing } from '../../repositories/payouts.js';
-import { insertSend, rearmSend } from '../../repositories/payoutSends.js';
+import { insertSend, rearmSend, releaseRunSends } from '../../repositories/payoutSends.js';
 import { recordAudit } from '../audit.js';
 import type { ServiceDeps } from '../deps.js';
 import type { Outbox } from '../webhooks/outbox.js';
@@ -26,16 +27,39 @@ export interface PayoutSender {
    */
   send(campaignId: number, id: number): Promise<Payout>;
   /** The same inside a caller's transaction (a run); undefined: refused by the plan, nothing written. */
-  sendIn(trx: Trx, campaignId: number, payout: Payout, now: Date): Promise<Payout | undefined>;
+  sendIn(trx: Trx, campaignId: number, payout: Payout, now: Date, dueAt?: Date): Promise<Payout | undefined>;
   /**
-   * Sends a payout only if it is still `pending` (a stopped run resumed): false when it is not,
-   * or the plan refuses it. Unlike `send`, a payout already sent is left alone, never re-armed.
+   * A run's sends: each of these payouts still `pending` is sent, and each answered as it is
+   * then, with whether this call sent it (not when it was sent already, or the plan refuses it:
+   * left as it is, never re-armed). The intents are committed `SEND_CHUNK` a transaction, the
+   * event loop turning between them, and due only once the last is committed (or after
+   * `RUN_HOLD_MS`, should this daemon stop before): a run's PayPal payouts leave as one batch,
+   * and intake waits for one chunk at most.
    */
-  sendPending(campaignId: number, id: number): Promise<boolean>;
+  sendPending(campaignId: number, ids: readonly number[]): Promise<Array<{ payout: Payout; sent: boolean }>>;
 }
 
+/**
+ * Intents a transaction commits for a run. One each made a thousand fsyncs on SQLite, every
+ * one of them a write intake's group commit waited behind; all in one held SQLite's writer, and
+ * intake with it, for a second.
+ */
+const SEND_CHUNK = 25;
+
+/**
+ * How long a run's intents wait for its last before the queue may take them anyway: a daemon
+ * stopped between two chunks leaves its committed intents due by then.
+ */
+const RUN_HOLD_MS = 60_000;
+
 export function payoutSender({ db, now: clock }: ServiceDeps, outbox: Outbox, wake: () => void): PayoutSender {
-  async function sendIn(trx: Trx, campaignId: number, payout: Payout, now: Date): Promise<Payout | undefined> {
+  async function sendIn(
+    trx: Trx,
+    campaignId: number,
+    payout: Payout,
+    now: Date,
+    dueAt = now,
+  ): Promise<Payout | undefined> {
     const plan = planSend(payout, await connectedRails(trx, campaignId));
     if (!plan.ok) return undefined;
     const reference = referenceOf(payout.id);
@@ -56,6 +80,7 @@ export function payoutSender({ db, now: clock }: ServiceDeps, outbox: Outbox, wa
       pixKeyType: plan.payee.rail === 'pix' ? plan.payee.pixKeyType : null,
       description: `Affiliate payout ${payout.id}`,
       now,
+      dueAt,
     });
     const sent = await findPayout(trx, campaignId, payout.id);
     if (!sent) throw new NotFoundError(MESSAGES.payoutNotFound);
@@ -71,16 +96,32 @@ export function payoutSender({ db, now: clock }: ServiceDeps, outbox: Outbox, wa
 
   return {
     sendIn,
-    async sendPending(campaignId, id) {
-      const now = clock();
-      const sent = await inLockingTransaction(db, async (trx) => {
-        const payout = await findPayout(trx, campaignId, id);
-        if (payout?.status !== 'pending') return undefined;
-        const started = await sendIn(trx, campaignId, payout, now);
-        return started && audited(trx, campaignId, started, now);
-      });
-      if (sent) wake();
-      return sent !== undefined;
+    async sendPending(campaignId, ids) {
+      const answers: Array<{ payout: Payout; sent: boolean }> = [];
+      const dueAt = new Date(clock().getTime() + RUN_HOLD_MS);
+      for (let from = 0; from < ids.length; from += SEND_CHUNK) {
+        await nextTurn();
+        const now = clock();
+        const chunk = await inLockingTransaction(db, async (trx) => {
+          const lines: Array<{ payout: Payout; sent: boolean }> = [];
+          for (const id of ids.slice(from, from + SEND_CHUNK)) {
+            const payout = await findPayout(trx, campaignId, id);
+            if (!payout) continue;
+            const started = payout.status === 'pending' ? await sendIn(trx, campaignId, payout, now, dueAt) : undefined;
+            lines.push(
+              started ? { payout: await audited(trx, campaignId, started, now), sent: true } : { payout, sent: false },
+            );
+          }
+          return lines;
+        });
+        answers.push(...chunk);
+      }
+      const sent = answers.filter((answer) => answer.sent).map((answer) => answer.payout.id);
+      if (sent.length > 0) {
+        await releaseRunSends(db, sent, clock());
+        wake();
+      }
+      return answers;
     },
     async send(campaignId, id) {
       const now = clock();
