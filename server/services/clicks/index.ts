@@ -1,5 +1,5 @@
 import { MESSAGES } from '../../../shared/errors.js';
-import { inTransaction, isDatabaseUnavailable } from '../../db/knex.js';
+import { inTransactionSyncedAside, isDatabaseUnavailable } from '../../db/knex.js';
 import { NotFoundError } from '../../errors.js';
 import { addToRollup, type RollupFact } from '../../repositories/analytics.js';
 import { insertClicks, type NewClick } from '../../repositories/clicks.js';
@@ -71,7 +71,7 @@ export function clickService({ db, logger, now, config, countryOf }: ServiceDeps
   // Clicks that arrive while one flush is written share the next: one insert, one commit.
   const writer = createGroupCommitter<NewClick, undefined>(
     async (clicks) => {
-      await inTransaction(db, async (trx) => {
+      await inTransactionSyncedAside(db, async (trx) => {
         await insertClicks(trx, clicks);
         if (config.rollupUpkeep) await addToRollup(trx, clicks.map(rollupFact));
       });
