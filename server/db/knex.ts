@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import { open } from 'node:fs/promises';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseConfig } from '../config.js';
@@ -313,37 +312,31 @@ export async function inTransactionWithoutSync<T>(db: Db, work: (trx: Trx) => Pr
   }
 }
 
-/** Each connection's write-ahead log, or null when it keeps none (an in-memory database). */
-const walFiles = new WeakMap<SqliteConnection, string | null>();
+/**
+ * Each connection's write-ahead log, opened once (a descriptor for its life), or null when it
+ * keeps none (an in-memory database). The log stays the same file while the connection is open:
+ * SQLite removes it only when its last connection closes, after checkpointing it into the
+ * database file and syncing that; a new connection (after a broken one) opens it anew.
+ */
+const walFiles = new WeakMap<SqliteConnection, { path: string; fd?: number } | null>();
 
-function walFileOf(conn: SqliteConnection): string | null {
+function walFileOf(conn: SqliteConnection): { path: string; fd?: number } | null {
   let wal = walFiles.get(conn);
   if (wal === undefined) {
-    wal = conn.pragma('journal_mode', { simple: true }) === 'wal' ? `${conn.name}-wal` : null;
+    wal = conn.pragma('journal_mode', { simple: true }) === 'wal' ? { path: `${conn.name}-wal` } : null;
     walFiles.set(conn, wal);
   }
   return wal;
 }
 
 /**
- * The log's written pages on the disk, from libuv's thread pool. fsync reaches a file, not a
- * descriptor, so this makes durable what SQLite wrote into it. Opened by name each time: a log
- * is only removed when its last connection closes, after SQLite checkpointed it into the
- * database file and synced that, so a missing log has nothing left to sync.
+ * The log's written pages on the disk, from libuv's thread pool: fsync reaches the file, whoever
+ * wrote it. Opened after a commit, when the log surely exists.
  */
-async function syncLog(wal: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(wal, 'r+');
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ENOENT') return;
-    throw err;
-  }
-  try {
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
+function syncLog(wal: { path: string; fd?: number }): Promise<void> {
+  wal.fd ??= fs.openSync(wal.path, 'r+');
+  const { fd } = wal;
+  return new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
 }
 
 /**
@@ -359,7 +352,7 @@ export async function inTransactionSyncedAside<T>(db: Db, work: (trx: Trx) => Pr
   if (engineOf(db) !== 'sqlite') return inTransaction(db, work);
   const pool = db.client as SqlitePool;
   const connection = await pool.acquireConnection();
-  let wal: string | null = null;
+  let wal: { path: string; fd?: number } | null = null;
   let result: T;
   try {
     wal = walFileOf(connection);
