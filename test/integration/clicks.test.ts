@@ -58,6 +58,30 @@ describe(`GET /r/{campaignPublicId}/{code} (${ENGINE})`, () => {
     expect(Boolean(rows[0]?.bot)).to.equal(false);
   });
 
+  it('gives each click of one link its own click_id, before the site’s fragment and in place of its own', async () => {
+    const follows = async (siteUrl: string) => {
+      await servicesFor(t.db).campaigns.update(t.merchant.campaignId, { siteUrl });
+      // A new code: its link is read afresh (links are remembered for 30 s).
+      const linkCode = (await addAffiliate(t.db, t.merchant.campaignId)).code;
+      const link = `/r/${t.merchant.publicId}/${linkCode}?utm_source=a%20b`;
+      const first = String((await follow(link)).headers.location);
+      const second = String((await follow(link)).headers.location);
+      return { linkCode, locations: [first, second] };
+    };
+    const before = (await clicks()).length;
+    const fragment = await follows('https://shop.example/p?x=1%202#top');
+    const ownId = await follows('https://shop.example/p?click_id=site&x=1#top');
+    const [a, b, c, d] = (await clicks()).slice(before).map((row: { id: string }) => row.id);
+    expect(fragment.locations).to.have.members([
+      `https://shop.example/p?x=1+2&utm_source=a+b&ref=${fragment.linkCode}&click_id=${a}#top`,
+      `https://shop.example/p?x=1+2&utm_source=a+b&ref=${fragment.linkCode}&click_id=${b}#top`,
+    ]);
+    expect(ownId.locations).to.have.members([
+      `https://shop.example/p?click_id=${c}&x=1&utm_source=a+b&ref=${ownId.linkCode}#top`,
+      `https://shop.example/p?click_id=${d}&x=1&utm_source=a+b&ref=${ownId.linkCode}#top`,
+    ]);
+  });
+
   it('flags bots and scripts without an agent, and still sends them on', async () => {
     const bot = await follow(`/r/${t.merchant.publicId}/${code}`, { 'user-agent': GOOGLEBOT });
     const bare = await follow(`/r/${t.merchant.publicId}/${code}`, {});
