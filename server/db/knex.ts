@@ -301,11 +301,24 @@ interface SqlitePool {
  */
 export async function inTransactionWithoutSync<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
   if (engineOf(db) !== 'sqlite') return inTransaction(db, work);
+  return (await unsyncedOnSqlite(db, work)).result;
+}
+
+/**
+ * `work` in a transaction on SQLite's one connection, held from before BEGIN to after COMMIT so
+ * nothing else commits meanwhile, with synchronous=NORMAL for it alone: the commit writes the
+ * write-ahead log without waiting for its fsync. Answers the result and the connection's log.
+ */
+async function unsyncedOnSqlite<T>(
+  db: Db,
+  work: (trx: Trx) => Promise<T>,
+): Promise<{ result: T; wal: WalFile | null }> {
   const pool = db.client as SqlitePool;
   const connection = await pool.acquireConnection();
   try {
     connection.pragma('synchronous = NORMAL');
-    return await inTransaction(db, work, DEFAULT_ATTEMPTS, { connection });
+    const result = await inTransaction(db, work, DEFAULT_ATTEMPTS, { connection });
+    return { result, wal: walFileOf(connection) };
   } finally {
     connection.pragma('synchronous = FULL');
     await pool.releaseConnection(connection);
@@ -318,9 +331,13 @@ export async function inTransactionWithoutSync<T>(db: Db, work: (trx: Trx) => Pr
  * SQLite removes it only when its last connection closes, after checkpointing it into the
  * database file and syncing that; a new connection (after a broken one) opens it anew.
  */
-const walFiles = new WeakMap<SqliteConnection, { path: string; fd?: number } | null>();
+interface WalFile {
+  path: string;
+  fd?: number;
+}
+const walFiles = new WeakMap<SqliteConnection, WalFile | null>();
 
-function walFileOf(conn: SqliteConnection): { path: string; fd?: number } | null {
+function walFileOf(conn: SqliteConnection): WalFile | null {
   let wal = walFiles.get(conn);
   if (wal === undefined) {
     wal = conn.pragma('journal_mode', { simple: true }) === 'wal' ? { path: `${conn.name}-wal` } : null;
@@ -333,7 +350,7 @@ function walFileOf(conn: SqliteConnection): { path: string; fd?: number } | null
  * The log's written pages on the disk, from libuv's thread pool: fsync reaches the file, whoever
  * wrote it. Opened after a commit, when the log surely exists.
  */
-function syncLog(wal: { path: string; fd?: number }): Promise<void> {
+function syncLog(wal: WalFile): Promise<void> {
   wal.fd ??= fs.openSync(wal.path, 'r+');
   const { fd } = wal;
   return new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
@@ -350,18 +367,8 @@ function syncLog(wal: { path: string; fd?: number }): Promise<void> {
  */
 export async function inTransactionSyncedAside<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
   if (engineOf(db) !== 'sqlite') return inTransaction(db, work);
-  const pool = db.client as SqlitePool;
-  const connection = await pool.acquireConnection();
-  let wal: { path: string; fd?: number } | null = null;
-  let result: T;
-  try {
-    wal = walFileOf(connection);
-    if (wal !== null) connection.pragma('synchronous = NORMAL');
-    result = await inTransaction(db, work, DEFAULT_ATTEMPTS, { connection });
-  } finally {
-    if (wal !== null) connection.pragma('synchronous = FULL');
-    await pool.releaseConnection(connection);
-  }
+  const { result, wal } = await unsyncedOnSqlite(db, work);
+  // An in-memory database keeps no log: nothing to make durable.
   if (wal !== null) await syncLog(wal);
   return result;
 }
