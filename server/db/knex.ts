@@ -3,6 +3,7 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseConfig } from '../config.js';
 import { migrationSource } from './migrations/index.js';
+import { keepStatements } from './statementCache.js';
 import './tables.js';
 
 export type Db = Knex;
@@ -11,6 +12,7 @@ export type Engine = DatabaseConfig['client'];
 
 interface SqliteConnection {
   pragma(source: string, options?: { simple: boolean }): unknown;
+  prepare(sql: string): unknown;
   /** The database file's path (better-sqlite3's `Database#name`). */
   name: string;
 }
@@ -71,6 +73,7 @@ export function knexOptions(database: DatabaseConfig): Knex.Config {
             conn.pragma('synchronous = FULL');
             conn.pragma('foreign_keys = ON');
             conn.pragma('busy_timeout = 5000');
+            keepStatements(conn);
             done(null, conn);
           } catch (err) {
             done(err as Error, conn);
@@ -264,6 +267,7 @@ export function retryDelayMs(attempt: number, random: () => number = Math.random
  * start, up to `attempts` runs with jittered backoff, so its caller gets the answer it would
  * have had alone. `work` must therefore be safe to run again: it reads what it needs inside
  * the transaction. The last refusal is thrown (answered 503: the client may retry).
+ * On SQLite it commits as `commitAside` does and resolves once the commit is on the disk.
  */
 export async function inTransaction<T>(
   db: Db,
@@ -271,6 +275,13 @@ export async function inTransaction<T>(
   attempts = DEFAULT_ATTEMPTS,
   config: Knex.TransactionConfig = {},
 ): Promise<T> {
+  if (config.connection === undefined && !db.isTransaction && engineOf(db) === 'sqlite') {
+    // Resolved means on the disk, as with synchronous=FULL, without the daemon's one thread
+    // waiting for it (commitAside).
+    const { result, durable } = await commitAside(db, work, attempts);
+    await durable;
+    return result;
+  }
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction(work, config);
@@ -312,12 +323,13 @@ export async function inTransactionWithoutSync<T>(db: Db, work: (trx: Trx) => Pr
 async function unsyncedOnSqlite<T>(
   db: Db,
   work: (trx: Trx) => Promise<T>,
+  attempts = DEFAULT_ATTEMPTS,
 ): Promise<{ result: T; wal: WalFile | null }> {
   const pool = db.client as SqlitePool;
   const connection = await pool.acquireConnection();
   try {
     connection.pragma('synchronous = NORMAL');
-    const result = await inTransaction(db, work, DEFAULT_ATTEMPTS, { connection });
+    const result = await inTransaction(db, work, attempts, { connection });
     return { result, wal: walFileOf(connection) };
   } finally {
     connection.pragma('synchronous = FULL');
@@ -334,6 +346,10 @@ async function unsyncedOnSqlite<T>(
 interface WalFile {
   path: string;
   fd?: number;
+  /** The fdatasync running now, if any. */
+  syncing?: Promise<void>;
+  /** The one to start once it ends, shared by every commit made while it runs. */
+  next?: Promise<void>;
 }
 const walFiles = new WeakMap<SqliteConnection, WalFile | null>();
 
@@ -346,31 +362,65 @@ function walFileOf(conn: SqliteConnection): WalFile | null {
   return wal;
 }
 
-/**
- * The log's written pages on the disk, from libuv's thread pool: fsync reaches the file, whoever
- * wrote it. Opened after a commit, when the log surely exists.
- */
-function syncLog(wal: WalFile): Promise<void> {
+/** One fdatasync of the log from libuv's thread pool: fsync reaches the file, whoever wrote it. */
+function startSync(wal: WalFile): Promise<void> {
   wal.fd ??= fs.openSync(wal.path, 'r+');
   const { fd } = wal;
-  return new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+  const syncing = new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+  wal.syncing = syncing;
+  const done = () => {
+    if (wal.syncing === syncing) wal.syncing = undefined;
+  };
+  syncing.then(done, done);
+  return syncing;
 }
 
 /**
- * `inTransaction` whose SQLite commit is as durable as ever but whose fsync keeps the event loop
- * free: the transaction commits with synchronous=NORMAL (the write-ahead log written, not yet
- * synced, on the daemon's one connection held from before BEGIN to after COMMIT), and then the
- * log is fsynced from the thread pool before this resolves. better-sqlite3 otherwise waits for
- * the disk on the daemon's only thread at every commit, and no request is read meanwhile (the
- * click writer: docs/analytics.md). Resolved means on the disk, as with synchronous=FULL; a
- * power cut before it loses only what nobody was answered for yet. MySQL: as `inTransaction`.
+ * The log's pages written so far on the disk. A sync already running may have started before
+ * the caller's commit, so the caller waits for the next one, started when it ends; every commit
+ * made meanwhile shares that one (group commit of the fsyncs). Opened after a commit, when the
+ * log surely exists.
  */
-export async function inTransactionSyncedAside<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
-  if (engineOf(db) !== 'sqlite') return inTransaction(db, work);
-  const { result, wal } = await unsyncedOnSqlite(db, work);
+function syncLog(wal: WalFile): Promise<void> {
+  if (wal.next) return wal.next;
+  if (!wal.syncing) return startSync(wal);
+  const after = () => {
+    wal.next = undefined;
+    return startSync(wal);
+  };
+  wal.next = wal.syncing.then(after, after);
+  return wal.next;
+}
+
+/** A transaction committed, and when what it wrote is on the disk. */
+export interface CommittedAside<T> {
+  result: T;
+  /** Resolves once the commit is durable; rejects if the disk refused (nobody may be told it is stored). */
+  durable: Promise<void>;
+}
+
+const ALREADY_DURABLE = Promise.resolve();
+
+/**
+ * `inTransaction` whose SQLite commit does not wait for the disk on the daemon's only thread:
+ * it commits with synchronous=NORMAL (the write-ahead log written, not yet synced, on the
+ * daemon's one connection held from before BEGIN to after COMMIT), and `durable` then fsyncs
+ * the log from the thread pool. better-sqlite3 otherwise waits for the disk on the daemon's
+ * only thread at every commit, and no request is read meanwhile. A caller answers only once
+ * `durable` resolves, so an answer means on the disk as with synchronous=FULL; a power cut
+ * before it loses only what nobody was answered for yet. Meanwhile the next transaction may
+ * already commit: the group committers write their next flush while this one's fsync runs
+ * (docs/architecture.md, "Group commit"). MySQL: as `inTransaction`, durable at its commit.
+ */
+export async function commitAside<T>(
+  db: Db,
+  work: (trx: Trx) => Promise<T>,
+  attempts = DEFAULT_ATTEMPTS,
+): Promise<CommittedAside<T>> {
+  if (engineOf(db) !== 'sqlite') return { result: await inTransaction(db, work, attempts), durable: ALREADY_DURABLE };
+  const { result, wal } = await unsyncedOnSqlite(db, work, attempts);
   // An in-memory database keeps no log: nothing to make durable.
-  if (wal !== null) await syncLog(wal);
-  return result;
+  return { result, durable: wal === null ? ALREADY_DURABLE : syncLog(wal) };
 }
 
 /**

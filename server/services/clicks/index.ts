@@ -1,5 +1,5 @@
 import { MESSAGES } from '../../../shared/errors.js';
-import { inTransactionSyncedAside, isDatabaseUnavailable } from '../../db/knex.js';
+import { inTransaction, isDatabaseUnavailable } from '../../db/knex.js';
 import { NotFoundError } from '../../errors.js';
 import { addToRollup, type RollupFact } from '../../repositories/analytics.js';
 import { insertClicks, type NewClick, UTM_TAGS } from '../../repositories/clicks.js';
@@ -94,10 +94,12 @@ const rollupFact = (click: NewClick): RollupFact => ({
 
 export function clickService({ db, logger, now, config, countryOf }: ServiceDeps): ClickService {
   const resolve = linkResolver(db);
-  // Clicks that arrive while one flush is written share the next: one insert, one commit.
+  // Clicks that arrive while one flush is written share the next: one insert, one commit. The
+  // writer waits for its fsync (aside on SQLite, the event loop free) before the next flush: the
+  // clicks that arrive meanwhile make that one larger, and a larger flush costs less CPU a click.
   const writer = createGroupCommitter<NewClick, undefined>(
     async (clicks) => {
-      await inTransactionSyncedAside(db, async (trx) => {
+      await inTransaction(db, async (trx) => {
         await insertClicks(trx, clicks);
         if (config.rollupUpkeep) await addToRollup(trx, clicks.map(rollupFact));
       });

@@ -40,11 +40,11 @@ export interface PayoutSender {
 }
 
 /**
- * Intents a transaction commits for a run. One each made a thousand fsyncs on SQLite, every
- * one of them a write intake's group commit waited behind; all in one held SQLite's writer, and
- * intake with it, for a second.
+ * Intents a transaction commits for a run: about 5 ms of SQLite's one connection
+ * (docs/architecture.md, "Commits on SQLite"). All in one held SQLite's writer, and intake
+ * with it, for a second; at 25 a transaction intake's page views still waited up to 19 ms.
  */
-const SEND_CHUNK = 25;
+const SEND_CHUNK = 4;
 
 /**
  * How long a run's intents wait for its last before the queue may take them anyway: a daemon

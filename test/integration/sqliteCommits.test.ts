@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import { expect } from 'chai';
+import { commitAside, inTransaction } from '../../server/db/knex.js';
+import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
+
+type Fdatasync = typeof fs.fdatasync;
+
+/**
+ * The daemon's SQLite commits (docs/architecture.md, "Commits on SQLite"): durable before
+ * anyone is answered, with the fsync in the thread pool so the daemon's one thread keeps
+ * serving, and one fsync shared by the commits made while another runs. The disk is real;
+ * the test only holds `fs.fdatasync`'s answer back, as a slow disk would.
+ */
+describe(`SQLite commits (${ENGINE})`, function () {
+  let database: TestDatabase;
+  const realSync = fs.fdatasync;
+  let held: Array<() => void> = [];
+  let syncs = 0;
+
+  before(async function () {
+    if (ENGINE !== 'sqlite') return this.skip();
+    database = await createTestDatabase({ migrate: false });
+    await database.db.schema.createTable('notes', (t) => {
+      t.increments('id');
+      t.string('text').notNullable();
+    });
+  });
+  after(async () => database?.drop());
+  beforeEach(() => {
+    held = [];
+    syncs = 0;
+    // Each fdatasync runs for real, and its answer waits until the test lets it through.
+    fs.fdatasync = ((fd: number, done: (err: NodeJS.ErrnoException | null) => void) => {
+      syncs++;
+      realSync(fd, (err) => held.push(() => done(err)));
+    }) as Fdatasync;
+  });
+  afterEach(() => {
+    fs.fdatasync = realSync;
+    for (const release of held) release();
+  });
+
+  const until = async (check: () => boolean) => {
+    for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 2));
+    expect(check(), 'waited 1 s').to.equal(true);
+  };
+  const releaseAll = () => {
+    const waiting = held;
+    held = [];
+    for (const release of waiting) release();
+  };
+
+  it('answers a transaction only once its log is synced, and serves reads meanwhile', async () => {
+    const { db } = database;
+    let resolved = false;
+    const writing = inTransaction(db, (trx) => trx('notes').insert({ text: 'kept' })).then(() => (resolved = true));
+    await until(() => held.length === 1);
+    // Committed (a reader on the daemon's one connection sees it) but not yet answered.
+    expect(await db('notes').where({ text: 'kept' }).count({ n: '*' })).to.deep.equal([{ n: 1 }]);
+    expect(resolved, 'answered before its fsync').to.equal(false);
+    releaseAll();
+    await writing;
+    expect(resolved).to.equal(true);
+    // The connection is back to syncing every other commit itself.
+    expect(await db.raw('PRAGMA synchronous')).to.deep.equal([{ synchronous: 2 }]);
+  });
+
+  it('shares one fsync among the commits made while another runs', async () => {
+    const { db } = database;
+    const first = commitAside(db, (trx) => trx('notes').insert({ text: 'first' }));
+    const { durable: firstDurable } = await first;
+    await until(() => held.length === 1);
+    const later = await Promise.all(
+      [1, 2, 3, 4, 5].map((n) => commitAside(db, (trx) => trx('notes').insert({ text: `later ${n}` }))),
+    );
+    let laterDone = 0;
+    for (const { durable } of later) void durable.then(() => laterDone++);
+    expect(syncs, 'the later commits wait for the running fsync').to.equal(1);
+    releaseAll();
+    await firstDurable;
+    await until(() => held.length === 1);
+    expect(syncs, 'one more fsync for all five').to.equal(2);
+    expect(laterDone, 'none is durable before its own fsync').to.equal(0);
+    releaseAll();
+    await Promise.all(later.map(({ durable }) => durable));
+    expect(laterDone).to.equal(5);
+  });
+
+  it('tells every caller waiting on an fsync the disk refused', async () => {
+    const { db } = database;
+    fs.fdatasync = ((_fd: number, done: (err: NodeJS.ErrnoException | null) => void) => {
+      syncs++;
+      setImmediate(() => done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })));
+    }) as Fdatasync;
+    const failed = await inTransaction(db, (trx) => trx('notes').insert({ text: 'refused' })).then(
+      () => 'resolved',
+      (err: Error) => err.message,
+    );
+    expect(failed).to.equal('EIO: i/o error, fdatasync');
+  });
+
+  it('prepares a statement once per connection, and again by itself after a schema change', async () => {
+    const { db } = database;
+    const conn = (await db.client.acquireConnection()) as { prepare(sql: string): unknown };
+    try {
+      const sql = 'SELECT * FROM notes ORDER BY id LIMIT 1';
+      expect(conn.prepare(sql)).to.equal(conn.prepare(sql));
+    } finally {
+      await db.client.releaseConnection(conn);
+    }
+    const before = await db('notes').orderBy('id').first();
+    await db.schema.alterTable('notes', (t) => t.string('extra').nullable());
+    const after = await db('notes').orderBy('id').first();
+    expect(Object.keys(after)).to.deep.equal([...Object.keys(before), 'extra']);
+  });
+});
