@@ -1,9 +1,13 @@
 import type { Db } from '../../db/knex.js';
 import { campaignsToFanOut, fanOutCampaign } from '../../repositories/webhookFanout.js';
 
-/** Campaigns served per round, and deliveries (or messages) per campaign and round. */
+/**
+ * Campaigns served per round, and deliveries (or messages) per campaign and round. A chunk holds
+ * SQLite's one connection while it is written: at 250, 6 to 15 ms, which a page view of another
+ * campaign waited through (docs/architecture.md, "Commits on SQLite").
+ */
 const CAMPAIGNS_PER_ROUND = 50;
-const CHUNK = 250;
+const CHUNK = 100;
 
 /**
  * Fan-out by rounds (docs/webhooks.md#fairness): each round gives each of the next
