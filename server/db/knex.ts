@@ -393,7 +393,7 @@ function syncLog(wal: WalFile): Promise<void> {
 }
 
 /** A transaction committed, and when what it wrote is on the disk. */
-export interface CommittedAside<T> {
+interface CommittedAside<T> {
   result: T;
   /** Resolves once the commit is durable; rejects if the disk refused (nobody may be told it is stored). */
   durable: Promise<void>;
@@ -408,11 +408,11 @@ const ALREADY_DURABLE = Promise.resolve();
  * the log from the thread pool. better-sqlite3 otherwise waits for the disk on the daemon's
  * only thread at every commit, and no request is read meanwhile. A caller answers only once
  * `durable` resolves, so an answer means on the disk as with synchronous=FULL; a power cut
- * before it loses only what nobody was answered for yet. Meanwhile the next transaction may
- * already commit: the group committers write their next flush while this one's fsync runs
- * (docs/architecture.md, "Group commit"). MySQL: as `inTransaction`, durable at its commit.
+ * before it loses only what nobody was answered for yet. Meanwhile other transactions may
+ * commit, and share the next fsync (docs/architecture.md, "Commits on SQLite"). MySQL: as
+ * `inTransaction`, durable at its commit.
  */
-export async function commitAside<T>(
+async function commitAside<T>(
   db: Db,
   work: (trx: Trx) => Promise<T>,
   attempts = DEFAULT_ATTEMPTS,

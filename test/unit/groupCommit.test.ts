@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { type CommittedFlush, createGroupCommitter, type Outcome } from '../../server/services/events/groupCommit.js';
+import { createGroupCommitter, type Outcome } from '../../server/services/events/groupCommit.js';
 
 /** The queue alone, with a flush that records what it was given (the database part is in test/integration/groupCommit.test.ts). */
 describe('group commit queue', () => {
@@ -112,55 +112,5 @@ describe('group commit queue', () => {
     await queue.drained();
     expect(answered).to.equal(3);
     await Promise.all(replies);
-  });
-
-  describe('a flush committed whose answers wait for the disk', () => {
-    /** A flush that commits at once and is made durable when the test says so. */
-    function withDisk() {
-      const flushes: number[][] = [];
-      const disks: Array<{ sync: () => void; fail: (err: Error) => void }> = [];
-      const queue = createGroupCommitter<number, string>(
-        async (jobs): Promise<CommittedFlush<string>> => {
-          flushes.push([...jobs]);
-          const durable = new Promise<void>((sync, fail) => disks.push({ sync, fail }));
-          return { outcomes: answer(jobs), durable };
-        },
-        { maxWeight: 10, weightOf: () => 1, retryAlone: () => true },
-      );
-      return { queue, flushes, disks };
-    }
-    const turns = async (n: number) => {
-      for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
-    };
-
-    it('writes the next flush while the last one waits for its fsync, and answers each job only once its own is on the disk', async () => {
-      const { queue, flushes, disks } = withDisk();
-      const answered: string[] = [];
-      const first = queue.submit(1).then((reply) => answered.push(reply));
-      await turns(2);
-      const second = queue.submit(2).then((reply) => answered.push(reply));
-      await turns(10);
-      expect(flushes, 'the second flush is committed before the first is durable').to.deep.equal([[1], [2]]);
-      expect(answered, 'nobody is answered before the disk').to.deep.equal([]);
-      disks[1]?.sync();
-      await second;
-      expect(answered).to.deep.equal(['job 2']);
-      let drained = false;
-      const draining = queue.drained().then(() => (drained = true));
-      await turns(10);
-      expect(drained, 'not drained while an answer waits for the disk').to.equal(false);
-      disks[0]?.sync();
-      await Promise.all([first, draining]);
-      expect(answered).to.deep.equal(['job 2', 'job 1']);
-    });
-
-    it('fails every job of a flush whose fsync failed', async () => {
-      const { queue, disks } = withDisk();
-      const replies = [queue.submit(1).catch((err: Error) => err.message)];
-      await turns(2);
-      disks[0]?.fail(new Error('EIO: i/o error, fdatasync'));
-      expect(await Promise.all(replies)).to.deep.equal(['EIO: i/o error, fdatasync']);
-      await queue.drained();
-    });
   });
 });

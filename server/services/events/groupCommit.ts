@@ -9,15 +9,6 @@
 /** What a flush answers for each of its jobs, in order: a result, or the error that job alone met. */
 export type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
-/**
- * A flush committed whose answers wait for `durable` (db/knex.ts `commitAside`): the writer
- * goes on to the next flush meanwhile, so one fsync serves the flushes committed while it ran.
- */
-export interface CommittedFlush<R> {
-  outcomes: Outcome<R>[];
-  durable: Promise<void>;
-}
-
 export interface GroupCommitStats {
   /** Transactions written so far. */
   flushes: number;
@@ -73,7 +64,7 @@ interface Lane<J, R> {
 }
 
 export function createGroupCommitter<J, R>(
-  flush: (jobs: readonly J[]) => Promise<Outcome<R>[] | CommittedFlush<R>>,
+  flush: (jobs: readonly J[]) => Promise<Outcome<R>[]>,
   { maxWeight, weightOf, retryAlone, onFlush, batchOver }: GroupCommitOptions<J>,
 ): GroupCommitter<J, R> {
   const light: Lane<J, R> = { queue: [], writing: false };
@@ -82,14 +73,12 @@ export function createGroupCommitter<J, R>(
   const stats: GroupCommitStats = { flushes: 0, jobs: 0, largest: 0 };
   const watchers: { count: number; resolve: () => void }[] = [];
   let holds = 0;
-  /** Flushes committed whose answers wait for their fsync. */
-  let awaitingDisk = 0;
   let idle: (() => void)[] = [];
 
   const waitingJobs = () => lanes.reduce((sum, lane) => sum + lane.queue.length, 0);
 
   function wakeIdle(): void {
-    if (awaitingDisk > 0 || lanes.some((lane) => lane.writing || lane.queue.length > 0)) return;
+    if (lanes.some((lane) => lane.writing || lane.queue.length > 0)) return;
     const waiting = idle;
     idle = [];
     for (const resolve of waiting) resolve();
@@ -110,26 +99,6 @@ export function createGroupCommitter<J, R>(
     else waiting.reject(outcome ? outcome.error : new Error('a flush answered fewer jobs than it took'));
   }
 
-  /** Answers the flush's jobs now, or once its commit is on the disk (without holding up the writer). */
-  function answer(batch: Waiting<J, R>[], flushed: Outcome<R>[] | CommittedFlush<R>): void {
-    if (Array.isArray(flushed)) {
-      batch.forEach((waiting, i) => settle(waiting, flushed[i]));
-      return;
-    }
-    awaitingDisk++;
-    const done = (error?: unknown) => {
-      awaitingDisk--;
-      batch.forEach((waiting, i) =>
-        error === undefined ? settle(waiting, flushed.outcomes[i]) : waiting.reject(error),
-      );
-      wakeIdle();
-    };
-    flushed.durable.then(
-      () => done(),
-      (err: unknown) => done(err ?? new Error('the commit could not be made durable')),
-    );
-  }
-
   /** One flush, or when the whole flush failed and held several jobs, each job alone. */
   async function write(batch: Waiting<J, R>[]): Promise<void> {
     stats.flushes++;
@@ -140,7 +109,8 @@ export function createGroupCommitter<J, R>(
       batch.reduce((sum, waiting) => sum + waiting.weight, 0),
     );
     try {
-      answer(batch, await flush(batch.map((waiting) => waiting.job)));
+      const outcomes = await flush(batch.map((waiting) => waiting.job));
+      batch.forEach((waiting, i) => settle(waiting, outcomes[i]));
       return;
     } catch (err) {
       if (batch.length === 1 || !retryAlone(err)) {
@@ -154,7 +124,7 @@ export function createGroupCommitter<J, R>(
       stats.flushes++;
       onFlush?.(1, waiting.weight);
       try {
-        answer([waiting], await flush([waiting.job]));
+        settle(waiting, (await flush([waiting.job]))[0]);
       } catch (err) {
         waiting.reject(err);
       }
@@ -211,8 +181,7 @@ export function createGroupCommitter<J, R>(
     },
     stats: () => ({ ...stats }),
     drained() {
-      if (awaitingDisk === 0 && lanes.every((lane) => !lane.writing && lane.queue.length === 0))
-        return Promise.resolve();
+      if (lanes.every((lane) => !lane.writing && lane.queue.length === 0)) return Promise.resolve();
       return new Promise((resolve) => idle.push(resolve));
     },
   };

@@ -1,6 +1,6 @@
 import { MESSAGES } from '../../../shared/errors.js';
 import type { EventsResponse, TrackingEvent } from '../../../shared/schemas/event.js';
-import { commitAside, type Db, isDatabaseUnavailable } from '../../db/knex.js';
+import { type Db, inTransaction, isDatabaseUnavailable } from '../../db/knex.js';
 import { ForbiddenError } from '../../errors.js';
 import type { Observer } from '../deps.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
@@ -60,9 +60,7 @@ export function createEventIntake(
   const committer = createGroupCommitter<IntakeJob, Stored>(
     async (jobs) => {
       await prepareMonths(usage, jobs);
-      // Answered once on the disk; the next flush commits while this one's fsync runs.
-      const { result, durable } = await commitAside(db, (trx) => storeFlush(trx, jobs, outbox, rollups));
-      return { outcomes: result, durable };
+      return inTransaction(db, (trx) => storeFlush(trx, jobs, outbox, rollups));
     },
     {
       maxWeight: FLUSH_EVENTS,
