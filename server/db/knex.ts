@@ -267,24 +267,29 @@ export function retryDelayMs(attempt: number, random: () => number = Math.random
  * start, up to `attempts` runs with jittered backoff, so its caller gets the answer it would
  * have had alone. `work` must therefore be safe to run again: it reads what it needs inside
  * the transaction. The last refusal is thrown (answered 503: the client may retry).
- * On SQLite it commits as `commitAside` does and resolves once the commit is on the disk.
+ * On SQLite its commit's fsync runs in the thread pool (`syncedAside`), and it resolves once
+ * the commit is on the disk.
  */
-export async function inTransaction<T>(
+export function inTransaction<T>(
   db: Db,
   work: (trx: Trx) => Promise<T>,
   attempts = DEFAULT_ATTEMPTS,
   config: Knex.TransactionConfig = {},
 ): Promise<T> {
   if (config.connection === undefined && !db.isTransaction && engineOf(db) === 'sqlite') {
-    // Resolved means on the disk, as with synchronous=FULL, without the daemon's one thread
-    // waiting for it (commitAside).
-    const { result, durable } = await commitAside(db, work, attempts);
-    await durable;
-    return result;
+    return retried(db, attempts, () => syncedAside(db, work));
   }
+  return retried(db, attempts, () => db.transaction(work, config));
+}
+
+/**
+ * `run` (one transaction) again while the database takes it back whole, up to `attempts` runs
+ * with jittered backoff; no connection is held while it waits.
+ */
+async function retried<T>(db: Db, attempts: number, run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction(work, config);
+      return await run();
     } catch (err) {
       if (!isRetryableTxError(err)) throw err;
       const retry = attempt < attempts;
@@ -312,7 +317,7 @@ interface SqlitePool {
  */
 export async function inTransactionWithoutSync<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
   if (engineOf(db) !== 'sqlite') return inTransaction(db, work);
-  return (await unsyncedOnSqlite(db, work)).result;
+  return retried(db, DEFAULT_ATTEMPTS, async () => (await unsyncedOnSqlite(db, work)).result);
 }
 
 /**
@@ -323,13 +328,12 @@ export async function inTransactionWithoutSync<T>(db: Db, work: (trx: Trx) => Pr
 async function unsyncedOnSqlite<T>(
   db: Db,
   work: (trx: Trx) => Promise<T>,
-  attempts = DEFAULT_ATTEMPTS,
 ): Promise<{ result: T; wal: WalFile | null }> {
   const pool = db.client as SqlitePool;
   const connection = await pool.acquireConnection();
   try {
     connection.pragma('synchronous = NORMAL');
-    const result = await inTransaction(db, work, attempts, { connection });
+    const result = await db.transaction(work, { connection });
     return { result, wal: walFileOf(connection) };
   } finally {
     connection.pragma('synchronous = FULL');
@@ -392,35 +396,21 @@ function syncLog(wal: WalFile): Promise<void> {
   return wal.next;
 }
 
-/** A transaction committed, and when what it wrote is on the disk. */
-interface CommittedAside<T> {
-  result: T;
-  /** Resolves once the commit is durable; rejects if the disk refused (nobody may be told it is stored). */
-  durable: Promise<void>;
-}
-
-const ALREADY_DURABLE = Promise.resolve();
-
 /**
- * `inTransaction` whose SQLite commit does not wait for the disk on the daemon's only thread:
+ * One transaction whose SQLite commit does not wait for the disk on the daemon's only thread:
  * it commits with synchronous=NORMAL (the write-ahead log written, not yet synced, on the
- * daemon's one connection held from before BEGIN to after COMMIT), and `durable` then fsyncs
- * the log from the thread pool. better-sqlite3 otherwise waits for the disk on the daemon's
- * only thread at every commit, and no request is read meanwhile. A caller answers only once
- * `durable` resolves, so an answer means on the disk as with synchronous=FULL; a power cut
- * before it loses only what nobody was answered for yet. Meanwhile other transactions may
- * commit, and share the next fsync (docs/architecture.md, "Commits on SQLite"). MySQL: as
- * `inTransaction`, durable at its commit.
+ * daemon's one connection held from before BEGIN to after COMMIT), then fsyncs the log from
+ * the thread pool before it resolves. better-sqlite3 otherwise waits for the disk on the
+ * daemon's only thread at every commit, and no request is read meanwhile. Resolved means on the
+ * disk as with synchronous=FULL; a power cut before it loses only what nobody was answered for
+ * yet. Meanwhile other transactions may commit, and share the next fsync (docs/architecture.md,
+ * "Commits on SQLite").
  */
-async function commitAside<T>(
-  db: Db,
-  work: (trx: Trx) => Promise<T>,
-  attempts = DEFAULT_ATTEMPTS,
-): Promise<CommittedAside<T>> {
-  if (engineOf(db) !== 'sqlite') return { result: await inTransaction(db, work, attempts), durable: ALREADY_DURABLE };
-  const { result, wal } = await unsyncedOnSqlite(db, work, attempts);
+async function syncedAside<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
+  const { result, wal } = await unsyncedOnSqlite(db, work);
   // An in-memory database keeps no log: nothing to make durable.
-  return { result, durable: wal === null ? ALREADY_DURABLE : syncLog(wal) };
+  if (wal !== null) await syncLog(wal);
+  return result;
 }
 
 /**
