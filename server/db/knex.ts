@@ -324,6 +324,8 @@ export async function inTransactionWithoutSync<T>(db: Db, work: (trx: Trx) => Pr
  * `work` in a transaction on SQLite's one connection, held from before BEGIN to after COMMIT so
  * nothing else commits meanwhile, with synchronous=NORMAL for it alone: the commit writes the
  * write-ahead log without waiting for its fsync. Answers the result and the connection's log.
+ * A file in another journal mode keeps no such log (the daemon warns at start): its commit
+ * stays synchronous=FULL, synced by SQLite itself, since nothing would sync it afterwards.
  */
 async function unsyncedOnSqlite<T>(
   db: Db,
@@ -331,12 +333,14 @@ async function unsyncedOnSqlite<T>(
 ): Promise<{ result: T; wal: WalFile | null }> {
   const pool = db.client as SqlitePool;
   const connection = await pool.acquireConnection();
+  let wal: WalFile | null = null;
   try {
-    connection.pragma('synchronous = NORMAL');
+    wal = walFileOf(connection);
+    if (wal !== null) connection.pragma('synchronous = NORMAL');
     const result = await db.transaction(work, { connection });
-    return { result, wal: walFileOf(connection) };
+    return { result, wal };
   } finally {
-    connection.pragma('synchronous = FULL');
+    if (wal !== null) connection.pragma('synchronous = FULL');
     await pool.releaseConnection(connection);
   }
 }
@@ -408,7 +412,7 @@ function syncLog(wal: WalFile): Promise<void> {
  */
 async function syncedAside<T>(db: Db, work: (trx: Trx) => Promise<T>): Promise<T> {
   const { result, wal } = await unsyncedOnSqlite(db, work);
-  // An in-memory database keeps no log: nothing to make durable.
+  // No log (an in-memory database, another journal mode): the commit needed no fsync of ours.
   if (wal !== null) await syncLog(wal);
   return result;
 }

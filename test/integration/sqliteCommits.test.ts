@@ -102,6 +102,23 @@ describe(`SQLite commits (${ENGINE})`, function () {
     expect(failed).to.equal('EIO: i/o error, fdatasync');
   });
 
+  it('keeps synchronous=FULL inside the transaction of a file in another journal mode', async () => {
+    const other = await createTestDatabase({ migrate: false });
+    try {
+      // Before any transaction: the connection's journal mode is read once, at its first.
+      await other.db.raw('PRAGMA journal_mode = DELETE');
+      const inside = await inTransaction(other.db, (trx) => trx.raw('PRAGMA synchronous'));
+      expect(inside).to.deep.equal([{ synchronous: 2 }]);
+      expect(syncs, 'SQLite synced the commit itself').to.equal(0);
+    } finally {
+      await other.drop();
+    }
+    const inWal = inTransaction(database.db, (trx) => trx.raw('PRAGMA synchronous'));
+    await until(() => held.length === 1);
+    releaseAll();
+    expect(await inWal, 'in WAL mode the commit is synced aside').to.deep.equal([{ synchronous: 1 }]);
+  });
+
   it('prepares a statement once per connection, and again by itself after a schema change', async () => {
     const { db } = database;
     const conn = (await db.client.acquireConnection()) as { prepare(sql: string): unknown };
