@@ -23,6 +23,7 @@ import {
   type Stored,
   type Written,
 } from './records.js';
+import { whyIgnored } from './ignored.js';
 import { newIntakeId, storeWithConversions } from './sales.js';
 
 export { MonthlyLimitReached, type Stored } from './records.js';
@@ -32,6 +33,7 @@ export { MonthlyLimitReached, type Stored } from './records.js';
  * insert-ignore, and a read-back only when some event has an event_id (an event with no key
  * cannot collide). Two requests of the flush may carry the same event_id: the insert kept the
  * first in order, so the first request to claim a stored key has it, the other is a duplicate.
+ * Every event left out is checked against the row that holds its key (whyIgnored).
  */
 async function storeWithoutConversions(
   trx: Trx,
@@ -52,20 +54,30 @@ async function storeWithoutConversions(
       )
     : new Set<string>();
   let next = 0;
-  return requests.map(({ candidates }) => {
+  const results = requests.map(({ candidates }) => {
     const stored: Stored = { accepted: 0, skipped: [] };
+    const ignored: Candidate[] = [];
     for (const candidate of candidates) {
       const row = rows[next++];
       if (!row) throw new Error('rows and candidates out of step');
       const eventId = candidate.event.event_id;
       const key = eventId === undefined ? undefined : `${candidate.campaignId}\n${eventId}`;
       if (key !== undefined && !storedKeys.delete(key)) {
-        stored.skipped.push({ index: candidate.index, reason: 'duplicate_event_id' });
+        ignored.push(candidate);
         continue;
       }
       stored.accepted++;
       written.events.push(counted(row));
     }
+    return { stored, ignored };
+  });
+  const reasons = await whyIgnored(
+    trx,
+    results.flatMap(({ ignored }) => ignored),
+  );
+  let skip = 0;
+  return results.map(({ stored, ignored }) => {
+    stored.skipped.push(...reasons.slice(skip, (skip += ignored.length)));
     return stored;
   });
 }

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { Trx } from '../../db/knex.js';
 import {
   deleteTrackingEvents,
-  existingEventIds,
   insertConversions,
   insertTrackingEventsIgnoringDuplicates,
   type NewConversion,
@@ -12,6 +11,7 @@ import {
 } from '../../repositories/events.js';
 import { reserveConversions } from '../../repositories/usage.js';
 import { earn, type Earning, type FlushRules, secondTier } from './commission.js';
+import { whyIgnored } from './ignored.js';
 import {
   type Candidate,
   counted,
@@ -105,21 +105,6 @@ async function secondTiers(
     ];
   });
   await insertConversions(trx, tiers);
-}
-
-/** A row the insert ignored collided on its event_id or its order_id; ask only when it had both. */
-async function whyIgnored(trx: Trx, ignored: readonly Candidate[]): Promise<Skip[]> {
-  const both = ignored.filter((c) => c.event.event_id !== undefined && c.orderId !== undefined);
-  const seen = new Map<number, Set<string>>();
-  for (const campaignId of new Set(both.map((c) => c.campaignId))) {
-    const eventIds = both.filter((c) => c.campaignId === campaignId).map((c) => c.event.event_id ?? '');
-    seen.set(campaignId, await existingEventIds(trx, campaignId, eventIds));
-  }
-  return ignored.map(({ index, campaignId, event, orderId }): Skip => {
-    const eventIdTaken =
-      event.event_id !== undefined && (orderId === undefined || (seen.get(campaignId)?.has(event.event_id) ?? false));
-    return { index, reason: eventIdTaken ? 'duplicate_event_id' : 'duplicate_order_id' };
-  });
 }
 
 /**
