@@ -255,14 +255,8 @@ export async function trackingEventsOfIntake(trx: Trx, intakeId: string): Promis
   }));
 }
 
-/** Of the event ids and order ids an insert-ignore met, those the campaign holds. */
-export interface HeldKeys {
-  eventIds: Set<string>;
-  orderIds: Set<string>;
-}
-
 /**
- * Which of these event ids and order ids the campaign holds, as the insert that ignored their
+ * Which of these event ids (or order ids) the campaign holds, as the insert that ignored their
  * rows saw them: on MySQL a locking read (LOCK IN SHARE MODE), which reads the latest committed
  * rows rather than the transaction's snapshot, waits for a writer still deciding, and keeps
  * what it found until the commit. SQLite has one writer: a plain read sees the same.
@@ -270,26 +264,21 @@ export interface HeldKeys {
 export async function heldDedupeKeys(
   trx: Trx,
   campaignId: number,
-  eventIds: readonly string[],
-  orderIds: readonly string[],
-): Promise<HeldKeys> {
-  const held = (column: 'event_key' | 'order_key', select: 'event_id' | 'order_id', ids: readonly string[]) =>
-    inChunks(ids, (part) =>
-      trx('tracking_events')
-        .where('campaign_id', campaignId)
-        .whereIn(
-          column,
-          part.map((id) => dedupeKey(id)),
-        )
-        .forShare()
-        .select<Record<typeof select, string>[]>(select),
-    );
-  const events = await held('event_key', 'event_id', eventIds);
-  const orders = await held('order_key', 'order_id', orderIds);
-  return {
-    eventIds: new Set(events.map((row) => row.event_id)),
-    orderIds: new Set(orders.map((row) => row.order_id)),
-  };
+  key: 'event_id' | 'order_id',
+  ids: readonly string[],
+): Promise<Set<string>> {
+  const column = key === 'event_id' ? 'event_key' : 'order_key';
+  const rows = await inChunks(ids, (part) =>
+    trx('tracking_events')
+      .where('campaign_id', campaignId)
+      .whereIn(
+        column,
+        part.map((id) => dedupeKey(id)),
+      )
+      .forShare()
+      .select<Record<typeof key, string>[]>(key),
+  );
+  return new Set(rows.map((row) => row[key]));
 }
 
 export async function insertConversions(trx: Trx, conversions: readonly NewConversion[]): Promise<void> {

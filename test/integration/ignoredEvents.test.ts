@@ -8,8 +8,7 @@ import { createMerchant, type Merchant, startTestDaemon } from '../helpers/daemo
 import { createTestDatabase, ENGINE, type TestDatabase } from '../helpers/database.js';
 import { addAffiliate, conversion, pageView } from '../helpers/events.js';
 import { call } from '../helpers/http.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from '../helpers/receiver.js';
 
 /**
  * An event the insert-ignore left out is answered `duplicate_*` only while a row holds its key.

@@ -1,5 +1,5 @@
 import { TransactionOvertaken, type Trx } from '../../db/knex.js';
-import { heldDedupeKeys, type HeldKeys } from '../../repositories/events.js';
+import { heldDedupeKeys } from '../../repositories/events.js';
 import type { Candidate, Skip } from './records.js';
 
 /** What an event left out of the insert is judged by. */
@@ -14,25 +14,40 @@ export type IgnoredEvent = Pick<Candidate, 'index' | 'campaignId' | 'event' | 'o
  * (TransactionOvertaken), and stores them.
  */
 export async function whyIgnored(trx: Trx, ignored: readonly IgnoredEvent[]): Promise<Skip[]> {
-  const held = new Map<number, HeldKeys>();
+  const reasons = new Map<IgnoredEvent, Skip['reason']>();
   for (const campaignId of new Set(ignored.map((c) => c.campaignId))) {
     const ofCampaign = ignored.filter((c) => c.campaignId === campaignId);
-    held.set(
+    const eventIds = await heldDedupeKeys(
+      trx,
       campaignId,
-      await heldDedupeKeys(
-        trx,
-        campaignId,
-        ofCampaign.flatMap((c) => (c.event.event_id === undefined ? [] : [c.event.event_id])),
-        ofCampaign.flatMap((c) => (c.orderId === undefined ? [] : [c.orderId])),
-      ),
+      'event_id',
+      idsOf(ofCampaign, (c) => c.event.event_id),
     );
-  }
-  return ignored.map(({ index, campaignId, event, orderId }): Skip => {
-    const keys = held.get(campaignId);
-    if (event.event_id !== undefined && keys?.eventIds.has(event.event_id)) {
-      return { index, reason: 'duplicate_event_id' };
+    for (const c of ofCampaign) {
+      if (c.event.event_id !== undefined && eventIds.has(c.event.event_id)) reasons.set(c, 'duplicate_event_id');
     }
-    if (orderId !== undefined && keys?.orderIds.has(orderId)) return { index, reason: 'duplicate_order_id' };
-    throw new TransactionOvertaken('a row that kept an event out of the insert is gone');
+    // Only an event whose event_id no row holds can have been kept out by its order_id.
+    const rest = ofCampaign.filter((c) => !reasons.has(c));
+    const orderIds = await heldDedupeKeys(
+      trx,
+      campaignId,
+      'order_id',
+      idsOf(rest, (c) => c.orderId),
+    );
+    for (const c of rest) {
+      if (c.orderId !== undefined && orderIds.has(c.orderId)) reasons.set(c, 'duplicate_order_id');
+    }
+  }
+  return ignored.map((c): Skip => {
+    const reason = reasons.get(c);
+    if (reason === undefined) throw new TransactionOvertaken('a row that kept an event out of the insert is gone');
+    return { index: c.index, reason };
+  });
+}
+
+function idsOf(events: readonly IgnoredEvent[], id: (c: IgnoredEvent) => string | undefined): string[] {
+  return events.flatMap((c) => {
+    const value = id(c);
+    return value === undefined ? [] : [value];
   });
 }
