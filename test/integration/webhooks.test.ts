@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { webhookOutbox } from '../../server/services/webhooks/outbox.js';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { createMerchant, type Merchant, useTestDaemon } from '../helpers/daemon.js';
+import { createMerchant, type Merchant, servicesFor, useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
 import { addAffiliate, conversion } from '../helpers/events.js';
 import { call } from '../helpers/http.js';
@@ -227,6 +227,41 @@ describe(`webhooks API and delivery (${ENGINE})`, () => {
         ['order-2', 12.5, 1.25, 'pending', affiliate.id, affiliate.code],
       ]);
       expect(data[0]).to.include.keys('id', 'payoutId', 'occurredAt', 'createdAt', 'properties');
+    });
+
+    it('conversion.created carries each conversion exactly as GET /v1/conversions/{id} answers it, second tiers too', async () => {
+      const { secret } = await register(['conversion.created']);
+      const parent = await addAffiliate(t.db, shop.campaignId, { code: 'Parent-Ana' });
+      const child = await addAffiliate(t.db, shop.campaignId, { code: 'Child-Bia' });
+      await t.db('affiliates').where('id', child.id).update({ parent_affiliate_id: parent.id });
+      await servicesFor(t.db).campaigns.update(shop.campaignId, { secondTierPercent: 10 });
+      const childRow = await t.db('affiliates').where('id', child.id).first<{ email: string } | undefined>('email');
+      if (!childRow) throw new Error('no affiliate');
+      const childEmail = childRow.email;
+      const res = await api('POST', '/v1/events', {
+        events: [
+          // The code as a visitor typed it: the payload names the affiliate's own code.
+          conversion(shop.publicId, 'child-bia', 'order-tiered', 1234.56, {
+            properties: {
+              order_id: 'order-tiered',
+              order_value: 1234.56,
+              product: 'Plano Pro',
+              coupon: 'ÁGUA',
+              customer_email: childEmail.toUpperCase(),
+            },
+          }),
+          conversion(shop.publicId, parent.code, 'order-plain', 0.1),
+        ],
+      });
+      expect(res.body.accepted, res.text).to.equal(2);
+      const requests = await receiver.waitFor(3);
+      const data = requests.map((r) => (verifyWith(secret, r) as { data: { id: number } }).data);
+      expect(data.map((d) => (d as { kind?: string }).kind).sort()).to.deep.equal(['sale', 'sale', 'second_tier']);
+      expect(data.some((d) => (d as { flags?: string[] }).flags?.includes('self_referral'))).to.equal(true);
+      for (const sent of data) {
+        const got = await api('GET', `/v1/conversions/${sent.id}`);
+        expect(sent, `conversion ${sent.id}`).to.deep.equal(got.body);
+      }
     });
 
     it('a receiver that fails twice then answers 200 gets the message three times with one webhook-id', async () => {
