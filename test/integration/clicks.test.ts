@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { MESSAGES } from '../../shared/errors.js';
+import { DAY_ROWS } from '../../server/repositories/analytics.js';
 import { servicesFor, useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
 import { addAffiliate } from '../helpers/events.js';
@@ -147,5 +148,31 @@ describe(`GET /r/{campaignPublicId}/{code} (${ENGINE})`, () => {
     const ids = replies.map((reply) => new URL(String(reply.headers.location)).searchParams.get('click_id'));
     expect(new Set(ids).size).to.equal(40);
     expect((await clicks()).map((row) => row.id).sort()).to.deep.equal([...ids].sort());
+  });
+
+  it('counts a burst over several links once each in the rollup, by hour and by day, as it stores them', async () => {
+    const other = await addAffiliate(t.db, t.merchant.campaignId);
+    const agents = [FIREFOX, IPHONE];
+    // Enough at once to be written in several flushes that add to the same rollup rows.
+    const replies = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        follow(`/r/${t.merchant.publicId}/${i % 2 ? code : other.code}?utm_source=s${i % 3}`, {
+          'user-agent': agents[i % agents.length] ?? FIREFOX,
+        }),
+      ),
+    );
+    expect(replies.every((reply) => reply.status === 302)).to.equal(true);
+    expect(await clicks()).to.have.length(200);
+    const counted = async (days: boolean) => {
+      const row = await t
+        .db('analytics_hourly')
+        .where('campaign_id', t.merchant.campaignId)
+        .andWhere('hour', days ? '>=' : '<', DAY_ROWS)
+        .sum({ n: 'clicks' })
+        .first();
+      return Number(row?.n ?? 0);
+    };
+    expect(await counted(false), 'hour rows').to.equal(200);
+    expect(await counted(true), 'day rows').to.equal(200);
   });
 });
