@@ -13,41 +13,33 @@ export type IgnoredEvent = Pick<Candidate, 'index' | 'campaignId' | 'event' | 'o
  * answered "duplicate" for events nobody stored). The whole flush then runs again
  * (TransactionOvertaken), and stores them.
  */
+/** The keys an ignored event is judged by, in order: its event_id first, then its order_id. */
+const KEYS = [
+  { key: 'event_id', of: (c: IgnoredEvent) => c.event.event_id, reason: 'duplicate_event_id' },
+  { key: 'order_id', of: (c: IgnoredEvent) => c.orderId, reason: 'duplicate_order_id' },
+] as const;
+
 export async function whyIgnored(trx: Trx, ignored: readonly IgnoredEvent[]): Promise<Skip[]> {
   const reasons = new Map<IgnoredEvent, Skip['reason']>();
   for (const campaignId of new Set(ignored.map((c) => c.campaignId))) {
-    const ofCampaign = ignored.filter((c) => c.campaignId === campaignId);
-    const eventIds = await heldDedupeKeys(
-      trx,
-      campaignId,
-      'event_id',
-      idsOf(ofCampaign, (c) => c.event.event_id),
-    );
-    for (const c of ofCampaign) {
-      if (c.event.event_id !== undefined && eventIds.has(c.event.event_id)) reasons.set(c, 'duplicate_event_id');
-    }
-    // Only an event whose event_id no row holds can have been kept out by its order_id.
-    const rest = ofCampaign.filter((c) => !reasons.has(c));
-    const orderIds = await heldDedupeKeys(
-      trx,
-      campaignId,
-      'order_id',
-      idsOf(rest, (c) => c.orderId),
-    );
-    for (const c of rest) {
-      if (c.orderId !== undefined && orderIds.has(c.orderId)) reasons.set(c, 'duplicate_order_id');
+    for (const { key, of, reason } of KEYS) {
+      // Only an event no earlier key explains is asked about by the next.
+      const open = ignored.filter((c) => c.campaignId === campaignId && !reasons.has(c));
+      const held = await heldDedupeKeys(
+        trx,
+        campaignId,
+        key,
+        open.flatMap((c) => of(c) ?? []),
+      );
+      for (const c of open) {
+        const id = of(c);
+        if (id !== undefined && held.has(id)) reasons.set(c, reason);
+      }
     }
   }
   return ignored.map((c): Skip => {
     const reason = reasons.get(c);
     if (reason === undefined) throw new TransactionOvertaken('a row that kept an event out of the insert is gone');
     return { index: c.index, reason };
-  });
-}
-
-function idsOf(events: readonly IgnoredEvent[], id: (c: IgnoredEvent) => string | undefined): string[] {
-  return events.flatMap((c) => {
-    const value = id(c);
-    return value === undefined ? [] : [value];
   });
 }
