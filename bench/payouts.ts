@@ -24,6 +24,7 @@ import { pageViewBody } from './lib/events.js';
 import { type Engine, type Figure, makeFigure } from './lib/figure.js';
 import type { BenchOptions } from './lib/options.js';
 import type { Part } from './lib/part.js';
+import { startProbe } from './lib/probe.js';
 import { percentile } from './lib/stats.js';
 
 const PER_RAIL = 1_000;
@@ -39,24 +40,6 @@ function detailsOf(rail: Rail, i: number): Details {
   if (rail === 'pix') return { method: 'pix', pixKeyType: 'phone', account: `+5511900${n}00` };
   if (rail === 'paypal') return { method: 'paypal', account: `bench${n}@example.com` };
   return { method: 'stripe', account: `acct_1BenchPayout${n}` };
-}
-
-/** Single page views, one request at a time, until `stop`: each one's milliseconds. */
-async function intakeLatencies(url: string, key: string, body: string, stop: () => boolean): Promise<number[]> {
-  const samples: number[] = [];
-  while (!stop()) {
-    const started = process.hrtime.bigint();
-    const res = await request(`${url}/v1/events`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body,
-    });
-    await res.body.dump();
-    if (res.statusCode !== 200) throw new Error(`POST /v1/events answered ${res.statusCode}`);
-    samples.push(Number(process.hrtime.bigint() - started) / 1e6);
-    await sleep(10);
-  }
-  return samples;
 }
 
 async function benchPayouts(engine: Engine, opts: BenchOptions): Promise<Figure[]> {
@@ -136,10 +119,9 @@ async function benchPayouts(engine: Engine, opts: BenchOptions): Promise<Figure[
     const figures: Figure[] = [];
     for (const rail of rails) {
       // Alone: the same probe for 3 s with nothing being sent.
-      const aloneUntil = Date.now() + 3000;
-      const alone = await intakeLatencies(url, merchant.key, pageView, () => Date.now() > aloneUntil);
-      let done = false;
-      const during = intakeLatencies(url, merchant.key, pageView, () => done);
+      const probe = startProbe(url, merchant.key, pageView);
+      await sleep(3000);
+      probe.cut();
       const started = Date.now();
       const run = await api('POST', '/v1/payout-runs', { rail });
       const ids = (run.payouts as Array<{ payoutId: number }>).map((line) => line.payoutId);
@@ -153,8 +135,7 @@ async function benchPayouts(engine: Engine, opts: BenchOptions): Promise<Figure[
         await sleep(50);
       }
       const seconds = (Date.now() - started) / 1000;
-      done = true;
-      const duringSamples = await during;
+      const [alone = [], duringSamples = []] = await probe.stop();
       const paid = await db('payouts').whereIn('id', ids).where('status', 'paid').count({ n: '*' });
       if (Number(paid[0]?.n ?? 0) !== perRail) throw new Error(`not every ${rail} payout was paid`);
       const sendPath = { pix: '/v3/transfers', paypal: '/v1/payments/payouts', stripe: '/v1/transfers' }[rail];
