@@ -18,6 +18,8 @@ export interface ClickRow {
   utm_campaign: string | null;
   utm_term: string | null;
   utm_content: string | null;
+  /** True until the fold has added the click to the rollup (0/1 on both engines). */
+  rollup_pending: boolean | number;
 }
 
 /** One row of the analytics rollup (docs/analytics.md). */

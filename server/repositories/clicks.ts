@@ -71,10 +71,12 @@ const CLICK_COLUMNS = [
   'country',
   'referrer',
   ...UTM_TAGS,
+  'rollup_pending',
 ] as const satisfies readonly (keyof ClickRow)[];
 
-function clickRow(click: NewClick): ClickRow {
+function clickRow(click: NewClick, pending: boolean): ClickRow {
   return {
+    rollup_pending: pending,
     id: click.id,
     campaign_id: click.campaignId,
     affiliate_id: click.affiliateId,
@@ -89,9 +91,91 @@ function clickRow(click: NewClick): ClickRow {
   };
 }
 
-/** The clicks of one flush of the click writer: one multi-row insert (500 rows a statement). */
-export async function insertClicks(trx: Trx, clicks: readonly NewClick[]): Promise<void> {
-  await insertRows(trx, 'clicks', CLICK_COLUMNS, clicks.map(clickRow));
+/**
+ * The clicks of one flush of the click writer: one multi-row insert (500 rows a statement),
+ * `pending` for the rollup's fold (docs/analytics.md, "The rollups").
+ */
+export async function insertClicks(trx: Trx, clicks: readonly NewClick[], pending: boolean): Promise<void> {
+  await insertRows(
+    trx,
+    'clicks',
+    CLICK_COLUMNS,
+    clicks.map((click) => clickRow(click, pending)),
+  );
+}
+
+/** A click the rollup has yet to count: what the rollup keeps of it. */
+export interface PendingClick {
+  id: string;
+  campaignId: number;
+  affiliateId: number;
+  createdAt: Date;
+  bot: boolean;
+  device: string;
+  country: string | null;
+  referrer: string | null;
+  utmSource: string | null;
+}
+
+type PendingRow = Pick<
+  ClickRow,
+  'id' | 'campaign_id' | 'affiliate_id' | 'created_at' | 'bot' | 'device' | 'country' | 'referrer' | 'utm_source'
+>;
+
+/** Whether a click (of the campaign, or of any) waits for the fold: a read that takes no lock. */
+export async function hasPendingClicks(db: Db, campaignId?: number): Promise<boolean> {
+  const query = db('clicks').where('rollup_pending', true);
+  if (campaignId !== undefined) query.andWhere('campaign_id', campaignId);
+  return (await query.first('id')) !== undefined;
+}
+
+/**
+ * Up to `limit` clicks waiting for the fold (of one campaign, or of any), locked on MySQL/MariaDB
+ * until the transaction ends, so another daemon's fold waits and then finds them folded; SQLite's
+ * one writer needs no lock.
+ */
+export async function takePendingClicks(
+  trx: Trx,
+  options: { campaignId?: number; limit: number },
+): Promise<PendingClick[]> {
+  let query = trx('clicks').where('rollup_pending', true);
+  if (options.campaignId !== undefined) query = query.andWhere('campaign_id', options.campaignId);
+  query = query.limit(options.limit);
+  if (engineOf(trx) === 'mysql') query = query.forUpdate();
+  const rows = await query.select<PendingRow[]>(
+    'id',
+    'campaign_id',
+    'affiliate_id',
+    'created_at',
+    'bot',
+    'device',
+    'country',
+    'referrer',
+    'utm_source',
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    campaignId: Number(row.campaign_id),
+    affiliateId: Number(row.affiliate_id),
+    createdAt: dateOf(row.created_at),
+    bot: Boolean(row.bot),
+    device: row.device,
+    country: row.country,
+    referrer: row.referrer,
+    utmSource: row.utm_source,
+  }));
+}
+
+/** Clears the flag of these clicks where it is still set; answers how many it cleared. */
+export async function markClicksFolded(trx: Trx, ids: readonly string[]): Promise<number> {
+  let cleared = 0;
+  for (const part of chunks(ids)) {
+    cleared += await trx('clicks')
+      .whereIn('id', part)
+      .andWhere('rollup_pending', true)
+      .update({ rollup_pending: false });
+  }
+  return cleared;
 }
 
 /** A click as attribution weighs it: whose, when, and its campaign's window and model. */

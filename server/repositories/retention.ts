@@ -3,9 +3,18 @@ import type { Db } from '../db/knex.js';
 /** Rows one statement of retention deletes at most: short statements, short locks. */
 export const RETENTION_BATCH = 500;
 
-/** Deletes up to one batch of clicks whose id sorts below `floor` (made before its time); answers how many. */
+/**
+ * Deletes up to one batch of clicks whose id sorts below `floor` (made before its time) and that
+ * the rollup has counted; answers how many. A click still pending for the fold stays until it is
+ * folded: deleted first, it would never be counted.
+ */
 export async function deleteClicksBefore(db: Db, floor: string): Promise<number> {
-  const ids = await db('clicks').where('id', '<', floor).orderBy('id').limit(RETENTION_BATCH).pluck('id');
+  const ids = await db('clicks')
+    .where('id', '<', floor)
+    .andWhere('rollup_pending', false)
+    .orderBy('id')
+    .limit(RETENTION_BATCH)
+    .pluck('id');
   if (ids.length === 0) return 0;
   await db('clicks').whereIn('id', ids).delete();
   return ids.length;

@@ -138,7 +138,8 @@ export function createServices(options: {
   const sender = payoutSender(deps, outbox, payoutQueue.wake);
   const payoutRuns = payoutRunService(deps, payouts, sender);
   const callbacks = payoutCallbacks({ ...deps, box, writer, wake: payoutQueue.wake });
-  const analytics = analyticsService(deps);
+  // The clicks' share of the rollup is folded in off the redirect's path, and before each read of it.
+  const analytics = analyticsService(deps, clicks.fold);
   const audit = auditService(deps);
   const groups = groupService(deps, outbox);
   const campaigns = campaignService(deps, usage);
@@ -151,6 +152,7 @@ export function createServices(options: {
   jobs.periodic(payoutResumeJob(deps, payoutRuns));
   jobs.periodic(portalHousekeeping(deps));
   jobs.periodic(eventsRetention(deps));
+  jobs.periodic(clicks.fold.job);
   return {
     authenticator: apiKeyAuthenticator(deps),
     affiliates,

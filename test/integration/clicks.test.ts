@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { MESSAGES } from '../../shared/errors.js';
 import { DAY_ROWS } from '../../server/repositories/analytics.js';
+import { insertClicks, type NewClick } from '../../server/repositories/clicks.js';
+import { newClickId } from '../../server/services/clicks/clickId.js';
 import { servicesFor, useTestDaemon } from '../helpers/daemon.js';
 import { ENGINE } from '../helpers/database.js';
 import { addAffiliate } from '../helpers/events.js';
@@ -150,7 +152,7 @@ describe(`GET /r/{campaignPublicId}/{code} (${ENGINE})`, () => {
     expect((await clicks()).map((row) => row.id).sort()).to.deep.equal([...ids].sort());
   });
 
-  it('counts a burst over several links once each in the rollup, by hour and by day, as it stores them', async () => {
+  it('counts a burst over several links once each in the rollup, by hour and by day, as soon as it is read', async () => {
     const other = await addAffiliate(t.db, t.merchant.campaignId);
     const agents = [FIREFOX, IPHONE];
     // Enough at once to be written in several flushes that add to the same rollup rows.
@@ -163,6 +165,11 @@ describe(`GET /r/{campaignPublicId}/{code} (${ENGINE})`, () => {
     );
     expect(replies.every((reply) => reply.status === 302)).to.equal(true);
     expect(await clicks()).to.have.length(200);
+    // Read at once, whatever the periodic fold has done yet: the read folds what is pending first.
+    const analytics = await call(t.url, 'GET', '/v1/analytics?metrics=clicks&interval=day', { key: t.merchant.key });
+    expect(analytics.status).to.equal(200);
+    expect(analytics.body.totals).to.deep.equal({ clicks: 200 });
+    expect(await t.db('clicks').where('rollup_pending', true).count({ n: '*' }).first()).to.deep.equal({ n: 0 });
     const counted = async (days: boolean) => {
       const row = await t
         .db('analytics_hourly')
@@ -174,5 +181,47 @@ describe(`GET /r/{campaignPublicId}/{code} (${ENGINE})`, () => {
     };
     expect(await counted(false), 'hour rows').to.equal(200);
     expect(await counted(true), 'day rows').to.equal(200);
+  });
+  it('folds each click into the rollup once, however many folds run at once', async () => {
+    const other = await addAffiliate(t.db, t.merchant.campaignId);
+    const at = Date.now();
+    // Stored pending at once, more than two batches of the fold, over two affiliates and both kinds.
+    const stored: NewClick[] = Array.from({ length: 1_200 }, (_, i) => ({
+      id: newClickId(new Date(at + i)),
+      campaignId: t.merchant.campaignId,
+      affiliateId: i % 2 ? affiliateId : other.id,
+      createdAt: new Date(at + i),
+      bot: i % 10 === 0,
+      device: i % 3 ? 'desktop' : 'mobile',
+      browser: 'Firefox',
+      os: 'Linux',
+      country: null,
+      referrer: null,
+      utm: { utm_source: `s${i % 4}`, utm_medium: null, utm_campaign: null, utm_term: null, utm_content: null },
+    }));
+    await t.db.transaction((trx) => insertClicks(trx, stored, true));
+    // Two daemons' periodic folds and a read's, beside this daemon's own.
+    const [one, two] = [servicesFor(t.db), servicesFor(t.db)];
+    const signal = new AbortController().signal;
+    await Promise.all([
+      one.clicks.fold.job.run(signal),
+      two.clicks.fold.job.run(signal),
+      one.clicks.fold.campaign(t.merchant.campaignId),
+    ]);
+    expect(await t.db('clicks').where('rollup_pending', true).count({ n: '*' }).first()).to.deep.equal({ n: 0 });
+    const sums = async (days: boolean) => {
+      const row = await t
+        .db('analytics_hourly')
+        .where('campaign_id', t.merchant.campaignId)
+        .andWhere('hour', days ? '>=' : '<', DAY_ROWS)
+        .sum({ clicks: 'clicks', bots: 'bot_clicks' })
+        .first();
+      return { clicks: Number(row?.clicks ?? 0), bots: Number(row?.bots ?? 0) };
+    };
+    expect(await sums(false), 'hour rows').to.deep.equal({ clicks: 1_080, bots: 120 });
+    expect(await sums(true), 'day rows').to.deep.equal({ clicks: 1_080, bots: 120 });
+    // Nothing is left to fold: another run adds nothing.
+    expect(await two.clicks.fold.job.run(signal)).to.equal(0);
+    expect(await sums(false)).to.deep.equal({ clicks: 1_080, bots: 120 });
   });
 });

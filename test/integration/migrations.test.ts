@@ -82,6 +82,7 @@ const MIGRATIONS = [
   '20261201010000_dashboard_passkey_names',
   '20261201030000_campaign_daily_stats',
   '20261202010000_analytics_rollup_clustered',
+  '20261203010000_clicks_rollup_pending',
 ];
 
 /** A campaign row as every migration state accepts it (plan `free` unless named), and its id. */

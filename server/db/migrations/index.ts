@@ -29,6 +29,7 @@ import * as dashboardPasskeyNames from './20261201010000_dashboard_passkey_names
 import * as campaignDailyStats from './20261201030000_campaign_daily_stats.js';
 import * as campaignDailyStatsReconciled from './20261201030100_campaign_daily_stats_reconciled.js';
 import * as analyticsRollupClustered from './20261202010000_analytics_rollup_clustered.js';
+import * as clicksRollupPending from './20261203010000_clicks_rollup_pending.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -77,6 +78,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['20261201030000_campaign_daily_stats', campaignDailyStats],
   ['20261201030100_campaign_daily_stats_reconciled', campaignDailyStatsReconciled],
   ['20261202010000_analytics_rollup_clustered', analyticsRollupClustered],
+  ['20261203010000_clicks_rollup_pending', clicksRollupPending],
 ];
 
 /** Every migration this build knows, in order: the last is the schema version it was built for. */

@@ -9,6 +9,7 @@ import {
   type FunnelQuery,
 } from '../../../shared/schemas/analytics.js';
 import { NotFoundError } from '../../errors.js';
+import type { ClickFold } from '../clicks/fold.js';
 import { type RollupCounter, type RollupDimension, referralIdsOf, rollupSums } from '../../repositories/analytics.js';
 import { findCampaign } from '../../repositories/campaigns.js';
 import type { ServiceDeps } from '../deps.js';
@@ -24,6 +25,8 @@ export interface AnalyticsService {
 }
 
 const HOUR_MS = 3_600_000;
+/** Metrics that count clicks: a read of them folds the campaign's pending clicks first (clicks/fold.ts). */
+const CLICK_METRICS: ReadonlySet<AnalyticsMetric> = new Set(['clicks', 'bot_clicks']);
 const COLUMN: Record<AnalyticsMetric, RollupCounter> = {
   clicks: 'clicks',
   bot_clicks: 'bot_clicks',
@@ -98,7 +101,7 @@ async function pointSums(
   return { groups, totals };
 }
 
-export function analyticsService({ db, now }: ServiceDeps): AnalyticsService {
+export function analyticsService({ db, now }: ServiceDeps, folds: Pick<ClickFold, 'campaign'>): AnalyticsService {
   async function currencyOf(campaignId: number): Promise<string> {
     const campaign = await findCampaign(db, campaignId);
     if (!campaign) throw new NotFoundError('Campaign not found');
@@ -113,6 +116,7 @@ export function analyticsService({ db, now }: ServiceDeps): AnalyticsService {
         : [...ANALYTICS_METRICS];
       const buckets = bucketsOf(query, interval, now());
       const currency = await currencyOf(campaignId);
+      if (metrics.some((metric) => CLICK_METRICS.has(metric))) await folds.campaign(campaignId);
       const { groups, totals } = await pointSums(db, campaignId, buckets, interval === 'hour', {
         groupBy: query.groupBy,
         counters: metrics.map((metric) => COLUMN[metric]),
@@ -157,6 +161,7 @@ export function analyticsService({ db, now }: ServiceDeps): AnalyticsService {
       const days = bucketsOf(query, 'day', now());
       // The whole range as one point.
       const buckets = { ...days, starts: days.starts.slice(0, 1) };
+      await folds.campaign(campaignId);
       const {
         totals: [clicks = 0, leads = 0, conversions = 0],
       } = await pointSums(db, campaignId, buckets, false, {

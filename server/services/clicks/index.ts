@@ -1,12 +1,12 @@
 import { MESSAGES } from '../../../shared/errors.js';
 import { inTransaction, isDatabaseUnavailable } from '../../db/knex.js';
 import { NotFoundError } from '../../errors.js';
-import { addToRollup, type RollupFact } from '../../repositories/analytics.js';
 import { insertClicks, type NewClick, UTM_TAGS } from '../../repositories/clicks.js';
 import { errorSite } from '../../logger.js';
 import type { ServiceDeps, Worker } from '../deps.js';
 import { createGroupCommitter } from '../events/index.js';
 import { newClickId } from './clickId.js';
+import { type ClickFold, clickFold } from './fold.js';
 import { linkResolver } from './links.js';
 import { referrerHost, utmTags, visitorOf } from './visitor.js';
 
@@ -31,6 +31,8 @@ export interface ClickService {
   follow(visit: LinkVisit): Promise<string>;
   /** Stops once every click handed to the writer is written (before the pool closes). */
   worker: Worker;
+  /** The clicks' share of the analytics rollup, folded in after they are stored (fold.ts). */
+  fold: ClickFold;
 }
 
 /** Clicks per flush: two statements of 500 rows at most. */
@@ -78,31 +80,16 @@ function clickDestination(siteUrl: string, visit: LinkVisit, clickId: string): s
   return `${known.address.slice(0, known.hash)}&click_id=${clickId}${known.address.slice(known.hash)}`;
 }
 
-/** A click as the analytics rollup counts it, with its dimensions; bots apart. */
-const rollupFact = (click: NewClick): RollupFact => ({
-  campaignId: click.campaignId,
-  affiliateId: click.affiliateId,
-  at: click.createdAt,
-  dimensions: {
-    device: click.device,
-    country: click.country ?? '',
-    referrer: click.referrer ?? '',
-    utm_source: click.utm.utm_source ?? '',
-  },
-  counts: click.bot ? { bot_clicks: 1 } : { clicks: 1 },
-});
-
 export function clickService({ db, logger, now, config, countryOf }: ServiceDeps): ClickService {
   const resolve = linkResolver(db);
   // Clicks that arrive while one flush is written share the next: one insert, one commit. The
   // writer waits for its fsync (aside on SQLite, the event loop free) before the next flush: the
   // clicks that arrive meanwhile make that one larger, and a larger flush costs less CPU a click.
+  // They are stored pending: the fold (fold.ts) adds them to the rollup later, many a statement,
+  // off the redirect's path.
   const writer = createGroupCommitter<NewClick, undefined>(
     async (clicks) => {
-      await inTransaction(db, async (trx) => {
-        await insertClicks(trx, clicks);
-        if (config.rollupUpkeep) await addToRollup(trx, clicks.map(rollupFact));
-      });
+      await inTransaction(db, (trx) => insertClicks(trx, clicks, config.rollupUpkeep));
       return clicks.map(() => ({ ok: true, value: undefined }));
     },
     { maxWeight: FLUSH_CLICKS, weightOf: () => 1, retryAlone: (err) => !isDatabaseUnavailable(err) },
@@ -137,5 +124,6 @@ export function clickService({ db, logger, now, config, countryOf }: ServiceDeps
       return clickDestination(target.siteUrl, visit, click.id);
     },
     worker: { name: 'click writer', start: () => undefined, stop: () => writer.drained() },
+    fold: clickFold({ db, config }),
   };
 }
