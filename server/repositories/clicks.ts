@@ -105,22 +105,15 @@ export async function insertClicks(trx: Trx, clicks: readonly NewClick[], pendin
 }
 
 /** A click the rollup has yet to count: what the rollup keeps of it. */
-export interface PendingClick {
-  id: string;
-  campaignId: number;
-  affiliateId: number;
-  createdAt: Date;
-  bot: boolean;
-  device: string;
-  country: string | null;
-  referrer: string | null;
-  utmSource: string | null;
-}
+export type PendingClick = Pick<
+  NewClick,
+  'id' | 'campaignId' | 'affiliateId' | 'createdAt' | 'bot' | 'device' | 'country' | 'referrer'
+> & { utmSource: string | null };
 
-type PendingRow = Pick<
-  ClickRow,
-  'id' | 'campaign_id' | 'affiliate_id' | 'created_at' | 'bot' | 'device' | 'country' | 'referrer' | 'utm_source'
->;
+/** What the fold reads of a click: whose and when it is, whether a bot's, and its rollup dimensions. */
+const PENDING_COLUMNS = ['id', 'campaign_id', 'affiliate_id', 'created_at', 'bot'] as const;
+const PENDING_DIMENSIONS = ['device', 'country', 'referrer', 'utm_source'] as const;
+type PendingRow = Pick<ClickRow, (typeof PENDING_COLUMNS)[number] | (typeof PENDING_DIMENSIONS)[number]>;
 
 /** Whether a click (of the campaign, or of any) waits for the fold: a read that takes no lock. */
 export async function hasPendingClicks(db: Db, campaignId?: number): Promise<boolean> {
@@ -142,17 +135,7 @@ export async function takePendingClicks(
   if (options.campaignId !== undefined) query = query.andWhere('campaign_id', options.campaignId);
   query = query.limit(options.limit);
   if (engineOf(trx) === 'mysql') query = query.forUpdate();
-  const rows = await query.select<PendingRow[]>(
-    'id',
-    'campaign_id',
-    'affiliate_id',
-    'created_at',
-    'bot',
-    'device',
-    'country',
-    'referrer',
-    'utm_source',
-  );
+  const rows = await query.select<PendingRow[]>(...PENDING_COLUMNS, ...PENDING_DIMENSIONS);
   return rows.map((row) => ({
     id: row.id,
     campaignId: Number(row.campaign_id),

@@ -21,6 +21,16 @@ describe(`GET /r/{campaignPublicId}/{code} (${ENGINE})`, () => {
   const follow = (path: string, headers: Record<string, string> = { 'user-agent': FIREFOX }, method = 'GET') =>
     call(t.url, method, path, { headers });
   const clicks = () => t.db('clicks').orderBy('id').select();
+  /** The campaign's clicks and bots' clicks in the rollup's hour rows, or its day rows. */
+  const rollupSums = async (days: boolean) => {
+    const row = await t
+      .db('analytics_hourly')
+      .where('campaign_id', t.merchant.campaignId)
+      .andWhere('hour', days ? '>=' : '<', DAY_ROWS)
+      .sum({ clicks: 'clicks', bots: 'bot_clicks' })
+      .first();
+    return { clicks: Number(row?.clicks ?? 0), bots: Number(row?.bots ?? 0) };
+  };
 
   beforeEach(async () => {
     await servicesFor(t.db).campaigns.update(t.merchant.campaignId, {
@@ -170,17 +180,8 @@ describe(`GET /r/{campaignPublicId}/{code} (${ENGINE})`, () => {
     expect(analytics.status).to.equal(200);
     expect(analytics.body.totals).to.deep.equal({ clicks: 200 });
     expect(await t.db('clicks').where('rollup_pending', true).count({ n: '*' }).first()).to.deep.equal({ n: 0 });
-    const counted = async (days: boolean) => {
-      const row = await t
-        .db('analytics_hourly')
-        .where('campaign_id', t.merchant.campaignId)
-        .andWhere('hour', days ? '>=' : '<', DAY_ROWS)
-        .sum({ n: 'clicks' })
-        .first();
-      return Number(row?.n ?? 0);
-    };
-    expect(await counted(false), 'hour rows').to.equal(200);
-    expect(await counted(true), 'day rows').to.equal(200);
+    expect(await rollupSums(false), 'hour rows').to.deep.equal({ clicks: 200, bots: 0 });
+    expect(await rollupSums(true), 'day rows').to.deep.equal({ clicks: 200, bots: 0 });
   });
   it('folds each click into the rollup once, however many folds run at once', async () => {
     const other = await addAffiliate(t.db, t.merchant.campaignId);
@@ -209,19 +210,10 @@ describe(`GET /r/{campaignPublicId}/{code} (${ENGINE})`, () => {
       one.clicks.fold.campaign(t.merchant.campaignId),
     ]);
     expect(await t.db('clicks').where('rollup_pending', true).count({ n: '*' }).first()).to.deep.equal({ n: 0 });
-    const sums = async (days: boolean) => {
-      const row = await t
-        .db('analytics_hourly')
-        .where('campaign_id', t.merchant.campaignId)
-        .andWhere('hour', days ? '>=' : '<', DAY_ROWS)
-        .sum({ clicks: 'clicks', bots: 'bot_clicks' })
-        .first();
-      return { clicks: Number(row?.clicks ?? 0), bots: Number(row?.bots ?? 0) };
-    };
-    expect(await sums(false), 'hour rows').to.deep.equal({ clicks: 1_080, bots: 120 });
-    expect(await sums(true), 'day rows').to.deep.equal({ clicks: 1_080, bots: 120 });
+    expect(await rollupSums(false), 'hour rows').to.deep.equal({ clicks: 1_080, bots: 120 });
+    expect(await rollupSums(true), 'day rows').to.deep.equal({ clicks: 1_080, bots: 120 });
     // Nothing is left to fold: another run adds nothing.
     expect(await two.clicks.fold.job.run(signal)).to.equal(0);
-    expect(await sums(false)).to.deep.equal({ clicks: 1_080, bots: 120 });
+    expect(await rollupSums(false)).to.deep.equal({ clicks: 1_080, bots: 120 });
   });
 });
