@@ -163,6 +163,7 @@ describe(`operator commands as a child process (${ENGINE})`, () => {
       '20261201030000_campaign_daily_stats',
       '20261201030100_campaign_daily_stats_reconciled',
       '20261202010000_analytics_rollup_clustered',
+      '20261203010000_clicks_rollup_pending',
     ];
     // The contract step waits for `db migrate --contract` (docs/operations.md, "Upgrades").
     const contractSteps = [

@@ -258,8 +258,9 @@ describe(`POST /v1/events (${ENGINE})`, () => {
       );
       const statements: string[] = [];
       // The daemon's queues poll the same pool in the background (due webhook deliveries,
-      // messages to fan out, payouts to send, mails): not this request's.
-      const background = ['webhook_deliveries', 'fanout_pending', 'payout_sends', 'mail_outbox'];
+      // messages to fan out, payouts to send, mails, clicks to fold into the rollup): not this
+      // request's.
+      const background = ['webhook_deliveries', 'fanout_pending', 'payout_sends', 'mail_outbox', 'rollup_pending'];
       const count = (query: { sql: string }) => {
         if (!background.some((table) => query.sql.includes(table))) statements.push(query.sql.slice(0, 100));
       };
