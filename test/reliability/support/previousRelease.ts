@@ -1,5 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,8 +71,10 @@ export function buildPreviousRelease(commit: string): PreviousRelease {
   const dir = path.join(os.tmpdir(), `affiliated-release-${commit.slice(0, 12)}`);
   const cli = path.join(dir, 'dist/cli/main.js');
   const built = existsSync(path.join(dir, '.built'));
-  // A cached build whose linked node_modules is gone (its checkout was removed) is built again.
-  if (built && existsSync(path.join(dir, 'node_modules', 'commander'))) return { commit, cli };
+  // A cached build is used only when it runs on this checkout's own modules: one linked to
+  // another checkout's (removed, or reinstalled half-way, as a copied machine's temp folder
+  // holds) is built again.
+  if (built && usesOwnModules(dir)) return { commit, cli };
   if (built) rmSync(dir, { recursive: true, force: true });
   const work = mkdtempSync(path.join(os.tmpdir(), 'affiliated-release-build-'));
   const run = (command: string, args: string[]) => {
@@ -91,6 +103,14 @@ export function buildPreviousRelease(commit: string): PreviousRelease {
     if (!existsSync(path.join(dir, '.built'))) throw err;
   }
   return { commit, cli };
+}
+
+/** Whether the build's node_modules is its own install, or a link to this checkout's. */
+function usesOwnModules(dir: string): boolean {
+  const modules = path.join(dir, 'node_modules');
+  if (!existsSync(path.join(modules, 'commander', 'package.json'))) return false;
+  if (!lstatSync(modules).isSymbolicLink()) return true;
+  return path.resolve(dir, readlinkSync(modules)) === path.join(root, 'node_modules');
 }
 
 /** Whether every dependency the release names is this checkout's, at the same range. */
