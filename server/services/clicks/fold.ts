@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { inLockingTransaction } from '../../db/knex.js';
 import type { PeriodicJob } from '../../jobs/periodic.js';
 import { addToRollup, type RollupFact } from '../../repositories/analytics.js';
@@ -29,8 +30,6 @@ const rollupFact = (click: PendingClick): RollupFact => ({
 
 /** Another daemon folded some of the clicks this batch read: it is rolled back and read again. */
 class Overtaken extends Error {}
-
-const pause = () => new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
 
 export interface ClickFold {
   /**
@@ -76,11 +75,25 @@ export function clickFold({ db, config }: Pick<ServiceDeps, 'db' | 'config'>): C
     }
   }
 
+  /**
+   * Batches until one comes back short: every click of the campaign (or of all) pending when it
+   * started. The periodic job (`signal`) breathes between batches and stops when the daemon
+   * does; a read waiting for its answer does neither. Nothing pending: no lock, no commit.
+   */
+  async function foldPending(campaignId: number | undefined, signal?: AbortSignal): Promise<number> {
+    let folded = 0;
+    if (!(await hasPendingClicks(db, campaignId))) return folded;
+    for (let taken = FOLD_BATCH; taken === FOLD_BATCH && !signal?.aborted;) {
+      taken = await batch(campaignId);
+      folded += taken;
+      if (taken === FOLD_BATCH && signal) await sleep(PAUSE_MS);
+    }
+    return folded;
+  }
+
   return {
     async campaign(campaignId) {
-      // The usual case, nothing pending, takes no lock and writes nothing.
-      if (!config.rollupUpkeep || !(await hasPendingClicks(db, campaignId))) return;
-      while ((await batch(campaignId)) === FOLD_BATCH);
+      if (config.rollupUpkeep) await foldPending(campaignId);
     },
     job: {
       name: 'click-rollup-fold',
@@ -88,17 +101,7 @@ export function clickFold({ db, config }: Pick<ServiceDeps, 'db' | 'config'>): C
       // Without upkeep (the bench's baseline only) the rollup is not kept: clicks are never stored pending.
       enabled: config.rollupUpkeep,
       failure: { message: 'folding clicks into the analytics rollup failed', level: 'warn' },
-      async run(signal) {
-        let folded = 0;
-        // An idle daemon's run takes no lock and commits nothing (on SQLite, no fsync).
-        if (!(await hasPendingClicks(db))) return folded;
-        for (let taken = FOLD_BATCH; taken === FOLD_BATCH && !signal.aborted;) {
-          taken = await batch();
-          folded += taken;
-          if (taken === FOLD_BATCH) await pause();
-        }
-        return folded;
-      },
+      run: (signal) => foldPending(undefined, signal),
     },
   };
 }
