@@ -1,4 +1,5 @@
 import { errorSite, type Logger } from '../logger.js';
+import type { QueueFigures } from './figures.js';
 
 /** Work the job runtime runs every so often (scheduled approvals, portal housekeeping). */
 export interface PeriodicJob<T> {
@@ -11,6 +12,11 @@ export interface PeriodicJob<T> {
   readonly failure: { readonly message: string; readonly level: 'error' | 'warn' };
   /** One run; `signal` aborts when the daemon stops: a long run ends after the piece in hand. */
   run(signal: AbortSignal): Promise<T>;
+  /**
+   * A job that works through a backlog (the click fold) reports it as a queue's figures, so the
+   * `affiliated_queue_*` metrics and an alert on a late queue cover it too.
+   */
+  figures?(now: Date): Promise<QueueFigures>;
 }
 
 export interface PeriodicRunner<T> {

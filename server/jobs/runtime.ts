@@ -30,6 +30,8 @@ export interface JobRuntime {
 export function jobRuntime(deps: { db: Db; logger: Logger; now: () => Date }): JobRuntime {
   const workers: JobWorker[] = [];
   const queues: QueueRunner[] = [];
+  /** Periodic jobs working through a backlog, reported as queues (PeriodicJob.figures). */
+  const backlogs: ((now: Date) => Promise<QueueFigures>)[] = [];
   return {
     workers,
     queue(job) {
@@ -41,11 +43,14 @@ export function jobRuntime(deps: { db: Db; logger: Logger; now: () => Date }): J
     periodic(job) {
       const runner = periodicRunner(deps, job);
       workers.push(runner);
+      // A disabled job leaves its backlog to the daemons that run it, and to their figures.
+      if (job.enabled && job.figures) backlogs.push(job.figures.bind(job));
       return runner;
     },
     figures() {
       return {
-        queues: (): Promise<QueueFigures[]> => Promise.all(queues.map((queue) => queue.figures())),
+        queues: (): Promise<QueueFigures[]> =>
+          Promise.all([...queues.map((queue) => queue.figures()), ...backlogs.map((figures) => figures(deps.now()))]),
       };
     },
   };

@@ -122,6 +122,14 @@ export async function hasPendingClicks(db: Db, campaignId?: number): Promise<boo
   return (await query.first('id')) !== undefined;
 }
 
+/** How many clicks wait for the fold, and when the oldest of them was stored (null: none waits). */
+export async function pendingClickState(db: Db): Promise<{ pending: number; oldest: Date | null }> {
+  const row = (await db('clicks').where('rollup_pending', true).count({ n: '*' }).min({ at: 'created_at' }).first()) as
+    { n?: number | string; at?: Date | number | string | null } | undefined;
+  const at = row?.at;
+  return { pending: Number(row?.n ?? 0), oldest: at === null || at === undefined ? null : dateOf(at) };
+}
+
 /**
  * Up to `limit` clicks waiting for the fold (of one campaign, or of any), locked on MySQL/MariaDB
  * until the transaction ends, so another daemon's fold waits and then finds them folded; SQLite's

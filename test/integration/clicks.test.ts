@@ -215,5 +215,43 @@ describe(`GET /r/{campaignPublicId}/{code} (${ENGINE})`, () => {
     // Nothing is left to fold: another run adds nothing.
     expect(await two.clicks.fold.job.run(signal)).to.equal(0);
     expect(await rollupSums(false)).to.deep.equal({ clicks: 1_080, bots: 120 });
+    // Each instance counts the clicks it folded itself: between them, every click once.
+    const folded = await Promise.all(
+      [one, two].map(async (services) =>
+        (await services.jobs.figures().queues()).find((q) => q.queue === 'click-rollup'),
+      ),
+    );
+    expect(folded.reduce((sum, figures) => sum + (figures?.attempts.succeeded ?? 0), 0)).to.equal(1_200);
+  });
+
+  it('shows the clicks waiting for the fold in /metrics as the queue click-rollup, and how late the oldest is', async () => {
+    const metric = async (name: string, labels: string) => {
+      const text = String((await call(t.url, 'GET', '/metrics')).text);
+      const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
+      if (!line) throw new Error(`/metrics has no ${name}{${labels}}`);
+      return Number(line.split(' ').at(-1));
+    };
+    const queue = 'queue="click-rollup"';
+    // This daemon's periodic fold is paused, so the clicks wait as long as the test says.
+    const fold = t.daemon.services.jobs.workers.find((worker) => worker.name === 'click-rollup-fold');
+    if (!fold) throw new Error('the daemon runs no click fold');
+    await fold.stop();
+    const signal = new AbortController().signal;
+    try {
+      // Whatever earlier tests left pending is folded first.
+      await t.daemon.services.clicks.fold.job.run(signal);
+      for (let i = 0; i < 3; i++) expect((await follow(`/r/${t.merchant.publicId}/${code}`)).status).to.equal(302);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect(await metric('affiliated_queue_depth', queue)).to.equal(3);
+      expect(await metric('affiliated_queue_oldest_due_seconds', queue)).to.be.at.least(1);
+      expect(await metric('affiliated_queue_dead', queue)).to.equal(0);
+
+      expect(await t.daemon.services.clicks.fold.job.run(signal)).to.equal(3);
+      expect(await metric('affiliated_queue_depth', queue)).to.equal(0);
+      expect(await metric('affiliated_queue_oldest_due_seconds', queue)).to.equal(0);
+      expect(await metric('affiliated_queue_attempts_total', `${queue},outcome="succeeded"`)).to.be.at.least(3);
+    } finally {
+      fold.start();
+    }
   });
 });

@@ -2,7 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { inLockingTransaction } from '../../db/knex.js';
 import type { PeriodicJob } from '../../jobs/periodic.js';
 import { addToRollup, type RollupFact } from '../../repositories/analytics.js';
-import { hasPendingClicks, markClicksFolded, type PendingClick, takePendingClicks } from '../../repositories/clicks.js';
+import {
+  hasPendingClicks,
+  markClicksFolded,
+  type PendingClick,
+  pendingClickState,
+  takePendingClicks,
+} from '../../repositories/clicks.js';
 import type { ServiceDeps } from '../deps.js';
 
 /** Clicks one transaction of the fold takes: a short hold of SQLite's one writer, one upsert of their rows. */
@@ -29,7 +35,11 @@ const rollupFact = (click: PendingClick): RollupFact => ({
 });
 
 /** Another daemon folded some of the clicks this batch read: it is rolled back and read again. */
-class Overtaken extends Error {}
+class Overtaken extends Error {
+  constructor(readonly clicks: number) {
+    super('another fold took some of these clicks first');
+  }
+}
 
 export interface ClickFold {
   /**
@@ -38,7 +48,10 @@ export interface ClickFold {
    * whose redirect was answered, whatever the periodic fold has done yet.
    */
   campaign(campaignId: number): Promise<void>;
-  /** The periodic fold of every campaign's clicks, on the job runtime; its run answers how many it folded. */
+  /**
+   * The periodic fold of every campaign's clicks, on the job runtime; its run answers how many it
+   * folded. Its figures are the clicks waiting as the queue `click-rollup` (docs/operations.md).
+   */
   job: PeriodicJob<number>;
 }
 
@@ -52,25 +65,32 @@ export interface ClickFold {
  * and is read again.
  */
 export function clickFold({ db, config }: Pick<ServiceDeps, 'db' | 'config'>): ClickFold {
+  /** Clicks this daemon folded (`succeeded`), and read in a batch another daemon overtook (`retried`). */
+  const attempts = { succeeded: 0, retried: 0, dead: 0 };
+
   /** One batch: answers how many clicks it folded (0: none was pending). */
   async function batch(campaignId?: number): Promise<number> {
     for (let tries = 1; ; tries++) {
       try {
         // READ COMMITTED on MySQL/MariaDB: the read locks the clicks it takes, not the gap after
         // them, so the click writer's inserts never wait for a fold.
-        return await inLockingTransaction(db, async (trx) => {
+        const folded = await inLockingTransaction(db, async (trx) => {
           const clicks = await takePendingClicks(trx, { campaignId, limit: FOLD_BATCH });
           if (clicks.length === 0) return 0;
           const cleared = await markClicksFolded(
             trx,
             clicks.map((click) => click.id),
           );
-          if (cleared !== clicks.length) throw new Overtaken('another fold took some of these clicks first');
+          if (cleared !== clicks.length) throw new Overtaken(clicks.length);
           await addToRollup(trx, clicks.map(rollupFact));
           return clicks.length;
         });
+        attempts.succeeded += folded;
+        return folded;
       } catch (err) {
-        if (!(err instanceof Overtaken) || tries >= OVERTAKEN_TRIES) throw err;
+        if (!(err instanceof Overtaken)) throw err;
+        attempts.retried += err.clicks;
+        if (tries >= OVERTAKEN_TRIES) throw err;
       }
     }
   }
@@ -102,6 +122,18 @@ export function clickFold({ db, config }: Pick<ServiceDeps, 'db' | 'config'>): C
       enabled: config.rollupUpkeep,
       failure: { message: 'folding clicks into the analytics rollup failed', level: 'warn' },
       run: (signal) => foldPending(undefined, signal),
+      async figures(now) {
+        const { pending, oldest } = await pendingClickState(db);
+        return {
+          queue: 'click-rollup',
+          depth: pending,
+          // A click is due to be folded from the instant it is stored.
+          oldestDueSeconds: oldest ? Math.max(0, (now.getTime() - oldest.getTime()) / 1000) : 0,
+          // A click is never given up: a fold that fails leaves it pending for the next run.
+          dead: 0,
+          attempts: { ...attempts },
+        };
+      },
     },
   };
 }
