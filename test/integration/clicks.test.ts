@@ -183,6 +183,7 @@ describe(`GET /r/{campaignPublicId}/{code} (${ENGINE})`, () => {
     expect(await rollupSums(false), 'hour rows').to.deep.equal({ clicks: 200, bots: 0 });
     expect(await rollupSums(true), 'day rows').to.deep.equal({ clicks: 200, bots: 0 });
   });
+
   it('folds each click into the rollup once, however many folds run at once', async () => {
     const other = await addAffiliate(t.db, t.merchant.campaignId);
     const at = Date.now();
